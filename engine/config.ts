@@ -1,0 +1,99 @@
+import { parseDuration } from './duration.ts';
+
+/**
+ * Every setting Refract reads from the environment, with its default. README's table mirrors this list
+ * (a test checks that each name is documented there).
+ */
+export interface Config {
+  port: number;
+  proPort: number;
+  host: string;
+  publicUrl: string;
+  allowPrivateHosts: string[];
+  proxyUrls: string[];
+  redisUrl: string | undefined;
+  apiKeys: string[];
+  plugins: string[];
+  cacheMaxBytes: number;
+  cacheTtlMs: number;
+  timeoutMs: number;
+  maxTimeoutMs: number;
+  maxBodyBytes: number;
+  freeQuota: number;
+  freeQuotaWindowSecs: number;
+  concurrency: number;
+  testHooks: boolean;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+/** Documentation of each environment variable, keyed by name. */
+export const ENV_DOCS: Record<string, string> = {
+  PORT: 'Port of the free endpoint (default 3000).',
+  PRO_PORT: 'Port of the pro endpoint (default 3001).',
+  HOST: 'Interface to listen on (default 0.0.0.0).',
+  PUBLIC_URL: 'Base URL under which assets are linked (default http://localhost:PORT).',
+  REFRACT_ALLOW_PRIVATE_HOSTS: 'Comma-separated host names or CIDRs exempt from the SSRF guard (default none).',
+  PROXY_URLS: 'Comma-separated proxy URLs; requests rotate over them by session (default none).',
+  REDIS_URL: 'Redis connection URL for shared cache and quotas (default: in memory).',
+  REFRACT_API_KEYS: 'Comma-separated API keys of the pro endpoint, or the path of a file with one per line.',
+  REFRACT_PLUGINS: 'Comma-separated module names or paths of third-party plugins to load.',
+  REFRACT_CACHE_MAX_BYTES: 'Upper bound of the in-memory response cache in bytes (default 128 MiB).',
+  REFRACT_CACHE_TTL: 'Default cache lifetime, milliseconds or text such as 24h (default 24h).',
+  REFRACT_TIMEOUT: 'Default request timeout, milliseconds or text (default 28s).',
+  REFRACT_MAX_TIMEOUT: 'Largest `timeout` a request may ask for (default 60s).',
+  REFRACT_MAX_BODY_BYTES: 'Largest target body read, in bytes (default 10 MiB).',
+  REFRACT_FREE_QUOTA: 'Requests per window per IP on the free endpoint (default 250).',
+  REFRACT_FREE_QUOTA_WINDOW: 'Length of the free quota window (default 24h).',
+  REFRACT_CONCURRENCY: 'Requests processed at once by the executor (default 16).',
+  REFRACT_TEST_HOOKS: 'Set to 1 to accept the `html_url` test parameter (loopback only); never in production.',
+  REFRACT_LOG_LEVEL: 'debug, info, warn, error or silent (default info).',
+};
+
+type Env = Record<string, string | undefined>;
+
+function list(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return n;
+}
+
+function duration(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = parseDuration(raw);
+  if (n === undefined) throw new Error(`${name} must be a duration such as 30s or 60000, got "${raw}"`);
+  return n;
+}
+
+/** Builds the configuration from an environment (process.env by default); throws on a malformed value. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000);
+  const level = (env.REFRACT_LOG_LEVEL ?? 'info') as Config['logLevel'];
+  return {
+    port,
+    proPort: int(env, 'PRO_PORT', 3001),
+    host: env.HOST || '0.0.0.0',
+    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    allowPrivateHosts: list(env.REFRACT_ALLOW_PRIVATE_HOSTS),
+    proxyUrls: list(env.PROXY_URLS),
+    redisUrl: env.REDIS_URL || undefined,
+    apiKeys: list(env.REFRACT_API_KEYS),
+    plugins: list(env.REFRACT_PLUGINS),
+    cacheMaxBytes: int(env, 'REFRACT_CACHE_MAX_BYTES', 128 * 1024 * 1024),
+    cacheTtlMs: duration(env, 'REFRACT_CACHE_TTL', 24 * 3600_000),
+    timeoutMs: duration(env, 'REFRACT_TIMEOUT', 28_000),
+    maxTimeoutMs: duration(env, 'REFRACT_MAX_TIMEOUT', 60_000),
+    maxBodyBytes: int(env, 'REFRACT_MAX_BODY_BYTES', 10 * 1024 * 1024),
+    freeQuota: int(env, 'REFRACT_FREE_QUOTA', 250),
+    freeQuotaWindowSecs: duration(env, 'REFRACT_FREE_QUOTA_WINDOW', 24 * 3600_000) / 1000,
+    concurrency: int(env, 'REFRACT_CONCURRENCY', 16),
+    testHooks: env.REFRACT_TEST_HOOKS === '1',
+    logLevel: ['debug', 'info', 'warn', 'error', 'silent'].includes(level) ? level : 'info',
+  };
+}

@@ -1,0 +1,57 @@
+import type { Config } from './config.ts';
+import { createGuard } from './fetch/guard.ts';
+import { buildPlan, type Plan, type Tier } from './plan.ts';
+import { parseQuery, type RawObject } from './params.ts';
+import type { Plugin } from './plugin.ts';
+import { createRegistry, type Registry } from './registry.ts';
+import { createExecutor, type Executor } from './run.ts';
+import { runPlan, type Extraction } from './pipeline.ts';
+import { createLogger, type Logger } from './log.ts';
+
+/** What an engine is made of: its configuration and the plugins to register, in output order. */
+export interface EngineOptions { config: Config; plugins: readonly Plugin[]; logger?: Logger }
+
+/** The engine: plans and runs extractions; usable without the HTTP server. */
+export interface Engine {
+  readonly registry: Registry;
+  readonly config: Config;
+  readonly logger: Logger;
+  /** Validates a parsed query into a plan (no I/O). */
+  plan(query: RawObject, tier?: Tier): Plan;
+  /** Runs a plan through Crawlee and the plugins. */
+  run(plan: Plan): Promise<Extraction>;
+  /** Convenience for library users: `extract('https://x', 'screenshot&palette')` or with an options object. */
+  extract(url: string, query?: string | Record<string, unknown>): Promise<Extraction>;
+  close(): Promise<void>;
+}
+
+function toQuery(url: string, query: string | Record<string, unknown> | undefined): RawObject {
+  const params = new URLSearchParams(typeof query === 'string' ? query : '');
+  const raw = parseQuery(params);
+  if (query && typeof query === 'object') Object.assign(raw, JSON.parse(JSON.stringify(query, (_, v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v))));
+  raw.url = url;
+  return raw;
+}
+
+/** Creates an engine: registers the plugins (duplicates throw) and starts the Crawlee executor. */
+export async function createEngine(options: EngineOptions): Promise<Engine> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const registry = createRegistry(options.plugins);
+  const guard = createGuard(config.allowPrivateHosts);
+  const executor: Executor = await createExecutor({
+    concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
+  });
+  const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks };
+  const deps = { registry, guard, maxBodyBytes: config.maxBodyBytes, logger };
+  const engine: Engine = {
+    registry,
+    config,
+    logger,
+    plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
+    run: (plan) => executor.run(plan.url, (lease) => runPlan(plan, deps, lease)),
+    extract: (url, query) => engine.run(engine.plan(toQuery(url, query), 'pro')),
+    close: () => executor.close(),
+  };
+  return engine;
+}

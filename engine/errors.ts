@@ -1,0 +1,57 @@
+/** Every error code of the contract, mapped to its HTTP status; JSend `fail`/`error` follows the status. */
+export const CODES = {
+  EAUTH: 401,
+  ECACHEKEY: 400,
+  EBRWSRTIMEOUT: 408,
+  EFATAL: 500,
+  EFILENAME: 400,
+  EFATALCLIENT: 500,
+  EFORBIDDENURL: 403,
+  EHEADERS: 400,
+  EINVALURL: 400,
+  EINVALPROXY: 400,
+  EINVALURLCLIENT: 400,
+  EINVALTTL: 400,
+  EINVALEVAL: 400,
+  EINVALFUNCTION: 400,
+  EINVALDATA: 400,
+  EINVALQUERY: 400,
+  EINVALSTTL: 400,
+  EINVALOVERLAYBG: 400,
+  EINTEGRATION: 403,
+  EMAXREDIRECTS: 400,
+  EPAGERANGE: 400,
+  EPDFTOOLARGE: 400,
+  EPRO: 403,
+  EPROXY: 400,
+  EPROXYNEEDED: 403,
+  ERATE: 429,
+  ETIMEOUT: 408,
+  ETTL: 400,
+  ESTTL: 400,
+  EMETHOD: 405,
+  ENOTFOUND: 404,
+  EPLUGINDUP: 500,
+  EPLUGIN: 500,
+} as const;
+
+export type Code = keyof typeof CODES;
+
+/** Errors of this type carry a stable code; the HTTP status and JSend status derive from it. */
+export class RefractError extends Error {
+  override name = 'RefractError';
+  readonly code: Code;
+  readonly status: number;
+  readonly data: Record<string, unknown> | undefined;
+  constructor(code: Code, message: string, options?: ErrorOptions & { data?: Record<string, unknown> }) {
+    super(message, options);
+    this.code = code;
+    this.status = CODES[code];
+    this.data = options?.data;
+  }
+}
+
+/** Returns true for any value that is a RefractError, also across module copies. */
+export function isRefractError(err: unknown): err is RefractError {
+  return err instanceof RefractError;
+}

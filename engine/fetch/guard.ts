@@ -1,0 +1,93 @@
+import dns from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import ipaddr from 'ipaddr.js';
+import { RefractError } from '../errors.ts';
+
+type Addr = ipaddr.IPv4 | ipaddr.IPv6;
+type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** The SSRF guard: decides whether an address may be contacted and pins connections to checked addresses. */
+export interface Guard {
+  /** Throws EFORBIDDENURL when the URL's host is an address literal in a forbidden range. */
+  checkUrl(url: URL): void;
+  /** Resolves a host and throws EFORBIDDENURL when any of its addresses is forbidden. */
+  resolve(hostname: string): Promise<LookupAddress[]>;
+  /** A `lookup` for sockets: resolves, checks, and hands the connection only checked addresses. */
+  lookup(hostname: string, options: LookupOptions, callback: LookupCallback): void;
+}
+
+const defaultResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+
+/** Returns the IPv4 address embedded in an IPv6 one (mapped, NAT64, 6to4), if any. */
+function embeddedV4(addr: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const range = addr.range();
+  if (range === 'ipv4Mapped' || range === 'rfc6145') return addr.toIPv4Address();
+  const parts = addr.toByteArray();
+  if (range === 'rfc6052') return new ipaddr.IPv4(parts.slice(12, 16));
+  if (range === '6to4') return new ipaddr.IPv4(parts.slice(2, 6));
+  return undefined;
+}
+
+/** True for addresses on the public internet; every private, loopback, link-local, multicast or reserved range is false. */
+export function isPublicAddress(addr: Addr): boolean {
+  if (addr.kind() === 'ipv6') {
+    const v4 = embeddedV4(addr as ipaddr.IPv6);
+    if (v4) return isPublicAddress(v4);
+  }
+  return addr.range() === 'unicast';
+}
+
+function parseAllow(entries: readonly string[]) {
+  const hosts = new Set<string>();
+  const ranges: [Addr, number][] = [];
+  for (const entry of entries) {
+    const text = entry.trim().toLowerCase().replace(/^\[|\]$/g, '');
+    if (text.includes('/')) ranges.push(ipaddr.parseCIDR(text));
+    else if (ipaddr.isValid(text)) { const a = ipaddr.parse(text); ranges.push([a, a.kind() === 'ipv4' ? 32 : 128]); }
+    else hosts.add(text);
+  }
+  return { hosts, ranges };
+}
+
+function forbidden(host: string, address: string): RefractError {
+  return new RefractError('EFORBIDDENURL', `The URL host ${host} resolves to ${address}, which is not a public address`, { data: { host } });
+}
+
+/** Creates the guard; `allow` lists host names or CIDRs exempt from it (REFRACT_ALLOW_PRIVATE_HOSTS). */
+export function createGuard(allow: readonly string[] = [], resolver: Resolver = defaultResolver): Guard {
+  const { hosts, ranges } = parseAllow(allow);
+  const allowed = (addr: Addr): boolean => {
+    const plain = addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() ? (addr as ipaddr.IPv6).toIPv4Address() : addr;
+    return ranges.some(([net, bits]) => net.kind() === plain.kind() && plain.match(net, bits));
+  };
+  const check = (host: string, address: string): void => {
+    if (hosts.has(host)) return;
+    const addr = ipaddr.parse(address);
+    if (!isPublicAddress(addr) && !allowed(addr)) throw forbidden(host, address);
+  };
+  const resolve = async (hostname: string): Promise<LookupAddress[]> => {
+    const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    if (ipaddr.isValid(host)) { check(host, host); return [{ address: host, family: host.includes(':') ? 6 : 4 }]; }
+    const addresses = await resolver(host);
+    if (addresses.length === 0) throw new RefractError('EINVALURL', `The URL host ${host} does not resolve`);
+    for (const a of addresses) check(host, a.address);
+    return addresses;
+  };
+  return {
+    checkUrl(url) {
+      const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+      if (ipaddr.isValid(host)) check(host, host);
+    },
+    resolve,
+    lookup(hostname, options, callback) {
+      resolve(hostname).then((addresses) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const usable = family ? addresses.filter((a) => a.family === family) : addresses;
+        if (usable.length === 0) { callback(Object.assign(new Error(`No IPv${family} address for ${hostname}`), { code: 'ENOTFOUND' }), ''); return; }
+        if (options.all) callback(null, usable);
+        else callback(null, usable[0]!.address, usable[0]!.family);
+      }, (err: Error) => callback(err as NodeJS.ErrnoException, ''));
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { z, bool, duration, text, list, num, toBoolean } from './schema.ts';
+
+/** Pro-only parameters and the code each is refused with on the free plan. */
+export const PRO_ONLY = {
+  cacheKey: 'ECACHEKEY', filename: 'EFILENAME', headers: 'EHEADERS', proxy: 'EPROXY', staleTtl: 'ESTTL', ttl: 'ETTL',
+} as const;
+
+/** Schema of the general (non-plugin) parameters, applied before any I/O. */
+export const coreSchema = z.object({
+  url: z.string({ error: 'the `url` parameter is required' }),
+  htmlUrl: text().optional(),
+  force: bool().default(false),
+  filter: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v),
+    z.array(z.string().trim().min(1)).optional()),
+  embed: text().optional(),
+  timeout: duration({ min: 1 }).optional(),
+  prerender: z.preprocess((v) => {
+    const word = typeof v === 'string' ? v.trim().toLowerCase() : v;
+    return word === 'auto' ? word : toBoolean(word);
+  }, z.union([z.literal('auto'), z.boolean()], { error: 'expected auto, true or false' })).default('auto'),
+  userAgent: text().optional(),
+  headers: z.record(z.string(), z.string({ error: 'expected one text value per header' }), { error: 'expected dotted header names' }).optional(),
+  ttl: duration().optional(),
+  staleTtl: z.union([duration(), bool()]).optional(),
+  cacheKey: text().optional(),
+  filename: text().optional(),
+  proxy: z.union([text(), z.record(z.string(), z.unknown())]).optional(),
+  retry: num({ min: 0, max: 5, int: true }).optional(),
+  waitUntil: list().optional(),
+});
+
+/** The general options of a request after validation. */
+export type CoreOptions = z.output<typeof coreSchema> & { timeout: number };
+
+/** Names that are general parameters and so cannot be plugin names. */
+export const CORE_PARAMS: ReadonlySet<string> = new Set(Object.keys(coreSchema.shape));
+
+/** Parameters whose invalid value has its own code instead of EINVALQUERY. */
+export const INVALID_CODES = {
+  url: 'EINVALURL', ttl: 'EINVALTTL', staleTtl: 'EINVALSTTL', proxy: 'EINVALPROXY', headers: 'EHEADERS',
+} as const;

@@ -1,0 +1,39 @@
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { RefractError } from './errors.ts';
+import type { Plugin } from './plugin.ts';
+import { CORE_PARAMS } from './options.ts';
+
+/** An ordered, frozen set of plugins keyed by their query parameter. */
+export interface Registry {
+  readonly plugins: readonly Plugin[];
+  get(name: string): Plugin | undefined;
+}
+
+/** Builds a registry; a repeated name or a name taken by a core parameter throws EPLUGINDUP. */
+export function createRegistry(list: readonly Plugin[]): Registry {
+  const byName = new Map<string, Plugin>();
+  for (const plugin of list) {
+    if (byName.has(plugin.name) || CORE_PARAMS.has(plugin.name)) {
+      throw new RefractError('EPLUGINDUP', `Plugin name "${plugin.name}" is already taken`);
+    }
+    byName.set(plugin.name, plugin);
+  }
+  const plugins = Object.freeze([...list]);
+  return Object.freeze({ plugins, get: (name: string) => byName.get(name) });
+}
+
+/** Loads third-party plugins by module name or path (relative to the working directory); each exports a plugin. */
+export async function loadPlugins(specifiers: readonly string[], cwd = process.cwd()): Promise<Plugin[]> {
+  const loaded: Plugin[] = [];
+  for (const spec of specifiers) {
+    const target = spec.startsWith('.') || path.isAbsolute(spec) ? pathToFileURL(path.resolve(cwd, spec)).href : spec;
+    const mod = await import(target);
+    const plugin = (mod.default ?? mod.plugin) as Plugin | undefined;
+    if (!plugin || typeof plugin.run !== 'function' || typeof plugin.name !== 'string') {
+      throw new RefractError('EPLUGIN', `Module "${spec}" does not export a plugin made with definePlugin()`);
+    }
+    loaded.push(plugin);
+  }
+  return loaded;
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { camelCase } from './params.ts';
+import { parseDuration } from './duration.ts';
+
+export { z };
+
+const TRUE = new Set(['', 'true', '1', 'yes', 'on']);
+const FALSE = new Set(['false', '0', 'no', 'off']);
+
+/** Reads a query flag: a bare name, `true`, `1` mean true; `false`, `0` mean false; anything else stays as is. */
+export function toBoolean(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const text = value.trim().toLowerCase();
+    if (TRUE.has(text)) return true;
+    if (FALSE.has(text)) return false;
+  }
+  return value;
+}
+
+/** A boolean query parameter with coercion from text. */
+export function bool() {
+  return z.preprocess(toBoolean, z.boolean({ error: 'expected true or false' }));
+}
+
+/** A number query parameter with coercion from text and optional bounds. */
+export function num(opts: { min?: number; max?: number; int?: boolean } = {}) {
+  let schema = z.number({ error: 'expected a number' });
+  if (opts.int) schema = schema.int({ error: 'expected a whole number' });
+  if (opts.min !== undefined) schema = schema.min(opts.min, { error: `expected at least ${opts.min}` });
+  if (opts.max !== undefined) schema = schema.max(opts.max, { error: `expected at most ${opts.max}` });
+  return z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v), schema);
+}
+
+/** A text parameter; a list given for it is refused. */
+export function text() {
+  return z.string({ error: 'expected text' });
+}
+
+/** One of a fixed set of words, compared without case. */
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+    z.enum(values, { error: `expected one of ${values.join(', ')}` }));
+}
+
+/** A duration in milliseconds: a number or human text such as `90s`, `1h`, `2 minutes`. */
+export function duration(opts: { min?: number; max?: number } = {}) {
+  return z.preprocess((v) => parseDuration(v) ?? v, num(opts));
+}
+
+/** A string or a list of strings, normalized to a list. */
+export function list() {
+  return z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string(), { error: 'expected text or a list of text' }));
+}
+
+/**
+ * An object of options whose keys may arrive in snake_case or camelCase; unknown keys are dropped and a bare
+ * flag (`name=true` with no dotted options) counts as the empty object.
+ */
+export function options<S extends z.ZodRawShape>(shape: S) {
+  const known = new Set(Object.keys(shape));
+  return z.preprocess((v) => {
+    if (v === undefined || toBoolean(v) === true) return {};
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(v)) {
+      const name = camelCase(key);
+      if (known.has(name)) out[name] = value;
+    }
+    return out;
+  }, z.object(shape, { error: 'expected dotted options' }));
+}
+
+/** Formats the first problem of a failed parse as `name: what is expected`. */
+export function describeIssue(prefix: string, error: z.ZodError): { param: string; message: string } {
+  const issue = error.issues[0]!;
+  const param = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+  return { param, message: `Invalid \`${param}\`: ${issue.message}` };
+}

@@ -1,0 +1,5 @@
+import type { Plugin } from '../engine/index.ts';
+import meta from './meta/index.ts';
+
+/** The built-in plugins; their order is the order of outputs in `data`. */
+export const defaultPlugins: readonly Plugin[] = [meta];

@@ -1,0 +1,45 @@
+import { definePlugin, options } from '../../engine/index.ts';
+import { absoluteUrl, firstOf, readJsonLd, type Doc } from './helpers.ts';
+import { title, description, toText } from './rules/text.ts';
+import { author, toAuthor } from './rules/author.ts';
+import { date, toDate } from './rules/date.ts';
+import { publisher, toPublisher } from './rules/publisher.ts';
+import { lang, toLang } from './rules/lang.ts';
+import { image, video, audio, toMedia, toVideo, toAudio, mediaType, type Media } from './rules/media.ts';
+import { logo, canonical } from './rules/brand.ts';
+import { describeTarget } from './target.ts';
+
+/** Extracts normalized metadata from a parsed document; exported for the library and the benchmarks. */
+export function extractMeta(doc: Doc): Record<string, unknown> {
+  const url = firstOf(doc, canonical, (v) => absoluteUrl(v, doc.url)) ?? doc.url;
+  return {
+    lang: firstOf(doc, lang, toLang) ?? null,
+    author: firstOf(doc, author, toAuthor) ?? null,
+    title: firstOf(doc, title, toText) ?? null,
+    publisher: firstOf(doc, publisher, toPublisher) ?? null,
+    image: firstOf(doc, image, toMedia) ?? null,
+    date: firstOf(doc, date, toDate) ?? null,
+    url,
+    description: firstOf(doc, description, toText) ?? null,
+    logo: firstOf(doc, logo, toMedia) ?? null,
+    video: firstOf(doc, video, toVideo) ?? null,
+    audio: firstOf(doc, audio, toAudio) ?? null,
+  };
+}
+
+export type { Media };
+export { mediaType };
+
+/** Normalized metadata: title, description, author, date, image, video, audio, lang, logo, publisher, url. */
+export default definePlugin({
+  name: 'meta',
+  description: 'Normalized metadata of the page (title, description, author, date, image, logo, ...).',
+  needs: 'html',
+  defaultOn: true,
+  merge: true,
+  params: options({}),
+  run(ctx) {
+    if (ctx.response.kind !== 'html') return describeTarget(ctx.response);
+    return extractMeta({ $: ctx.$, url: ctx.url, jsonld: readJsonLd(ctx.$) });
+  },
+});
