@@ -1,5 +1,5 @@
 import type { Config } from './config.ts';
-import { createGuard } from './fetch/guard.ts';
+import { createGuard, type Guard } from './fetch/guard.ts';
 import { buildPlan, type Plan, type Tier } from './plan.ts';
 import { parseQuery, type RawObject } from './params.ts';
 import type { Plugin } from './plugin.ts';
@@ -16,6 +16,8 @@ export interface Engine {
   readonly registry: Registry;
   readonly config: Config;
   readonly logger: Logger;
+  /** The SSRF guard every outbound fetch goes through. */
+  readonly guard: Guard;
   /** Validates a parsed query into a plan (no I/O). */
   plan(query: RawObject, tier?: Tier): Plan;
   /** Runs a plan through Crawlee and the plugins. */
@@ -48,6 +50,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     registry,
     config,
     logger,
+    guard,
     plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
     run: (plan) => executor.run(plan.url, (lease) => runPlan(plan, deps, lease)),
     extract: (url, query) => engine.run(engine.plan(toQuery(url, query), 'pro')),

@@ -10,6 +10,8 @@ export const coreSchema = z.object({
   url: z.string({ error: 'the `url` parameter is required' }),
   htmlUrl: text().optional(),
   force: bool().default(false),
+  audio: bool().default(false),
+  video: bool().default(false),
   filter: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v),
     z.array(z.string().trim().min(1)).optional()),
   embed: text().optional(),

@@ -6,5 +6,5 @@ import { readJsonLd } from '../plugins/meta/helpers.ts';
 /** Extracts metadata from one page as the scorer calls it. */
 export function extract({ html, url }: { html: string; url: string }): Record<string, unknown> {
   const $ = load(html, { baseURI: url });
-  return extractMeta({ $, url, jsonld: readJsonLd($) });
+  return extractMeta({ $, url, jsonld: readJsonLd($) }, { audio: true, video: true });
 }

@@ -34,6 +34,8 @@ export interface FetchOptions {
   proxyUrl?: string;
   sessionToken?: object;
   maxRedirects?: number;
+  /** Read media bodies whole (up to maxBytes) instead of only their first bytes. */
+  full?: boolean;
 }
 
 const MEDIA_PREFIX_BYTES = 256 * 1024;
@@ -88,7 +90,7 @@ async function requestOnce(url: URL, opts: FetchOptions, headers: Record<string,
     return { statusCode, headers: flat, body: Buffer.alloc(0), truncated: false };
   }
   const kind = kindOf(flat['content-type'] ?? '');
-  const limit = kind === 'html' || kind === 'text' ? opts.maxBytes : MEDIA_PREFIX_BYTES;
+  const limit = opts.full || kind === 'html' || kind === 'text' ? opts.maxBytes : MEDIA_PREFIX_BYTES;
   const chunks: Buffer[] = [];
   let length = 0;
   let truncated = false;

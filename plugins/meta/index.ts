@@ -10,7 +10,7 @@ import { logo, canonical } from './rules/brand.ts';
 import { describeTarget } from './target.ts';
 
 /** Extracts normalized metadata from a parsed document; exported for the library and the benchmarks. */
-export function extractMeta(doc: Doc): Record<string, unknown> {
+export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean } = {}): Record<string, unknown> {
   const url = firstOf(doc, canonical, (v) => absoluteUrl(v, doc.url)) ?? doc.url;
   return {
     lang: firstOf(doc, lang, toLang) ?? null,
@@ -22,8 +22,8 @@ export function extractMeta(doc: Doc): Record<string, unknown> {
     url,
     description: firstOf(doc, description, toText) ?? null,
     logo: firstOf(doc, logo, toMedia) ?? null,
-    video: firstOf(doc, video, toVideo) ?? null,
-    audio: firstOf(doc, audio, toAudio) ?? null,
+    video: want.video ? firstOf(doc, video, toVideo) ?? null : null,
+    audio: want.audio ? firstOf(doc, audio, toAudio) ?? null : null,
   };
 }
 
@@ -40,6 +40,6 @@ export default definePlugin({
   params: options({}),
   run(ctx) {
     if (ctx.response.kind !== 'html') return describeTarget(ctx.response);
-    return extractMeta({ $: ctx.$, url: ctx.url, jsonld: readJsonLd(ctx.$) });
+    return extractMeta({ $: ctx.$, url: ctx.url, jsonld: readJsonLd(ctx.$) }, ctx.options);
   },
 });

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import Keyv from 'keyv';
+import { LRUCache } from 'lru-cache';
+import type { Plan } from './plan.ts';
+
+/** A stored response: the Data object and how it was obtained. */
+export interface CacheEntry {
+  data: Record<string, unknown>;
+  fetchMode: string;
+  fetchTimeMs: number;
+  warnings: { plugin: string; code: string; message: string }[];
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** The response cache: Keyv over a byte-bounded LRU in memory (or another Keyv store), with coalescing. */
+export interface Cache {
+  get(key: string): Promise<CacheEntry | undefined>;
+  set(key: string, entry: CacheEntry): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Runs `compute` once for concurrent callers of the same key. */
+  coalesce<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+function stable(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stable((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const NOT_IN_KEY = new Set(['force', 'filter', 'embed', 'timeout', 'ttl', 'staleTtl', 'cacheKey', 'retry']);
+
+/** The cache identity of a plan: target, steps and options that change the output, in a canonical form. */
+export function cacheKeyOf(plan: Plan): string {
+  if (plan.options.cacheKey) return `key:${plan.options.cacheKey}`;
+  const options = Object.fromEntries(Object.entries(plan.options).filter(([k]) => !NOT_IN_KEY.has(k)));
+  const canonical = stable({ url: plan.url, steps: plan.steps, options, tier: plan.tier });
+  return `plan:${createHash('sha256').update(canonical).digest('base64url')}`;
+}
+
+/** A Map-like store over an LRU bounded by the byte size of the serialized entries (Keyv keeps expiry itself). */
+function boundedMap(maxBytes: number) {
+  const lru = new LRUCache<string, {}>({
+    maxSize: Math.max(1024, maxBytes),
+    sizeCalculation: (value) => {
+      const text = typeof value === 'string' ? value : (value as { value?: unknown } | null)?.value;
+      return (typeof text === 'string' ? text.length * 2 : 1024) + 200;
+    },
+  });
+  return {
+    get: (key: string) => lru.get(key),
+    set: (key: string, value: {}) => { lru.set(key, value); return true; },
+    delete: (key: string) => lru.delete(key),
+    has: (key: string) => lru.has(key),
+    clear: () => lru.clear(),
+  };
+}
+
+/** Creates the cache; without a store it keeps at most `maxBytes` of serialized entries in memory. */
+export function createCache(opts: { maxBytes: number; store?: Keyv['store'] }): Cache {
+  const store = opts.store ?? boundedMap(opts.maxBytes);
+  const keyv = new Keyv({ store, namespace: 'refract' });
+  const inflight = new Map<string, Promise<unknown>>();
+  return {
+    async get(key) {
+      const text = (await keyv.get(key)) as string | undefined;
+      if (typeof text !== 'string') return undefined;
+      const entry = JSON.parse(text) as CacheEntry;
+      return entry.expiresAt > Date.now() ? entry : undefined;
+    },
+    async set(key, entry) {
+      await keyv.set(key, JSON.stringify(entry), Math.max(1, entry.expiresAt - Date.now()));
+    },
+    async delete(key) {
+      await keyv.delete(key);
+    },
+    coalesce<T>(key: string, compute: () => Promise<T>): Promise<T> {
+      const running = inflight.get(key);
+      if (running) return running as Promise<T>;
+      const promise = compute().finally(() => inflight.delete(key));
+      inflight.set(key, promise);
+      return promise;
+    },
+    async close() {
+      await keyv.disconnect?.();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the system packages Refract needs (Chromium, ffmpeg, fonts for Latin/CJK/emoji, redis-server, poppler)
+# when they are missing, on Debian as root. Skip with REFRACT_SKIP_SYSTEM_DEPS=1.
+set -euo pipefail
+if [ "${REFRACT_SKIP_SYSTEM_DEPS:-0}" = "1" ]; then
+  echo "refract setup: REFRACT_SKIP_SYSTEM_DEPS=1, not checking system packages"
+  exit 0
+fi
+declare -A CHECK=(
+  [chromium]="test -x /usr/bin/chromium"
+  [ffmpeg]="command -v ffmpeg"
+  [redis-server]="command -v redis-server"
+  [poppler-utils]="command -v pdfinfo"
+  [fonts-liberation]="test -d /usr/share/fonts/truetype/liberation"
+  [fonts-noto-core]="test -d /usr/share/fonts/truetype/noto"
+  [fonts-noto-cjk]="test -d /usr/share/fonts/opentype/noto"
+  [fonts-noto-color-emoji]="test -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"
+)
+missing=()
+for pkg in "${!CHECK[@]}"; do
+  if ! eval "${CHECK[$pkg]}" >/dev/null 2>&1; then missing+=("$pkg"); fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "refract setup: system packages present (chromium, ffmpeg, fonts, redis-server, poppler-utils)"
+  exit 0
+fi
+if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "refract setup: missing system packages: ${missing[*]} (install them as root with apt-get, or set REFRACT_SKIP_SYSTEM_DEPS=1)" >&2
+  exit 0
+fi
+echo "refract setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "refract setup: installed ${missing[*]}"

@@ -1,0 +1,79 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import zlib from 'node:zlib';
+import { promisify } from 'node:util';
+import { createEngine, loadPlugins, type Config, type Plugin, type Engine } from '../engine/index.ts';
+import { createCache } from '../engine/cache.ts';
+import { defaultPlugins } from '../plugins/index.ts';
+import { createHandler, type HandlerResponse } from './handler.ts';
+import { createQuota } from './quota.ts';
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+const COMPRESSIBLE = /json|text|markdown|xml|javascript|svg/;
+const MIN_COMPRESS = 512;
+
+/** A running Refract: the engine and its free and pro endpoints. */
+export interface App { engine: Engine; freeUrl: string; proUrl: string; close(): Promise<void> }
+
+async function compress(res: HandlerResponse, acceptEncoding: string): Promise<HandlerResponse> {
+  const body = typeof res.body === 'string' ? Buffer.from(res.body) : res.body;
+  const type = res.headers['content-type'] ?? '';
+  if (body.length < MIN_COMPRESS || !COMPRESSIBLE.test(type)) return { ...res, body };
+  const accepted = acceptEncoding.toLowerCase();
+  if (/\bbr\b/.test(accepted)) {
+    const out = await brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+    return { ...res, headers: { ...res.headers, 'content-encoding': 'br' }, body: out };
+  }
+  if (/\bgzip\b/.test(accepted)) {
+    return { ...res, headers: { ...res.headers, 'content-encoding': 'gzip' }, body: await gzip(body, { level: 6 }) };
+  }
+  return { ...res, body };
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const addr = server.address() as AddressInfo;
+      resolve(`http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address}:${addr.port}`);
+    });
+  });
+}
+
+/** Starts the engine and both endpoints; extra plugins come after the built-in ones and those named in config. */
+export async function startApp(config: Config, extraPlugins: readonly Plugin[] = []): Promise<App> {
+  const plugins = [...defaultPlugins, ...(await loadPlugins(config.plugins)), ...extraPlugins];
+  const engine = await createEngine({ config, plugins });
+  const cache = createCache({ maxBytes: config.cacheMaxBytes });
+  const quota = createQuota(config.freeQuota, config.freeQuotaWindowSecs);
+  const docsUrl = `${config.publicUrl}/docs/errors`;
+  const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
+  const servers = (['free', 'pro'] as const).map((tier) => {
+    const handle = createHandler({ engine, cache, quota, tier, apiKeys: config.apiKeys, docsUrl });
+    return http.createServer(async (req, res) => {
+      let out: HandlerResponse;
+      if (req.method === 'GET' && req.url === '/docs/errors') {
+        out = { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
+      } else {
+        out = await handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress ?? '' });
+      }
+      out = await compress(out, String(req.headers['accept-encoding'] ?? ''));
+      const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
+      res.writeHead(out.status, { ...out.headers, 'content-length': String(body.length) });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    });
+  });
+  const [freeUrl, proUrl] = [await listen(servers[0]!, config.port, config.host), await listen(servers[1]!, config.proPort, config.host)];
+  return {
+    engine,
+    freeUrl,
+    proUrl,
+    async close() {
+      await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); })));
+      await engine.close();
+      await cache.close();
+    },
+  };
+}

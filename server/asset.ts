@@ -1,0 +1,10 @@
+import { fetchTarget } from '../engine/fetch/http.ts';
+import type { Engine } from '../engine/index.ts';
+import { RefractError } from '../engine/index.ts';
+
+/** Fetches the bytes of a URL from the payload (for `embed`), through the same guard as every other fetch. */
+export async function fetchAsset(url: string, engine: Engine): Promise<{ contentType: string; body: Buffer }> {
+  const res = await fetchTarget(url, { guard: engine.guard, signal: AbortSignal.timeout(engine.config.timeoutMs), maxBytes: engine.config.maxBodyBytes, full: true });
+  if (res.statusCode >= 400) throw new RefractError('EFATALCLIENT', `The embedded asset ${url} answered ${res.statusCode}`);
+  return { contentType: res.contentType || 'application/octet-stream', body: res.body };
+}

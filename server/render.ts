@@ -1,0 +1,39 @@
+import { RefractError } from '../engine/index.ts';
+
+function getPath(value: unknown, path: string): unknown {
+  let node = value;
+  for (const part of path.split('.')) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    node[part] = node[part] && typeof node[part] === 'object' ? node[part] : {};
+    node = node[part] as Record<string, unknown>;
+  }
+  node[parts[parts.length - 1]!] = value;
+}
+
+/** Keeps only the listed dot paths of the payload (`filter=title,image.url`); absent paths are left out. */
+export function applyFilter(data: Record<string, unknown>, paths: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const path of paths) {
+    const value = getPath(data, path);
+    if (value !== undefined) setPath(out, path, value);
+  }
+  return out;
+}
+
+/** Reads the field that `embed` names; a missing field is EINVALQUERY naming the path. */
+export function embedValue(data: Record<string, unknown>, path: string): unknown {
+  const value = getPath(data, path);
+  if (value === undefined || value === null) {
+    throw new RefractError('EINVALQUERY', `Invalid \`embed\`: the payload has no value at \`${path}\``, { data: { param: 'embed' } });
+  }
+  return value;
+}

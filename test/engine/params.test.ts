@@ -1,0 +1,33 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseQuery, camelCase } from '../../engine/params.ts';
+
+test('dotted keys nest and snake_case top-level names become camelCase', () => {
+  const q = parseQuery('url=https%3A%2F%2Fa.com%2F%3Fx%3D1&screenshot.full_page=true&wait_until.0=load&wait_until.1=networkidle0');
+  assert.is(q.url, 'https://a.com/?x=1');
+  assert.equal(q.screenshot, { full_page: 'true' });
+  assert.equal(q.waitUntil, ['load', 'networkidle0']);
+});
+
+test('numeric segments build arrays of objects as mql sends data rules', () => {
+  const q = parseQuery('data.price.0.selector=.p&data.price.0.attr=text&data.price.1.selector=.q');
+  assert.equal(q.data, { price: [{ selector: '.p', attr: 'text' }, { selector: '.q' }] });
+});
+
+test('a bare flag is the empty string and a repeated key is a list', () => {
+  const q = parseQuery('palette&click=a&click=b');
+  assert.is(q.palette, '');
+  assert.equal(q.click, ['a', 'b']);
+});
+
+test('a scalar beside dotted children is kept as $value', () => {
+  assert.equal(parseQuery('screenshot=false&screenshot.type=jpeg').screenshot, { $value: 'false', type: 'jpeg' });
+  assert.equal(parseQuery('screenshot.type=jpeg&screenshot=true').screenshot, { type: 'jpeg', $value: 'true' });
+});
+
+test('camelCase leaves camelCase names alone', () => {
+  assert.is(camelCase('fullPage'), 'fullPage');
+  assert.is(camelCase('device_scale_factor'), 'deviceScaleFactor');
+});
+
+test.run();

@@ -1,0 +1,201 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import zlib from 'node:zlib';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+let fx: Fixture;
+let app: App;
+let slowHits = 0;
+
+test.before(async () => {
+  fx = await serveFixtures({
+    '/redirect/1': (_, res) => { res.writeHead(301, { location: '/redirect/2' }); res.end(); },
+    '/redirect/2': (_, res) => { res.writeHead(302, { location: `${fx.url}/sites/article/index.html` }); res.end(); },
+    '/loop': (_, res) => { res.writeHead(302, { location: '/loop' }); res.end(); },
+    '/latin1': async (_, res) => {
+      const { readFile } = await import('node:fs/promises');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(await readFile(new URL('../../fixtures/sites/article/latin1.html', import.meta.url)));
+    },
+    '/slow': (_, res) => { slowHits++; setTimeout(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>late</title>'); }, 3000).unref(); },
+    '/counted': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(`<title>counted ${Date.now()}</title>`); },
+    '/to-private': (_, res) => { res.writeHead(302, { location: `http://127.0.0.2:${fx.port}/` }); res.end(); },
+  });
+  app = await startRefract();
+});
+
+test.after(async () => {
+  await app.close();
+  await fx.close();
+});
+
+test('a static article yields every metadata field, the status, headers and redirects', async () => {
+  const { status, body, headers } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}`);
+  assert.is(status, 200);
+  assert.is(body.status, 'success');
+  const d = body.data;
+  assert.is(d.title, 'The man who built a & firm in his basement');
+  assert.is(d.description, 'How an IT worker quit his day job and built a company.');
+  assert.is(d.author, 'Jane Doe');
+  assert.is(d.publisher, 'The Daily Fixture');
+  assert.is(d.date, '2017-07-14T20:28:07.000Z');
+  assert.is(d.lang, 'en');
+  assert.is(d.url, `${fx.url}/news/article`);
+  assert.equal(d.image, { url: `${fx.url}/images/hero.png`, type: 'png' });
+  assert.is(d.logo.url, `${fx.url}/logo.png`);
+  assert.is(d.video, null, 'video is detected only when asked');
+  assert.is(d.audio, null, 'audio is detected only when asked');
+  assert.is(d.statusCode, 200);
+  assert.is(d.headers['content-type'], 'text/html; charset=utf-8');
+  assert.equal(d.redirects, []);
+  assert.is(headers.get('x-fetch-mode'), 'fetch');
+  assert.match(headers.get('x-fetch-time') ?? '', /^\d+ms$/);
+  assert.is(headers.get('x-pricing-plan'), 'free');
+  assert.ok(headers.get('x-request-id'));
+  assert.is(headers.get('access-control-allow-origin'), '*');
+  for (const h of ['x-rate-limit-limit', 'x-rate-limit-remaining', 'x-rate-limit-reset']) assert.match(headers.get(h) ?? '', /^\d+$/);
+});
+
+test('audio and video are detected when asked', async () => {
+  const { body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&audio&video=true`);
+  assert.equal(body.data.video, { url: `${fx.url}/media/clip.mp4`, type: 'mp4' });
+  assert.equal(body.data.audio, { url: `${fx.url}/media/episode.mp3`, type: 'mp3' });
+});
+
+test('the redirect chain is reported and the final page is described', async () => {
+  const { body } = await call(app.freeUrl, `url=${q(`${fx.url}/redirect/1`)}`);
+  assert.equal(body.data.redirects, [
+    { statusCode: 301, url: `${fx.url}/redirect/1` },
+    { statusCode: 302, url: `${fx.url}/redirect/2` },
+  ]);
+  assert.is(body.data.title, 'The man who built a & firm in his basement');
+});
+
+test('a 404 target is still a success carrying its status code', async () => {
+  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/nope`)}`);
+  assert.is(status, 200);
+  assert.is(body.status, 'success');
+  assert.is(body.data.statusCode, 404);
+  assert.is(body.data.title, 'Not found');
+});
+
+test('an image target is described as media with its dimensions', async () => {
+  const { body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/media/red-64x48.png`)}`);
+  assert.is(body.data.image.type, 'png');
+  assert.is(body.data.image.width, 64);
+  assert.is(body.data.image.height, 48);
+  assert.is(body.data.image.size, body.data.image.size | 0);
+  assert.ok(body.data.image.size > 0);
+  assert.match(body.data.image.size_pretty, /B$/);
+  assert.is(body.data.title, 'red-64x48.png');
+});
+
+test('a legacy charset declared in the document is decoded', async () => {
+  const { body } = await call(app.freeUrl, `url=${q(`${fx.url}/latin1`)}`);
+  assert.is(body.data.title, 'Café crème');
+  assert.is(body.data.lang, 'fr');
+});
+
+test('a slow target answers ETIMEOUT (408) within the timeout', async () => {
+  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/slow`)}&timeout=500ms`);
+  assert.is(status, 408);
+  assert.is(body.code, 'ETIMEOUT');
+  assert.is(body.status, 'fail');
+  assert.is(slowHits, 1);
+});
+
+test('more than 10 redirects gives EMAXREDIRECTS', async () => {
+  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/loop`)}`);
+  assert.is(status, 400);
+  assert.is(body.code, 'EMAXREDIRECTS');
+});
+
+test('a redirect to a private address is refused', async () => {
+  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/to-private`)}`);
+  assert.is(status, 403);
+  assert.is(body.code, 'EFORBIDDENURL');
+});
+
+test('MISS then HIT, and force regenerates with BYPASS', async () => {
+  const url = `url=${q(`${fx.url}/counted`)}`;
+  const first = await call(app.freeUrl, url);
+  const second = await call(app.freeUrl, `${url}&utm_source=x`.replace('utm_source=x', 'utm_source=newsletter'));
+  assert.is(first.headers.get('x-cache-status'), 'MISS');
+  assert.is(second.headers.get('x-cache-status'), 'HIT');
+  assert.is(second.body.data.title, first.body.data.title);
+  assert.match(second.headers.get('cache-control') ?? '', /max-age=\d+/);
+  assert.match(second.headers.get('x-cache-expired-at') ?? '', /^\d+(h|m|s|ms)$/);
+  const forced = await call(app.freeUrl, `${url}&force`);
+  assert.is(forced.headers.get('x-cache-status'), 'BYPASS');
+  assert.is.not(forced.body.data.title, first.body.data.title);
+  const after = await call(app.freeUrl, url);
+  assert.is(after.headers.get('x-cache-status'), 'HIT');
+  assert.is(after.body.data.title, forced.body.data.title);
+});
+
+test('the cache key ignores parameter order and case style', async () => {
+  const target = q(`${fx.url}/sites/article/index.html`);
+  await call(app.freeUrl, `url=${target}&prerender=false&userAgent=abc`);
+  const again = await call(app.freeUrl, `user_agent=abc&prerender=false&url=${target}`);
+  assert.is(again.headers.get('x-cache-status'), 'HIT');
+});
+
+test('identical concurrent requests share one computation', async () => {
+  const before = fx.hits.filter((h) => h.startsWith('/counted?c')).length;
+  const url = `url=${q(`${fx.url}/counted?c=1`)}`;
+  const results = await Promise.all(Array.from({ length: 5 }, () => call(app.freeUrl, url)));
+  assert.is(fx.hits.filter((h) => h.startsWith('/counted?c')).length - before, 1);
+  assert.is(new Set(results.map((r) => r.body.data.title)).size, 1);
+});
+
+test('filter keeps only the listed paths', async () => {
+  const { body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&filter=title,image.url`);
+  assert.equal(body.data, { title: 'The man who built a & firm in his basement', image: { url: `${fx.url}/images/hero.png` } });
+});
+
+test('embed answers a text field raw and a media url with the asset bytes', async () => {
+  const text = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&embed=title`);
+  assert.is(text.headers.get('content-type'), 'text/plain; charset=utf-8');
+  assert.is(text.raw.toString(), 'The man who built a & firm in his basement');
+  const image = await call(app.freeUrl, `url=${q(`${fx.url}/sites/media/red-64x48.png`)}&embed=image.url`);
+  assert.is(image.headers.get('content-type'), 'image/png');
+  assert.equal([...image.raw.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const missing = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&embed=nothing.here`);
+  assert.is(missing.status, 400);
+  assert.is(missing.body.code, 'EINVALQUERY');
+});
+
+test('responses are compressed with brotli or gzip on request', async () => {
+  const url = `${app.freeUrl}/?url=${q(`${fx.url}/sites/article/index.html`)}`;
+  const http = await import('node:http');
+  const raw = (encoding: string) => new Promise<{ enc: string | undefined; body: Buffer }>((resolve, reject) => {
+    http.get(url, { headers: { 'accept-encoding': encoding } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ enc: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+  const br = await raw('gzip, br');
+  assert.is(br.enc, 'br');
+  assert.is(JSON.parse(zlib.brotliDecompressSync(br.body).toString()).status, 'success');
+  const gz = await raw('gzip');
+  assert.is(gz.enc, 'gzip');
+  assert.is(JSON.parse(zlib.gunzipSync(gz.body).toString()).status, 'success');
+  const plain = await raw('identity');
+  assert.is(plain.enc, undefined);
+  assert.ok(plain.body.length > br.body.length);
+});
+
+test('HEAD answers the headers without a body; OPTIONS allows CORS', async () => {
+  const head = await fetch(`${app.freeUrl}/?url=${q(`${fx.url}/sites/article/index.html`)}`, { method: 'HEAD' });
+  assert.is(head.status, 200);
+  assert.is((await head.arrayBuffer()).byteLength, 0);
+  assert.ok(head.headers.get('x-cache-status'));
+  const pre = await fetch(`${app.freeUrl}/`, { method: 'OPTIONS' });
+  assert.is(pre.status, 204);
+  assert.match(pre.headers.get('access-control-allow-methods') ?? '', /GET/);
+});
+
+test.run();

@@ -1,0 +1,23 @@
+import { loadConfig, type Plugin } from '../../engine/index.ts';
+import { startApp, type App } from '../../server/app.ts';
+
+/** Starts the real Refract server on ephemeral ports with the loopback allowlist and extra environment. */
+export async function startRefract(env: Record<string, string> = {}, plugins: Plugin[] = []): Promise<App> {
+  const config = loadConfig({
+    PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: process.env.REFRACT_LOG_LEVEL ?? 'silent',
+    REFRACT_FREE_QUOTA: '100000', REFRACT_API_KEYS: 'test-key', ...env,
+  });
+  return startApp(config, plugins);
+}
+
+/** Calls Refract and returns status, headers and the parsed JSON body (or raw bytes when not JSON). */
+export async function call(base: string, query: string, init: RequestInit = {}) {
+  const res = await fetch(`${base}/?${query}`, init);
+  const buf = Buffer.from(await res.arrayBuffer());
+  const type = res.headers.get('content-type') ?? '';
+  const body = type.includes('json') ? JSON.parse(buf.toString('utf8')) : buf;
+  return { status: res.status, headers: res.headers, body, raw: buf };
+}
+
+/** Escapes a target URL as a query value. */
+export const q = (url: string): string => encodeURIComponent(url);

@@ -1,0 +1,44 @@
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+
+const ROOT = path.resolve(import.meta.dirname, '../../fixtures');
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8', '.png': 'image/png', '.jpg': 'image/jpeg', '.json': 'application/json',
+  '.mp4': 'video/mp4', '.mp3': 'audio/mpeg', '.xml': 'application/xml', '.txt': 'text/plain',
+};
+
+/** A route of a fixture server: answers a request, or returns undefined to fall through to files. */
+export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => boolean | void | Promise<boolean | void>;
+
+/** A fixture server on 127.0.0.1 and an ephemeral port. */
+export interface Fixture { url: string; port: number; hits: string[]; close(): Promise<void> }
+
+/** Serves `fixtures/` (or custom routes) on loopback; every request path is recorded in `hits`. */
+export async function serveFixtures(routes: Record<string, Route> = {}): Promise<Fixture> {
+  const hits: string[] = [];
+  const server = http.createServer(async (req, res) => {
+    const { pathname } = new URL(req.url ?? '/', 'http://x');
+    hits.push(req.url ?? '/');
+    const route = routes[pathname];
+    if (route && (await route(req, res)) !== false) return;
+    const file = path.join(ROOT, path.normalize(pathname).replace(/^(\.\.[/\\])+/, ''));
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'content-length': body.length });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Not found</title></head><body>missing</body></html>');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    hits,
+    close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+}
