@@ -5,9 +5,8 @@ import path from 'node:path';
 const uvu = path.resolve(import.meta.dirname, '../node_modules/uvu/bin.js');
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
 const env = { ...process.env };
-delete env.FORCE_COLOR;
 const child = spawn(process.execPath, [uvu, 'test', pattern, '-i', 'util', '-i', 'bench'], {
-  env: { ...env, NO_COLOR: '1', CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'WARNING' },
+  env: { ...env, FORCE_COLOR: '0', CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'WARNING' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let output = '';

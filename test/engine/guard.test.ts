@@ -1,0 +1,64 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { createGuard, isPublicAddress } from '../../engine/fetch/guard.ts';
+import { RefractError } from '../../engine/errors.ts';
+
+const fakeDns = (table: Record<string, string[]>) => async (host: string) =>
+  (table[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+
+test('public unicast addresses pass; every special range fails', () => {
+  for (const a of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '8.8.8.8']) assert.ok(isPublicAddress(ipaddr.parse(a)), a);
+  for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
+    '224.0.0.1', '255.255.255.255', '240.0.0.1', '::1', '::', 'fe80::1', 'fc00::1', 'ff02::1', '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1', '64:ff9b::a00:1', '2002:7f00:1::', '2001::1']) {
+    assert.not.ok(isPublicAddress(ipaddr.parse(a)), a);
+  }
+});
+
+test('a name that resolves to any private address is refused', async () => {
+  const guard = createGuard([], fakeDns({ 'mixed.test': ['93.184.216.34', '10.0.0.5'], 'ok.test': ['93.184.216.34'] }));
+  try {
+    await guard.resolve('mixed.test');
+    assert.unreachable('should refuse');
+  } catch (err) {
+    assert.instance(err, RefractError);
+    assert.is((err as RefractError).code, 'EFORBIDDENURL');
+  }
+  assert.equal((await guard.resolve('ok.test')).map((a) => a.address), ['93.184.216.34']);
+});
+
+test('the socket lookup hands the connection only the checked address', async () => {
+  let calls = 0;
+  const guard = createGuard([], async () => { calls++; return [{ address: calls === 1 ? '93.184.216.34' : '127.0.0.1', family: 4 }]; });
+  const first = await new Promise<string>((resolve, reject) => guard.lookup('rebind.test', {}, (err, address) => (err ? reject(err) : resolve(address as string))));
+  assert.is(first, '93.184.216.34');
+  const second = await new Promise<Error | null>((resolve) => guard.lookup('rebind.test', {}, (err) => resolve(err)));
+  assert.is((second as RefractError).code, 'EFORBIDDENURL', 'a rebinding answer is refused at connect time');
+});
+
+test('a real socket through the guarded lookup never reaches a refused address', async () => {
+  const server = net.createServer((s) => s.end('hello')).listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const port = (server.address() as net.AddressInfo).port;
+  const guard = createGuard([], fakeDns({ 'inside.test': ['127.0.0.1'] }));
+  const err = await new Promise<Error | undefined>((resolve) => {
+    const socket = net.connect({ host: 'inside.test', port, lookup: guard.lookup as never });
+    socket.on('data', () => resolve(undefined));
+    socket.on('error', resolve);
+  });
+  server.close();
+  assert.is((err as RefractError | undefined)?.code, 'EFORBIDDENURL');
+});
+
+test('the allowlist admits named hosts and CIDRs only', async () => {
+  const guard = createGuard(['127.0.0.0/8', 'intranet.test'], fakeDns({ 'intranet.test': ['10.0.0.9'], 'other.test': ['10.0.0.9'], 'lo.test': ['127.0.0.5'] }));
+  assert.is((await guard.resolve('intranet.test'))[0]!.address, '10.0.0.9');
+  assert.is((await guard.resolve('lo.test'))[0]!.address, '127.0.0.5');
+  await guard.resolve('other.test').then(() => assert.unreachable('should refuse'), (e: RefractError) => assert.is(e.code, 'EFORBIDDENURL'));
+  guard.checkUrl(new URL('http://127.0.0.9/'));
+  assert.throws(() => guard.checkUrl(new URL('http://[::1]/')), (e: RefractError) => e.code === 'EFORBIDDENURL');
+});
+
+test.run();

@@ -1,0 +1,63 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { buildPlan } from '../../engine/plan.ts';
+import { createRegistry } from '../../engine/registry.ts';
+import { definePlugin } from '../../engine/plugin.ts';
+import { parseQuery } from '../../engine/params.ts';
+import { options, oneOf, bool, z } from '../../engine/schema.ts';
+import { RefractError } from '../../engine/errors.ts';
+import { defaultPlugins } from '../../plugins/index.ts';
+
+const shot = definePlugin({
+  name: 'screenshot', description: 'test double of a browser output', needs: 'browser',
+  params: options({ type: oneOf(['png', 'jpeg']).default('png'), fullPage: bool().default(false) }),
+  shorthand: (device) => ({ device }),
+  run: () => null,
+});
+const fn = definePlugin({ name: 'function', description: 'user code', needs: 'browser', params: options({ code: z.string().optional() }), shorthand: (code) => ({ code }), run: () => null });
+const registry = createRegistry([...defaultPlugins, shot, fn]);
+const limits = { defaultTimeoutMs: 28000, maxTimeoutMs: 60000, testHooks: false };
+const plan = (qs: string, tier: 'free' | 'pro' = 'free') => buildPlan(parseQuery(qs), registry, tier, limits);
+
+test('meta is on by default, steps follow registry order, needs is the highest', () => {
+  const p = plan(`screenshot.full_page&url=${encodeURIComponent('https://a.com/x?utm_source=y&b=1#top')}`);
+  assert.equal(p.steps.map((s) => s.name), ['meta', 'screenshot']);
+  assert.equal(p.steps[1]!.opts, { type: 'png', fullPage: true });
+  assert.is(p.needs, 'browser');
+  assert.is(p.url, 'https://a.com/x?b=1');
+  assert.is(p.options.timeout, 28000);
+});
+
+test('meta=false skips metadata; function alone drops it unless meta=true', () => {
+  assert.equal(plan('url=https://a.com&meta=false&screenshot').steps.map((s) => s.name), ['screenshot']);
+  assert.equal(plan('url=https://a.com&function=x').steps.map((s) => s.name), ['function']);
+  assert.equal(plan('url=https://a.com&function=x&meta').steps.map((s) => s.name), ['meta', 'function']);
+  assert.equal(plan('url=https://a.com&function=x&screenshot').steps.map((s) => s.name), ['meta', 'screenshot', 'function']);
+});
+
+test('a disabled plugin stays off even with dotted options; a plain word needs a shorthand', () => {
+  assert.equal(plan('url=https://a.com&screenshot=false&screenshot.type=jpeg').steps.map((s) => s.name), ['meta']);
+  assert.equal(plan('url=https://a.com&screenshot=jpeg').steps[1]!.name, 'screenshot');
+});
+
+test('bad values are refused before any I/O with the parameter named', () => {
+  assert.throws(() => plan('url=https://a.com&screenshot.type=gif'), (e: RefractError) => e.code === 'EINVALQUERY' && /screenshot\.type/.test(e.message) && /png, jpeg/.test(e.message));
+  assert.throws(() => plan('url=https://a.com&force=perhaps'), (e: RefractError) => e.code === 'EINVALQUERY' && /force/.test(e.message));
+  assert.throws(() => plan('url=/relative'), (e: RefractError) => e.code === 'EINVALURL');
+  assert.throws(() => plan('url=https://a.com&ttl=1h'), (e: RefractError) => e.code === 'ETTL');
+  assert.is(plan('url=https://a.com&ttl=1h', 'pro').options.ttl, 3600000);
+  assert.throws(() => plan('url=https://a.com&timeout=2 minutes'), (e: RefractError) => e.code === 'EINVALQUERY' && /at most 60000/.test(e.message));
+});
+
+test('durations accept milliseconds and human text', () => {
+  assert.is(plan('url=https://a.com&timeout=1500').options.timeout, 1500);
+  assert.is(plan('url=https://a.com&timeout=45s').options.timeout, 45000);
+  assert.equal(plan('url=https://a.com&wait_until=load').options.waitUntil, ['load']);
+});
+
+test('a duplicate plugin name is refused at registration', () => {
+  assert.throws(() => createRegistry([...defaultPlugins, ...defaultPlugins]), (e: RefractError) => e.code === 'EPLUGINDUP');
+  assert.throws(() => createRegistry([definePlugin({ name: 'timeout', description: 'x', needs: 'http', params: options({}), run: () => null })]), (e: RefractError) => e.code === 'EPLUGINDUP');
+});
+
+test.run();
