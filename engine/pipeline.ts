@@ -3,7 +3,7 @@ import { RefractError } from './errors.ts';
 import type { Context } from './plugin.ts';
 import type { Plan } from './plan.ts';
 import type { Registry } from './registry.ts';
-import type { Guard } from './fetch/guard.ts';
+import { createGuard, type Guard } from './fetch/guard.ts';
 import type { Lease } from './run.ts';
 import { fetchTarget, type FetchResult } from './fetch/http.ts';
 
@@ -23,6 +23,9 @@ export interface PipelineDeps {
   logger: { warn(msg: string, extra?: unknown): void; error(msg: string, extra?: unknown): void };
 }
 
+// The test hook reads its HTML from a loopback copy; the plan admitted only loopback hosts for it.
+const LOOPBACK_GUARD = createGuard(['127.0.0.0/8', '::1']);
+
 function emptyDocument(): Context['$'] {
   return load('');
 }
@@ -30,7 +33,7 @@ function emptyDocument(): Context['$'] {
 async function fetchFor(plan: Plan, deps: PipelineDeps, lease: Lease, signal: AbortSignal): Promise<FetchResult> {
   const source = plan.options.htmlUrl ?? plan.url;
   const response = await fetchTarget(source, {
-    guard: deps.guard, signal, maxBytes: deps.maxBodyBytes, headers: plan.options.headers,
+    guard: plan.options.htmlUrl ? LOOPBACK_GUARD : deps.guard, signal, maxBytes: deps.maxBodyBytes, headers: plan.options.headers,
     userAgent: plan.options.userAgent, proxyUrl: lease.proxyUrl, sessionToken: lease.session,
   });
   // In test-hook mode the HTML comes from a loopback copy, but the document keeps its declared address.

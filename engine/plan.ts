@@ -25,6 +25,7 @@ export interface Plan {
 export interface PlanLimits { defaultTimeoutMs: number; maxTimeoutMs: number; testHooks: boolean }
 
 const UTM = /^utm_/i;
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 function fail(code: Code, message: string, param?: string): never {
   throw new RefractError(code, message, param ? { data: { param } } : undefined);
@@ -87,7 +88,10 @@ export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limi
       if (query[name] !== undefined) fail(code, `\`${name}\` is available on the pro plan only`, name);
     }
   }
-  if (options.htmlUrl !== undefined && !limits.testHooks) fail('EINVALQUERY', '`html_url` is a test hook and is disabled', 'htmlUrl');
+  if (options.htmlUrl !== undefined) {
+    if (!limits.testHooks) fail('EINVALQUERY', '`html_url` is a test hook and is disabled', 'htmlUrl');
+    if (!LOOPBACK.has(checkTargetUrl(options.htmlUrl).hostname)) fail('EINVALQUERY', '`html_url` must be a loopback address', 'htmlUrl');
+  }
   const timeout = options.timeout ?? limits.defaultTimeoutMs;
   if (timeout > limits.maxTimeoutMs) fail('EINVALQUERY', `Invalid \`timeout\`: expected at most ${limits.maxTimeoutMs} ms`, 'timeout');
   const url = canonicalTarget(checkTargetUrl(options.url));

@@ -12,11 +12,15 @@ export type Task<T> = (lease: Lease) => Promise<T>;
 /** Runs tasks on a long-lived Crawlee crawler, with its session pool and proxy rotation. */
 export interface Executor {
   run<T>(url: string, task: Task<T>): Promise<T>;
+  /** How many requests Crawlee's queue still stores (handled ones are swept so a long-lived server stays bounded). */
+  storedRequests(): Promise<number>;
   close(): Promise<void>;
 }
 
 /** Settings of the executor. */
 export interface ExecutorOptions { concurrency: number; proxyUrls: readonly string[]; handlerTimeoutSecs: number }
+
+const SWEEP_DELAY_MS = 1000;
 
 interface Job { task: Task<unknown>; resolve(v: unknown): void; reject(e: unknown): void }
 
@@ -29,6 +33,18 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
   const config = new Configuration({ persistStorage: false, storageClient: new MemoryStorage({ persistStorage: false, writeMetadata: false }) });
   const proxyConfiguration = opts.proxyUrls.length ? new ProxyConfiguration({ proxyUrls: [...opts.proxyUrls] }) : undefined;
   const jobs = new Map<string, Job>();
+  // Crawlee keeps every handled request in its in-memory queue; sweep them once Crawlee has marked them handled.
+  let finished: { id: string; at: number }[] = [];
+  const sweep = async () => {
+    const cutoff = Date.now() - SWEEP_DELAY_MS;
+    const ready = finished.filter((f) => f.at <= cutoff);
+    if (ready.length === 0) return;
+    finished = finished.filter((f) => f.at > cutoff);
+    const queue = await crawler.getRequestQueue();
+    for (const { id } of ready) await queue.client.deleteRequest(id).catch(() => undefined);
+  };
+  const sweeper = setInterval(() => { void sweep(); }, SWEEP_DELAY_MS);
+  sweeper.unref();
   const crawler = new BasicCrawler({
     keepAlive: true,
     useSessionPool: true,
@@ -40,6 +56,7 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
     maxConcurrency: opts.concurrency,
     autoscaledPoolOptions: { desiredConcurrency: opts.concurrency, maybeRunIntervalSecs: 0.5 },
     async requestHandler({ request, session }) {
+      if (request.id) finished.push({ id: request.id, at: Date.now() });
       const job = jobs.get(request.uniqueKey);
       if (!job) return;
       jobs.delete(request.uniqueKey);
@@ -58,17 +75,27 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
   }, config);
   const running = crawler.run();
   running.catch((err) => log.exception(err as Error, 'Refract executor stopped'));
+  let started = false;
+  const submit = async <T>(url: string, task: Task<T>): Promise<T> => {
+    const uniqueKey = randomUUID();
+    const result = new Promise<T>((resolve, reject) => {
+      jobs.set(uniqueKey, { task: task as Task<unknown>, resolve: resolve as (v: unknown) => void, reject });
+    });
+    await crawler.addRequests([{ url, uniqueKey }]);
+    // Waking the pool before the crawler has finished starting loses the task, so only after the first one ran.
+    if (started) void crawler.autoscaledPool?.notify();
+    return result;
+  };
+  await submit('http://refract.invalid/warm-up', async () => undefined);
+  started = true;
   return {
-    async run<T>(url: string, task: Task<T>): Promise<T> {
-      const uniqueKey = randomUUID();
-      const result = new Promise<T>((resolve, reject) => {
-        jobs.set(uniqueKey, { task: task as Task<unknown>, resolve: resolve as (v: unknown) => void, reject });
-      });
-      await crawler.addRequests([{ url, uniqueKey }]);
-      void crawler.autoscaledPool?.notify();
-      return result;
+    run: submit,
+    async storedRequests() {
+      const queue = await crawler.getRequestQueue();
+      return (await queue.client.get())?.totalRequestCount ?? 0;
     },
     async close() {
+      clearInterval(sweeper);
       crawler.autoscaledPool?.abort();
       await crawler.teardown();
       for (const job of jobs.values()) job.reject(new Error('Executor closed'));

@@ -21,6 +21,8 @@ test.before(async () => {
     },
     '/slow': (_, res) => { slowHits++; setTimeout(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>late</title>'); }, 3000).unref(); },
     '/counted': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(`<title>counted ${Date.now()}</title>`); },
+    '/clip.mp4': (_, res) => { res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': '2048' }); res.end(Buffer.alloc(2048)); },
+    '/doc.pdf': (_, res) => { res.writeHead(200, { 'content-type': 'application/pdf' }); res.end('%PDF-1.4\n%%EOF\n'); },
     '/to-private': (_, res) => { res.writeHead(302, { location: `http://127.0.0.2:${fx.port}/` }); res.end(); },
   });
   app = await startRefract();
@@ -90,6 +92,17 @@ test('an image target is described as media with its dimensions', async () => {
   assert.ok(body.data.image.size > 0);
   assert.match(body.data.image.size_pretty, /B$/);
   assert.is(body.data.title, 'red-64x48.png');
+});
+
+test('video and PDF targets are described instead of failing', async () => {
+  const video = await call(app.freeUrl, `url=${q(`${fx.url}/clip.mp4`)}`);
+  assert.is(video.body.status, 'success');
+  assert.equal(video.body.data.video, { url: `${fx.url}/clip.mp4`, type: 'mp4', size: 2048, size_pretty: '2 kB' });
+  assert.is(video.body.data.title, 'clip.mp4');
+  const pdf = await call(app.freeUrl, `url=${q(`${fx.url}/doc.pdf`)}`);
+  assert.is(pdf.body.status, 'success');
+  assert.is(pdf.body.data.title, 'doc.pdf');
+  assert.is(pdf.body.data.headers['content-type'], 'application/pdf');
 });
 
 test('a legacy charset declared in the document is decoded', async () => {

@@ -1,0 +1,46 @@
+import http from 'node:http';
+
+/** Latency summary of a series of timings in milliseconds. */
+export interface Stats { n: number; p50: number; p95: number; mean: number; rps: number }
+
+/** Summarizes timings; `wallMs` is the elapsed time of the whole series (for requests per second). */
+export function stats(samples: number[], wallMs: number): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+  const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
+  return { n: sorted.length, p50: at(0.5), p95: at(0.95), mean, rps: (sorted.length / wallMs) * 1000 };
+}
+
+/** Runs `fn` `n` times with `concurrency` in flight and returns the per-call timings. */
+export async function measure(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<Stats> {
+  const samples: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < n) {
+      const i = next++;
+      const t = performance.now();
+      await fn(i);
+      samples.push(performance.now() - t);
+    }
+  }));
+  return stats(samples, performance.now() - start);
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+/** GETs a URL over a keep-alive agent and resolves with the status and body. */
+export function get(url: string): Promise<{ status: number; body: Buffer; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }));
+    }).on('error', reject);
+  });
+}
+
+/** Formats one result row. */
+export function row(name: string, s: Stats): string {
+  return `${name.padEnd(44)} n=${String(s.n).padStart(4)}  p50 ${s.p50.toFixed(2).padStart(8)} ms  p95 ${s.p95.toFixed(2).padStart(8)} ms  ${s.rps.toFixed(1).padStart(7)} req/s`;
+}

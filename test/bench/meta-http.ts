@@ -1,0 +1,81 @@
+// Metadata over HTTP: Refract (a child process, real server) MISS and HIT beside the floor of
+// got-scraping + cheerio + the same rules called in this process (no server, no Crawlee).
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gotScraping } from 'got-scraping';
+import { load } from 'cheerio';
+import { serveFixtures } from '../util/serve.ts';
+import { extractMeta } from '../../plugins/meta/index.ts';
+import { readJsonLd } from '../../plugins/meta/helpers.ts';
+import { measure, get, row, type Stats } from './lib.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const CORPUS_PAGE = path.resolve(ROOT, '../shared/corpus/metascraper/dev/the-verge/page.html');
+
+async function startChild(env: Record<string, string>): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'server/main.ts')], {
+    env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c;
+      const m = /free (http:\/\/[^,]+),/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+/** Runs the metadata benchmark and returns its rows. */
+export async function benchMetaHttp(n = 200): Promise<string[]> {
+  const page = await readFile(CORPUS_PAGE).catch(() => readFile(path.join(ROOT, 'fixtures/sites/article/index.html')));
+  const fx = await serveFixtures({ '/page': (_, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(page); } });
+  const app = await startChild({ PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '1000000', REFRACT_LOG_LEVEL: 'info' });
+  try {
+    const target = (i: number) => encodeURIComponent(`${fx.url}/page?i=${i}`);
+    const floor = async (i: number) => {
+      const res = await gotScraping({ url: `${fx.url}/page?f=${i}`, http2: false, retry: { limit: 0 }, headerGeneratorOptions: { browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'] } });
+      const $ = load(res.body, { baseURI: res.url });
+      return extractMeta({ $, url: res.url, jsonld: readJsonLd($) });
+    };
+    const miss = async (i: number) => {
+      const r = await get(`${app.url}/?url=${target(i)}`);
+      if (r.status !== 200 || r.headers['x-cache-status'] !== 'MISS') throw new Error(`unexpected ${r.status} ${r.headers['x-cache-status']}`);
+    };
+    const hit = async () => {
+      const r = await get(`${app.url}/?url=${target(0)}`);
+      if (r.headers['x-cache-status'] !== 'HIT') throw new Error('expected HIT');
+    };
+    for (let i = 0; i < 20; i++) { await floor(-i - 1); await miss(100000 + i); }
+    const rows: [string, Stats][] = [];
+    // Interleave the floor and Refract in rounds so that machine load affects both alike.
+    const floorSamples: Stats[] = [];
+    const missSamples: Stats[] = [];
+    for (let round = 0; round < 4; round++) {
+      floorSamples.push(await measure(n / 4, 1, (i) => floor(round * 1000 + i)));
+      missSamples.push(await measure(n / 4, 1, (i) => miss(round * 1000 + i)));
+    }
+    const merge = (list: Stats[]): Stats => {
+      const p50s = list.map((s) => s.p50).sort((a, b) => a - b);
+      const p95s = list.map((s) => s.p95).sort((a, b) => a - b);
+      return { n: list.reduce((a, s) => a + s.n, 0), p50: p50s[Math.floor(p50s.length / 2)]!, p95: p95s[Math.floor(p95s.length / 2)]!, mean: 0, rps: list.reduce((a, s) => a + s.rps, 0) / list.length };
+    };
+    const floorStats = merge(floorSamples);
+    const missStats = merge(missSamples);
+    rows.push(['floor: got-scraping + cheerio + rules', floorStats]);
+    rows.push(['refract MISS (HTTP, Crawlee, cache write)', missStats]);
+    rows.push(['refract HIT', await measure(n, 1, hit)]);
+    rows.push(['floor, 8 concurrent', await measure(n, 8, (i) => floor(50000 + i))]);
+    rows.push(['refract MISS, 8 concurrent', await measure(n, 8, (i) => miss(50000 + i))]);
+    rows.push(['refract HIT, 8 concurrent', await measure(n * 5, 8, hit)]);
+    const out = rows.map(([name, s]) => row(name, s));
+    out.push(`ratio MISS p50 / floor p50: ${(missStats.p50 / floorStats.p50).toFixed(2)}x  (page ${page.length} bytes)`);
+    return out;
+  } finally {
+    app.stop();
+    await fx.close();
+  }
+}

@@ -1,0 +1,47 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createExecutor } from '../../engine/run.ts';
+
+test('tasks run inside Crawlee with a session, concurrently, and handled requests are swept', async () => {
+  const executor = await createExecutor({ concurrency: 8, proxyUrls: [], handlerTimeoutSecs: 30 });
+  try {
+    let inFlight = 0;
+    let peak = 0;
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => executor.run(`http://127.0.0.1/${i}`, async ({ session }) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setImmediate(r));
+      inFlight--;
+      assert.ok(session, 'a session is leased');
+      return i * 2;
+    })));
+    assert.equal(results, Array.from({ length: 40 }, (_, i) => i * 2));
+    assert.ok(peak > 1, `tasks overlapped (peak ${peak})`);
+    const deadline = Date.now() + 10_000;
+    let stored = await executor.storedRequests();
+    while (stored > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      stored = await executor.storedRequests();
+    }
+    assert.is(stored, 0, 'handled requests do not accumulate');
+  } finally {
+    await executor.close();
+  }
+});
+
+test('a task that throws rejects only its own caller', async () => {
+  const executor = await createExecutor({ concurrency: 2, proxyUrls: [], handlerTimeoutSecs: 30 });
+  try {
+    const [bad, good] = await Promise.allSettled([
+      executor.run('http://127.0.0.1/a', async () => { throw new Error('nope'); }),
+      executor.run('http://127.0.0.1/b', async () => 'fine'),
+    ]);
+    assert.is(bad.status, 'rejected');
+    assert.is((bad as PromiseRejectedResult).reason.message, 'nope');
+    assert.equal(good, { status: 'fulfilled', value: 'fine' });
+  } finally {
+    await executor.close();
+  }
+});
+
+test.run();
