@@ -52,7 +52,7 @@ export async function startApp(config: Config, extraPlugins: readonly Plugin[] =
   const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
   const servers = (['free', 'pro'] as const).map((tier) => {
     const handle = createHandler({ engine, cache, quota, tier, apiKeys: config.apiKeys, docsUrl });
-    return http.createServer(async (req, res) => {
+    const server = http.createServer(async (req, res) => {
       let out: HandlerResponse;
       if (req.method === 'GET' && req.url === '/docs/errors') {
         out = { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
@@ -64,6 +64,10 @@ export async function startApp(config: Config, extraPlugins: readonly Plugin[] =
       res.writeHead(out.status, { ...out.headers, 'content-length': String(body.length) });
       res.end(req.method === 'HEAD' ? undefined : body);
     });
+    // Longer than the usual 60 s idle timeout of clients and load balancers, so they close idle sockets first.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
+    return server;
   });
   const [freeUrl, proUrl] = [await listen(servers[0]!, config.port, config.host), await listen(servers[1]!, config.proPort, config.host)];
   return {
