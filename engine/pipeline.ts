@@ -1,4 +1,5 @@
 import { load } from 'cheerio';
+import { parseHtml } from './html.ts';
 import { RefractError } from './errors.ts';
 import type { Context } from './plugin.ts';
 import type { Plan } from './plan.ts';
@@ -55,7 +56,7 @@ export async function runPlan(plan: Plan, deps: PipelineDeps, lease: Lease): Pro
     url: response.url,
     response,
     get $() {
-      parsed ??= response.kind === 'html' || response.kind === 'text' ? load(response.text, { baseURI: response.url }) : emptyDocument();
+      parsed ??= response.kind === 'html' || response.kind === 'text' ? parseHtml(response.text, response.url) : emptyDocument();
       return parsed;
     },
     options: plan.options,

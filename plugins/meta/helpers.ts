@@ -1,7 +1,51 @@
 import type { CheerioAPI } from 'cheerio';
+import { jsonrepair } from 'jsonrepair';
 
 /** The document and its address, as every rule sees them. */
-export interface Doc { $: CheerioAPI; url: string; jsonld: Record<string, unknown>[] }
+export interface Doc {
+  $: CheerioAPI;
+  url: string;
+  /** Every JSON-LD object of the page, `@graph` members included (parsed once). */
+  readonly jsonld: Record<string, unknown>[];
+  /** `<meta>` contents by lower-cased property/name (and, separately, itemprop), built in one pass. */
+  readonly meta: MetaIndex;
+}
+
+/** `<meta>` values of a page, keyed by lower-cased property or name, and by itemprop. */
+export interface MetaIndex { byName: Map<string, string[]>; byItemprop: Map<string, string[]> }
+
+function push(map: Map<string, string[]>, key: string, value: string): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** Reads every `<meta>` once into an index. */
+export function indexMeta($: CheerioAPI): MetaIndex {
+  const byName = new Map<string, string[]>();
+  const byItemprop = new Map<string, string[]>();
+  for (const el of $('meta').toArray()) {
+    const attrs = el.attribs;
+    const value = clean(attrs.content ?? attrs.value);
+    if (!value) continue;
+    const key = attrs.property ?? attrs.name;
+    if (key) push(byName, key.toLowerCase(), value);
+    else if (attrs.itemprop) push(byItemprop, attrs.itemprop.toLowerCase(), value);
+  }
+  return { byName, byItemprop };
+}
+
+/** Wraps a parsed page for the rules; the JSON-LD and the meta index are built on first use. */
+export function createDoc($: CheerioAPI, url: string): Doc {
+  let jsonld: Record<string, unknown>[] | undefined;
+  let meta: MetaIndex | undefined;
+  return {
+    $,
+    url,
+    get jsonld() { return (jsonld ??= readJsonLd($)); },
+    get meta() { return (meta ??= indexMeta($)); },
+  };
+}
 
 /** A rule reads one candidate value from the document; throwing or returning nothing is a miss. */
 export type Rule = (doc: Doc) => unknown;
@@ -13,24 +57,20 @@ export function clean(value: unknown): string | undefined {
   return text || undefined;
 }
 
-/** Reads `<meta>` content by property, name or itemprop (case-insensitive names). */
-export function metaValues($: CheerioAPI, name: string): string[] {
-  const lower = name.toLowerCase();
-  const out: string[] = [];
-  $('meta').each((_, el) => {
-    const attrs = el.attribs;
-    const key = (attrs.property ?? attrs.name ?? attrs.itemprop ?? '').toLowerCase();
-    if (key === lower) {
-      const v = clean(attrs.content ?? attrs.value);
-      if (v) out.push(v);
-    }
-  });
-  return out;
+/** A rule that takes the first `<meta>` with this property or name (or itemprop, unless told not to). */
+export function byMeta(name: string, withItemprop = true): Rule {
+  const key = name.toLowerCase();
+  return ({ meta }) => meta.byName.get(key)?.[0] ?? (withItemprop ? meta.byItemprop.get(key)?.[0] : undefined);
 }
 
-/** A rule that takes the first `<meta>` with this property, name or itemprop. */
-export function byMeta(name: string): Rule {
-  return ({ $ }) => metaValues($, name)[0];
+/** A rule that takes the first `<meta>` whose property or name contains a fragment (`modified_time`). */
+export function byMetaLike(fragment: string): Rule {
+  const part = fragment.toLowerCase();
+  return ({ meta }) => {
+    for (const [key, values] of meta.byName) if (key.includes(part)) return values[0];
+    for (const [key, values] of meta.byItemprop) if (key.includes(part)) return values[0];
+    return undefined;
+  };
 }
 
 /** A rule that takes the text of the first element matching a selector. */
@@ -72,7 +112,8 @@ export function readJsonLd($: CheerioAPI): Record<string, unknown>[] {
     try {
       flatten(JSON.parse(raw), out);
     } catch {
-      try { flatten(JSON.parse(raw.replace(/[\u0000-\u001f]+/g, ' ')), out); } catch { /* unparsable block: a miss */ }
+      // Publishers ship broken JSON-LD (`"width": ,`, control characters, trailing commas): repair, else a miss.
+      try { flatten(JSON.parse(jsonrepair(raw)), out); } catch { /* unparsable block: a miss */ }
     }
   });
   return out;

@@ -1,5 +1,5 @@
 import { definePlugin, options } from '../../engine/index.ts';
-import { absoluteUrl, firstOf, readJsonLd, type Doc } from './helpers.ts';
+import { absoluteUrl, createDoc, firstOf, type Doc } from './helpers.ts';
 import { title, description, toText } from './rules/text.ts';
 import { author, toAuthor } from './rules/author.ts';
 import { date, toDate } from './rules/date.ts';
@@ -40,6 +40,6 @@ export default definePlugin({
   params: options({}),
   run(ctx) {
     if (ctx.response.kind !== 'html') return describeTarget(ctx.response);
-    return extractMeta({ $: ctx.$, url: ctx.url, jsonld: readJsonLd(ctx.$) }, ctx.options);
+    return extractMeta(createDoc(ctx.$, ctx.url), ctx.options);
   },
 });

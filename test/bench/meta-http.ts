@@ -4,10 +4,10 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gotScraping } from 'got-scraping';
-import { load } from 'cheerio';
+import { parseHtml } from '../../engine/html.ts';
 import { serveFixtures } from '../util/serve.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
-import { readJsonLd } from '../../plugins/meta/helpers.ts';
+import { createDoc } from '../../plugins/meta/helpers.ts';
 import { measure, get, row, type Stats } from './lib.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -38,8 +38,8 @@ export async function benchMetaHttp(n = 200): Promise<string[]> {
     const target = (i: number) => encodeURIComponent(`${fx.url}/page?i=${i}`);
     const floor = async (i: number) => {
       const res = await gotScraping({ url: `${fx.url}/page?f=${i}`, http2: false, retry: { limit: 0 }, headerGeneratorOptions: { browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'] } });
-      const $ = load(res.body, { baseURI: res.url });
-      return extractMeta({ $, url: res.url, jsonld: readJsonLd($) });
+      const $ = parseHtml(res.body, res.url);
+      return extractMeta(createDoc($, res.url));
     };
     const miss = async (i: number) => {
       const r = await get(`${app.url}/?url=${target(i)}`);

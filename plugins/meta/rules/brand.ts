@@ -2,36 +2,53 @@ import { absoluteUrl, byAttr, byJsonLd, byMeta, type Doc, type Rule } from '../h
 
 const logoUrl = (v: unknown): unknown => (v && typeof v === 'object' ? (v as { url?: unknown; contentUrl?: unknown }).url ?? (v as { contentUrl?: unknown }).contentUrl : v);
 
-function iconSize(sizes: string | undefined): number {
-  const m = /(\d+)x(\d+)/i.exec(sizes ?? '');
-  return m ? Number(m[1]) : 0;
+/** Accepts a structured-data logo only when it declares a roughly square size, as a brand mark (not a masthead) is. */
+const squareLogo = (v: unknown): unknown => {
+  if (!v || typeof v !== 'object') return undefined;
+  const { width, height } = v as { width?: unknown; height?: unknown };
+  const w = Number(typeof width === 'object' && width ? (width as { value?: unknown }).value : width);
+  const h = Number(typeof height === 'object' && height ? (height as { value?: unknown }).value : height);
+  return w > 0 && h > 0 && Math.max(w, h) / Math.min(w, h) <= 1.5 ? logoUrl(v) : undefined;
+};
+
+function iconWidth(sizes: string | undefined, href: string): { width: number; square: boolean } {
+  const m = /(\d+)\s*[x×]\s*(\d+)/i.exec(sizes ?? '') ?? /(\d+)x(\d+)/i.exec(href);
+  if (!m) return { width: 1, square: true };
+  return { width: Number(m[2]) || 1, square: m[1] === m[2] };
 }
 
-/** Picks the best icon link: apple-touch-icons and large PNG/SVG icons first, by declared size. */
-function bestIcon({ $, url }: Doc): string | undefined {
-  const icons: { href: string; score: number }[] = [];
-  $('link[rel][href]').each((_, el) => {
-    const rel = (el.attribs.rel ?? '').toLowerCase();
-    if (!/(^|\s)(icon|apple-touch-icon|apple-touch-icon-precomposed|mask-icon|fluid-icon)(\s|$)/.test(rel)) return;
-    if (rel.includes('mask-icon')) return;
+/** How much a format is worth as a logo: raster app icons best, then JPEG, SVG, and ICO last. */
+function formatWeight(href: string): number {
+  const path = href.toLowerCase().split(/[?#]/)[0]!;
+  if (/apple|android/.test(path) || path.endsWith('.png')) return 5;
+  if (/\.jpe?g$/.test(path)) return 4;
+  if (path.endsWith('.svg')) return 3;
+  if (path.endsWith('.ico')) return 2;
+  return 1;
+}
+
+/**
+ * Ranks the icons a page declares (`<link rel*=icon>`, including apple-touch, fluid and mask icons): square
+ * icons first, then by width (declared in `sizes` or in the file name) times a format weight.
+ */
+export function rankIcons({ $, url }: Doc): string[] {
+  const icons: { href: string; square: boolean; score: number; order: number }[] = [];
+  $('link[rel*="icon" i][href]').each((order, el) => {
     const href = absoluteUrl(el.attribs.href, url);
-    if (!href) return;
-    const size = iconSize(el.attribs.sizes);
-    const type = (el.attribs.type ?? '').toLowerCase();
-    let score = size || (rel.includes('apple-touch-icon') ? 180 : 16);
-    if (type.includes('svg') || href.endsWith('.svg')) score += 50;
-    if (href.endsWith('.ico')) score -= 10;
-    icons.push({ href, score });
+    if (!href || href === url) return;
+    const { width, square } = iconWidth(el.attribs.sizes, href);
+    icons.push({ href, square, score: width * formatWeight(href), order });
   });
-  icons.sort((a, b) => b.score - a.score);
-  return icons[0]?.href;
+  icons.sort((a, b) => Number(b.square) - Number(a.square) || b.score - a.score || a.order - b.order);
+  return [...new Set(icons.map((i) => i.href))];
 }
 
-/** Ordered rules for the publisher's logo; the favicon is the last resort. */
+/** Ordered rules for the publisher's logo: declared logos, square structured-data logos, the best icon, then any structured-data logo. */
 export const logo: Rule[] = [
-  byMeta('og:logo'), byMeta('itemprop:logo'), byJsonLd('publisher.logo', logoUrl), byJsonLd('logo', logoUrl),
-  byAttr('img[itemprop="logo"]', 'src'), byAttr('[itemprop="logo"]', 'content'), bestIcon,
-  ({ url }) => new URL('/favicon.ico', url).href,
+  byMeta('og:logo'), byAttr('meta[itemprop="logo" i]', 'content'), byAttr('img[itemprop="logo" i]', 'src'),
+  byAttr('[itemprop="logo" i] img', 'src'),
+  byJsonLd('logo', squareLogo), byJsonLd('publisher.logo', squareLogo), (doc) => rankIcons(doc)[0],
+  byJsonLd('logo', logoUrl), byJsonLd('publisher.logo', logoUrl),
 ];
 
 /** Ordered rules for the canonical URL. */

@@ -1,17 +1,29 @@
-import { byAttr, byJsonLd, byMeta, byText, clean, type Rule } from '../helpers.ts';
+import * as chrono from 'chrono-node';
+import { byAttr, byJsonLd, byMeta, byMetaLike, byText, clean, type Rule } from '../helpers.ts';
 
 /** Ordered rules for the publication date. */
 export const date: Rule[] = [
-  byJsonLd('datePublished'), byMeta('article:published_time'), byMeta('article:published'), byMeta('og:published_time'),
-  byMeta('datePublished'), byMeta('date'), byMeta('dc.date'), byMeta('dc.date.issued'), byMeta('dcterms.created'),
+  byJsonLd('dateModified'), byJsonLd('datePublished'), byJsonLd('dateCreated'), byJsonLd('uploadDate'),
+  byMetaLike('updated_time'), byMetaLike('modified_time'), byMetaLike('published_time'), byMetaLike('release_date'),
+  byMeta('date'), byAttr('[itemprop*="datemodified" i]', 'content'), byAttr('[itemprop="datepublished" i]', 'content'), byAttr('[itemprop*="datepublished" i]', 'title'),
+  byAttr('[itemprop*="date" i]', 'content'), byAttr('time[itemprop*="date" i]', 'datetime'), byAttr('time[datetime]', 'datetime'),
+  byMeta('dc.date'), byMeta('dc.date.issued'), byMeta('dc.date.created'), byMeta('dcterms.date'), byMeta('dcterms.created'),
   byMeta('pubdate'), byMeta('publishdate'), byMeta('publish-date'), byMeta('sailthru.date'), byMeta('parsely-pub-date'),
-  byJsonLd('dateCreated'), byJsonLd('uploadDate'), byAttr('[itemprop*="datepublished" i]', 'content'),
-  byAttr('[itemprop*="datepublished" i]', 'datetime'), byAttr('time[datetime]', 'datetime'), byText('[itemprop*="datepublished" i]'),
-  byJsonLd('dateModified'), byMeta('article:modified_time'), byMeta('og:updated_time'), byMeta('last-modified'),
-  byAttr('[itemprop*="datemodified" i]', 'content'),
+  byText('[class*="byline" i] time'), byText('[class*="dateline" i]'), byText('[id*="date" i]'), byText('[class*="date" i]'),
+  byText('[id*="publish" i]'), byText('[class*="publish" i]'), byText('[class*="post-meta" i]'), byText('[class*="time" i]'),
 ];
 
 const ISO_DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const MACHINE_DATE = /^\d{4}-\d{2}-\d{2}[T ]\d|^(mon|tue|wed|thu|fri|sat|sun)[a-z]*, \d{1,2} [a-z]{3} \d{4} \d/i;
+
+/** Reads a date written for people (`12 Jan, 2016, 10.34PM IST`); only when day, month and year are all stated. */
+function fromText(text: string): number | undefined {
+  const found = chrono.strict.parse(text.slice(0, 200))[0];
+  if (!found) return undefined;
+  const { start } = found;
+  if (!start.isCertain('day') || !start.isCertain('month') || !start.isCertain('year')) return undefined;
+  return start.date().getTime();
+}
 
 /** Parses a date strictly and returns ISO 8601, or undefined when the text is not a plausible date. */
 export function toDate(value: unknown): string | undefined {
@@ -24,7 +36,8 @@ export function toDate(value: unknown): string | undefined {
   else if (/^\d{13}$/.test(text)) ms = Number(text);
   else if (ISO_DATE_ONLY.test(text)) ms = Date.parse(`${text}T00:00:00Z`);
   else if (/^\d{4}$/.test(text)) return undefined;
-  else ms = Date.parse(text.replace(/\s+at\s+/i, ' '));
+  else if (MACHINE_DATE.test(text)) ms = Date.parse(text);
+  else ms = fromText(text) ?? Date.parse(text.replace(/\s+at\s+/i, ' '));
   if (!Number.isFinite(ms)) return undefined;
   const year = new Date(ms).getUTCFullYear();
   if (year < 1990 || year > new Date().getUTCFullYear() + 1) return undefined;

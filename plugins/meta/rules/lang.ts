@@ -2,7 +2,7 @@ import { byAttr, byJsonLd, byMeta, clean, type Rule } from '../helpers.ts';
 
 /** Ordered rules for the language. */
 export const lang: Rule[] = [
-  byMeta('og:locale'), byMeta('itemprop:inLanguage'), byJsonLd('inLanguage'), byAttr('html', 'lang'),
+  byMeta('og:locale'), byMeta('inLanguage'), byJsonLd('inLanguage'), byAttr('html', 'lang'),
   byAttr('meta[http-equiv="content-language" i]', 'content'), byMeta('language'), byMeta('dc.language'),
 ];
 

@@ -4,7 +4,7 @@ const orgName = (v: unknown): unknown => (v && typeof v === 'object' ? (v as { n
 
 /** Ordered rules for the publisher: site name and application name, structured data, then the title's suffix. */
 export const publisher: Rule[] = [
-  byMeta('og:site_name'), byJsonLd('publisher', orgName), byMeta('application-name'), byMeta('apple-mobile-web-app-title'),
+  byJsonLd('publisher.name'), byJsonLd('publisher', orgName), byMeta('og:site_name'), byMeta('application-name'), byMeta('apple-mobile-web-app-title'),
   byMeta('al:android:app_name'), byMeta('al:iphone:app_name'), byMeta('twitter:app:name:iphone'), byMeta('publisher'),
   byAttr('[class*="brand" i] img', 'alt'), byAttr('[class*="logo" i] img', 'alt'), titleSuffix,
 ];
@@ -20,5 +20,5 @@ function titleSuffix({ $ }: Doc): string | undefined {
 export function toPublisher(value: unknown): string | undefined {
   const text = clean(value);
   if (!text || text.length > 80 || /^https?:/i.test(text)) return undefined;
-  return text;
+  return text.replace(/\s+logo$/i, '') || undefined;
 }
