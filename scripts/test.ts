@@ -4,13 +4,14 @@ import path from 'node:path';
 
 const uvu = path.resolve(import.meta.dirname, '../node_modules/uvu/bin.js');
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
-const env = { ...process.env };
+const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+delete env.FORCE_COLOR;
 const child = spawn(process.execPath, [uvu, 'test', pattern, '-i', 'util', '-i', 'bench'], {
-  env: { ...env, FORCE_COLOR: '0', CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'WARNING' },
+  env: { ...env, CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'WARNING' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let output = '';
-child.stdout.on('data', (chunk: Buffer) => { output += chunk; process.stdout.write(chunk); });
+child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString().replace(/\x1b\[[0-9;]*m/g, ''); process.stdout.write(chunk); });
 const code: number = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
 const read = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
 const total = read('Total');

@@ -41,12 +41,12 @@ test('a static article yields every metadata field, the status, headers and redi
   assert.is(d.title, 'The man who built a & firm in his basement');
   assert.is(d.description, 'How an IT worker quit his day job and built a company.');
   assert.is(d.author, 'Jane Doe');
-  assert.is(d.publisher, 'The Daily Fixture');
+  assert.is(d.publisher, 'Daily Fixture Ltd', 'structured data names the publisher first');
   assert.is(d.date, '2017-07-14T20:28:07.000Z');
   assert.is(d.lang, 'en');
   assert.is(d.url, `${fx.url}/news/article`);
   assert.equal(d.image, { url: `${fx.url}/images/hero.png`, type: 'png' });
-  assert.is(d.logo.url, `${fx.url}/logo.png`);
+  assert.is(d.logo.url, `${fx.url}/apple-touch-icon.png`, 'the largest icon beats a logo of undeclared size');
   assert.is(d.video, null, 'video is detected only when asked');
   assert.is(d.audio, null, 'audio is detected only when asked');
   assert.is(d.statusCode, 200);
