@@ -7,6 +7,8 @@ import type { Registry } from './registry.ts';
 import { createGuard, type Guard } from './fetch/guard.ts';
 import type { Lease } from './run.ts';
 import { fetchTarget, type FetchResult } from './fetch/http.ts';
+import { createProber } from './fetch/probe.ts';
+import { detectChallenge } from './fetch/antibot.ts';
 
 /** The outcome of a plan: the Data object and how it was obtained. */
 export interface Extraction {
@@ -50,6 +52,12 @@ export async function runPlan(plan: Plan, deps: PipelineDeps, lease: Lease): Pro
   const started = performance.now();
   const response = await fetchFor(plan, deps, lease, signal);
   const fetchTimeMs = Math.round(performance.now() - started);
+  const provider = response.kind === 'html' || response.kind === 'text' ? detectChallenge(response) : undefined;
+  if (provider) {
+    // A challenge page must never come back as metadata; the session that met it is burnt.
+    lease.session?.retire();
+    throw new RefractError('EPROXYNEEDED', `The target is protected by ${provider} and answered with a bot challenge; the pro endpoint retries through a proxy`, { data: { provider, statusCode: response.statusCode } });
+  }
   let parsed: Context['$'] | undefined;
   const warnings: Extraction['warnings'] = [];
   const ctx: Context = {
@@ -60,6 +68,7 @@ export async function runPlan(plan: Plan, deps: PipelineDeps, lease: Lease): Pro
       return parsed;
     },
     options: plan.options,
+    probe: createProber({ guard: deps.guard, signal }),
     signal,
     warn: (message) => deps.logger.warn(message, { url: plan.url }),
   };

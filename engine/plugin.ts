@@ -2,6 +2,7 @@ import type { CheerioAPI } from 'cheerio';
 import type { z } from 'zod';
 import type { FetchResult } from './fetch/http.ts';
 import type { CoreOptions } from './options.ts';
+import type { Prober } from './fetch/probe.ts';
 
 /** What a step consumes: the HTTP response only, the parsed document, or a live browser page. */
 export type Need = 'http' | 'html' | 'browser';
@@ -19,6 +20,8 @@ export interface Context {
   $: CheerioAPI;
   /** The request's general options (timeout, headers, prerender...), read-only. */
   options: Readonly<CoreOptions>;
+  /** Probes a media URL (ranged read through the SSRF guard, once per URL per request). */
+  probe: Prober;
   /** Aborted when the request's time budget runs out. */
   signal: AbortSignal;
   /** Records a non-fatal problem; it is logged and does not fail the request. */

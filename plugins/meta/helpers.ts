@@ -84,6 +84,11 @@ export function byText(selector: string): Rule {
   };
 }
 
+/** A rule that lists an attribute of every element matching a selector, for fields that probe candidates in turn. */
+export function byAttrs(selector: string, attr: string, limit = 8): Rule {
+  return ({ $ }) => $(selector).toArray().slice(0, limit).map((el) => clean($(el).attr(attr))).filter(Boolean);
+}
+
 /** A rule that takes an attribute of the first element matching a selector that has it. */
 export function byAttr(selector: string, attr: string): Rule {
   return ({ $ }) => {
@@ -156,12 +161,31 @@ export function absoluteUrl(value: unknown, base: string): string | undefined {
   }
 }
 
+/** Yields every distinct value that `normalize` accepts, rule by rule, evaluating rules only as they are needed. */
+export function* candidatesOf<T>(doc: Doc, rules: readonly Rule[], normalize: (v: unknown, doc: Doc) => T | undefined, key: (v: T) => string): Generator<T> {
+  const seen = new Set<string>();
+  for (const rule of rules) {
+    let raw: unknown;
+    try { raw = rule(doc); } catch { continue; }
+    for (const item of Array.isArray(raw) ? raw : [raw]) {
+      let value: T | undefined;
+      try { value = normalize(item, doc); } catch { continue; }
+      if (value === undefined || seen.has(key(value))) continue;
+      seen.add(key(value));
+      yield value;
+    }
+  }
+}
+
 /** Returns the first value that `normalize` accepts, trying each rule in order; a throwing rule is a miss. */
 export function firstOf<T>(doc: Doc, rules: readonly Rule[], normalize: (v: unknown, doc: Doc) => T | undefined): T | undefined {
   for (const rule of rules) {
     try {
-      const value = normalize(rule(doc), doc);
-      if (value !== undefined) return value;
+      const raw = rule(doc);
+      for (const item of Array.isArray(raw) ? raw : [raw]) {
+        const value = normalize(item, doc);
+        if (value !== undefined) return value;
+      }
     } catch { /* a failing rule is a miss */ }
   }
   return undefined;

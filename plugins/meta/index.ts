@@ -8,6 +8,7 @@ import { lang, toLang } from './rules/lang.ts';
 import { image, video, audio, toMedia, toVideo, toAudio, mediaType, type Media } from './rules/media.ts';
 import { logo, canonical } from './rules/brand.ts';
 import { describeTarget } from './target.ts';
+import { completeMedia } from './media.ts';
 
 /** Extracts normalized metadata from a parsed document; exported for the library and the benchmarks. */
 export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean } = {}): Record<string, unknown> {
@@ -38,8 +39,11 @@ export default definePlugin({
   defaultOn: true,
   merge: true,
   params: options({}),
-  run(ctx) {
-    if (ctx.response.kind !== 'html') return describeTarget(ctx.response);
-    return extractMeta(createDoc(ctx.$, ctx.url), ctx.options);
+  async run(ctx) {
+    if (ctx.response.kind !== 'html' && ctx.response.kind !== 'text') return describeTarget(ctx.response, ctx.probe);
+    const doc = createDoc(ctx.$, ctx.url);
+    const out = extractMeta(doc, ctx.options);
+    await completeMedia(out, doc, ctx, { image, logo, video, audio }, { video: toVideo, audio: toAudio });
+    return out;
   },
 });

@@ -45,8 +45,9 @@ test('a static article yields every metadata field, the status, headers and redi
   assert.is(d.date, '2017-07-14T20:28:07.000Z');
   assert.is(d.lang, 'en');
   assert.is(d.url, `${fx.url}/news/article`);
-  assert.equal(d.image, { url: `${fx.url}/images/hero.png`, type: 'png' });
-  assert.is(d.logo.url, `${fx.url}/apple-touch-icon.png`, 'the largest icon beats a logo of undeclared size');
+  assert.equal(d.image, { url: `${fx.url}/sites/article/images/hero.png`, type: 'png', size: 3161, size_pretty: '3.2 kB', width: 1200, height: 630 });
+  assert.is(d.logo.url, `${fx.url}/sites/article/images/apple-touch-icon.png`, 'the largest icon beats a logo of undeclared size');
+  assert.is(d.logo.width, 180);
   assert.is(d.video, null, 'video is detected only when asked');
   assert.is(d.audio, null, 'audio is detected only when asked');
   assert.is(d.statusCode, 200);
@@ -62,8 +63,17 @@ test('a static article yields every metadata field, the status, headers and redi
 
 test('audio and video are detected when asked', async () => {
   const { body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&audio&video=true`);
-  assert.equal(body.data.video, { url: `${fx.url}/media/clip.mp4`, type: 'mp4' });
-  assert.equal(body.data.audio, { url: `${fx.url}/media/episode.mp3`, type: 'mp3' });
+  const { video, audio } = body.data;
+  assert.is(video.url, `${fx.url}/sites/article/media/clip.mp4`);
+  assert.is(video.type, 'mp4');
+  assert.equal([video.width, video.height], [320, 240]);
+  assert.ok(Math.abs(video.duration - 2) < 0.2, `video duration ${video.duration}`);
+  assert.match(video.duration_pretty, /^2(\.\d)?s$/);
+  assert.is(video.size, 10912);
+  assert.is(audio.url, `${fx.url}/sites/article/media/episode.mp3`);
+  assert.is(audio.type, 'mp3');
+  assert.ok(Math.abs(audio.duration - 3) < 0.2, `audio duration ${audio.duration}`);
+  assert.is(audio.size, 12348);
 });
 
 test('the redirect chain is reported and the final page is described', async () => {
@@ -165,7 +175,7 @@ test('identical concurrent requests share one computation', async () => {
 
 test('filter keeps only the listed paths', async () => {
   const { body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&filter=title,image.url`);
-  assert.equal(body.data, { title: 'The man who built a & firm in his basement', image: { url: `${fx.url}/images/hero.png` } });
+  assert.equal(body.data, { title: 'The man who built a & firm in his basement', image: { url: `${fx.url}/sites/article/images/hero.png` } });
 });
 
 test('embed answers a text field raw and a media url with the asset bytes', async () => {

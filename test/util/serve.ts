@@ -6,8 +6,23 @@ import type { AddressInfo } from 'node:net';
 const ROOT = path.resolve(import.meta.dirname, '../../fixtures');
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.png': 'image/png', '.jpg': 'image/jpeg', '.json': 'application/json',
-  '.mp4': 'video/mp4', '.mp3': 'audio/mpeg', '.xml': 'application/xml', '.txt': 'text/plain',
+  '.ico': 'image/x-icon', '.mp4': 'video/mp4', '.mp3': 'audio/mpeg', '.xml': 'application/xml', '.txt': 'text/plain',
 };
+
+/** Answers with bytes, honouring a single `Range: bytes=a-b` (or `bytes=-n`) request as real servers do. */
+export function sendBytes(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, type: string): void {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+  if (!m || (m[1] === '' && m[2] === '')) {
+    res.writeHead(200, { 'content-type': type, 'content-length': body.length, 'accept-ranges': 'bytes' });
+    res.end(body);
+    return;
+  }
+  const start = m[1] === '' ? Math.max(0, body.length - Number(m[2])) : Number(m[1]);
+  const end = m[1] === '' || m[2] === '' ? body.length - 1 : Math.min(body.length - 1, Number(m[2]));
+  const part = body.subarray(start, end + 1);
+  res.writeHead(206, { 'content-type': type, 'content-length': part.length, 'content-range': `bytes ${start}-${end}/${body.length}`, 'accept-ranges': 'bytes' });
+  res.end(part);
+}
 
 /** A route of a fixture server: answers a request, or returns undefined to fall through to files. */
 export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => boolean | void | Promise<boolean | void>;
@@ -26,8 +41,8 @@ export async function serveFixtures(routes: Record<string, Route> = {}): Promise
     const file = path.join(ROOT, path.normalize(pathname).replace(/^(\.\.[/\\])+/, ''));
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'content-length': body.length });
-      res.end(body);
+      const type = TYPES[path.extname(file)] ?? 'application/octet-stream';
+      sendBytes(req, res, body, type);
     } catch {
       res.writeHead(404, { 'content-type': 'text/html' });
       res.end('<html><head><title>Not found</title></head><body>missing</body></html>');

@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import { open, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { imageSize } from 'image-size';
+import { fetchTarget, type FetchResult } from './http.ts';
+import type { Guard } from './guard.ts';
+import { mediaType, prettyDuration, withSize, type Media } from '../media.ts';
+
+const run = promisify(execFile);
+const HEAD_BYTES = 256 * 1024;
+const TAIL_BYTES = 256 * 1024;
+
+/** What a probe learned: the media's facts; that it is not there (an HTTP answer said so); or nothing. */
+export type ProbeOutcome = { status: 'ok'; media: Media; kind: string } | { status: 'absent'; reason: string } | { status: 'unknown'; reason: string };
+
+/** Probes URLs with few bytes through the guard, once per URL per request. */
+export type Prober = (url: string) => Promise<ProbeOutcome>;
+
+function totalSize(res: FetchResult): number | undefined {
+  const range = /\/(\d+)\s*$/.exec(res.headers['content-range'] ?? '');
+  if (range) return Number(range[1]);
+  return res.statusCode === 200 ? res.size : undefined;
+}
+
+async function ffprobe(file: string, signal: AbortSignal): Promise<{ duration?: number; width?: number; height?: number }> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { signal, timeout: 5000 });
+  const info = JSON.parse(stdout) as { format?: { duration?: string }; streams?: { codec_type?: string; width?: number; height?: number; duration?: string }[] };
+  const video = info.streams?.find((s) => s.codec_type === 'video' && s.width);
+  const duration = Number(info.format?.duration ?? info.streams?.find((s) => s.duration)?.duration);
+  return { duration: Number.isFinite(duration) && duration > 0 ? duration : undefined, width: video?.width, height: video?.height };
+}
+
+/** Reads duration (and video dimensions) from the head and tail of a file laid out sparsely at its real size. */
+async function avFacts(url: string, head: Buffer, size: number | undefined, opts: ProbeOptions): Promise<{ duration?: number; width?: number; height?: number }> {
+  let tail: Buffer | undefined;
+  if (size && size > head.length) {
+    const res = await fetchTarget(url, { guard: opts.guard, signal: opts.signal, maxBytes: TAIL_BYTES, headers: { range: `bytes=-${TAIL_BYTES}` } }).catch(() => undefined);
+    if (res?.statusCode === 206) tail = res.body;
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'refract-probe-'));
+  const file = path.join(dir, 'media');
+  try {
+    const fd = await open(file, 'w');
+    try {
+      await fd.write(head, 0, head.length, 0);
+      if (tail && size) await fd.write(tail, 0, tail.length, size - tail.length);
+      if (size) await fd.truncate(size);
+    } finally {
+      await fd.close();
+    }
+    return await ffprobe(file, opts.signal);
+  } catch {
+    return {};
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** What probing needs: the guard and the request's deadline. */
+export interface ProbeOptions { guard: Guard; signal: AbortSignal }
+
+/** Probes one URL: a ranged GET of its first bytes, then image headers or ffprobe for the facts. */
+export async function probeMedia(url: string, opts: ProbeOptions): Promise<ProbeOutcome> {
+  let res: FetchResult;
+  try {
+    res = await fetchTarget(url, { guard: opts.guard, signal: opts.signal, maxBytes: 64 * 1024, headers: { range: `bytes=0-${HEAD_BYTES - 1}` } });
+  } catch (err) {
+    return { status: 'unknown', reason: (err as Error).message };
+  }
+  if (res.statusCode >= 400) return { status: 'absent', reason: `answered ${res.statusCode}` };
+  if (res.kind === 'html' || res.body.subarray(0, 64).toString('latin1').trimStart().startsWith('<!')) {
+    return { status: 'absent', reason: 'answered a page, not media' };
+  }
+  const size = totalSize(res);
+  const base = withSize({ url: res.url, type: mediaType(res.url, res.contentType) }, size) as Media;
+  if (res.kind === 'image') {
+    try {
+      const dim = imageSize(new Uint8Array(res.body));
+      return { status: 'ok', kind: 'image', media: { ...base, width: dim.width, height: dim.height } };
+    } catch {
+      return { status: 'ok', kind: 'image', media: base };
+    }
+  }
+  if (res.kind === 'video' || res.kind === 'audio' || res.kind === 'other') {
+    const facts = await avFacts(res.url, res.body, size, opts);
+    const media: Media = { ...base };
+    if (facts.width && facts.height) { media.width = facts.width; media.height = facts.height; }
+    if (facts.duration) { media.duration = Number(facts.duration.toFixed(3)); media.duration_pretty = prettyDuration(facts.duration); }
+    return { status: 'ok', kind: res.kind, media };
+  }
+  return { status: 'ok', kind: res.kind, media: base };
+}
+
+/** A per-request prober: each URL is probed at most once, concurrently shared. */
+export function createProber(opts: ProbeOptions): Prober {
+  const seen = new Map<string, Promise<ProbeOutcome>>();
+  return (url) => {
+    let outcome = seen.get(url);
+    if (!outcome) {
+      outcome = probeMedia(url, opts);
+      seen.set(url, outcome);
+    }
+    return outcome;
+  };
+}

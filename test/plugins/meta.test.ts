@@ -1,0 +1,156 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { serveFixtures, sendBytes, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+let fx: Fixture;
+let app: App;
+let late: Buffer;
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'refract-meta-'));
+
+const page = (name: string) => q(`${fx.url}/sites/rules/${name}`);
+const meta = async (name: string, extra = '') => (await call(app.freeUrl, `url=${page(name)}${extra}`)).body.data;
+
+const challenge = (status: number, headers: Record<string, string>, html: string) => (_: unknown, res: import('node:http').ServerResponse) => {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers });
+  res.end(html);
+};
+
+test.before(async () => {
+  // A video larger than one probe read with its index (moov) at the end: the tail read must find the duration.
+  const file = path.join(tmp, 'late.mp4');
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=25', '-t', '4', '-c:v', 'libx264', '-preset', 'ultrafast', '-qp', '0', '-pix_fmt', 'yuv420p', file]);
+  late = readFileSync(file);
+  fx = await serveFixtures({
+    '/late.mp4': (req, res) => sendBytes(req, res, late, 'video/mp4'),
+    '/late.html': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<meta property="og:video" content="/late.mp4"><title>late</title>'); },
+    '/cf': challenge(403, { server: 'cloudflare', 'cf-mitigated': 'challenge' }, '<html><head><title>Just a moment...</title></head><body><script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script></body></html>'),
+    '/akamai': challenge(403, { server: 'AkamaiGHost' }, '<html><head><title>Access Denied</title></head><body>You don\'t have permission. Reference #18.5c</body></html>'),
+    '/datadome': challenge(403, { 'x-datadome': 'protected', 'set-cookie': 'datadome=abc; Path=/' }, '<html><body><script src="https://ct.captcha-delivery.com/c.js"></script></body></html>'),
+    '/perimeterx': challenge(403, { 'set-cookie': '_pxhd=xyz; Path=/' }, '<html><head><title>Access to this page has been denied</title></head><body><div id="px-captcha"></div></body></html>'),
+    '/hcaptcha': challenge(429, {}, '<html><head><title>Verify</title><script src="https://hcaptcha.com/1/api.js"></script></head><body><div class="h-captcha"></div></body></html>'),
+    '/imperva': challenge(403, { 'x-iinfo': '1-2-3' }, '<html><body>Request unsuccessful. Incapsula incident ID: 123</body></html>'),
+    '/contact-form': challenge(200, {}, '<html><head><title>Contact us</title><script src="https://hcaptcha.com/1/api.js"></script></head><body><form><div class="h-captcha"></div></form></body></html>'),
+  });
+  app = await startRefract();
+});
+
+test.after(async () => {
+  await app.close();
+  await fx.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+test('Open Graph rules', async () => {
+  const d = await meta('opengraph.html');
+  assert.is(d.title, 'OG title');
+  assert.is(d.description, 'OG description');
+  assert.is(d.publisher, 'OG Site');
+  assert.is(d.lang, 'de');
+  assert.is(d.author, 'Olga Graph');
+  assert.is(d.date, '2020-03-04T03:06:07.000Z');
+  assert.is(d.url, 'https://og.example/canonical');
+  assert.is(d.image.url, `${fx.url}/sites/article/images/hero.png`);
+  assert.is(d.image.width, 1200);
+});
+
+test('Twitter card rules', async () => {
+  const d = await meta('twitter.html');
+  assert.is(d.title, 'Tweet title');
+  assert.is(d.description, 'Tweet description');
+  assert.is(d.url, 'https://tw.example/post');
+  assert.is(d.image.height, 630);
+});
+
+test('JSON-LD rules, @graph included, with a broken block repaired or skipped', async () => {
+  const d = await meta('jsonld.html');
+  assert.is(d.title, 'LD headline');
+  assert.is(d.description, 'LD description');
+  assert.is(d.author, 'Ada Lovelace');
+  assert.is(d.date, '2019-01-02T03:04:05.000Z');
+  assert.is(d.publisher, 'LD Publisher');
+  assert.is(d.lang, 'pt');
+  assert.is(d.logo.url, `${fx.url}/sites/article/images/apple-touch-icon.png`);
+  assert.is(d.image.url, `${fx.url}/sites/article/images/hero.png`);
+});
+
+test('microdata rules', async () => {
+  const d = await meta('microdata.html');
+  assert.is(d.author, 'Grace Hopper');
+  assert.is(d.date, '2018-05-06T00:00:00.000Z');
+  assert.is(d.lang, 'es');
+  assert.is(d.logo.width, 180);
+});
+
+test('HTML fallbacks: title, lang, byline, human date, first paragraph, content image, icon', async () => {
+  const d = await meta('fallbacks.html');
+  assert.is(d.title, 'Fallback title — Le Site');
+  assert.is(d.lang, 'fr');
+  assert.is(d.author, 'Marie Curie');
+  assert.is(d.date, '2016-01-12T17:04:00.000Z');
+  assert.match(d.description, /^This first paragraph/);
+  assert.is(d.publisher, 'Le Site');
+  assert.is(d.image.url, `${fx.url}/sites/article/images/hero.png`, 'tracking pixel and data-URI stub are passed over');
+  assert.is(d.logo.url, `${fx.url}/sites/article/images/favicon-32.png`, 'an icon that answers 404 gives way to the next');
+});
+
+test('placeholder images are rejected: a 1x1 pixel and a missing file give way to a real image', async () => {
+  const d = await meta('placeholders.html');
+  assert.is(d.image.url, `${fx.url}/sites/article/images/hero.png`);
+  assert.equal([d.image.width, d.image.height], [1200, 630]);
+});
+
+test('without any declared icon the logo falls back to a probed /favicon.ico', async () => {
+  const d = await meta('bare.html');
+  assert.is(d.logo.url, `${fx.url}/favicon.ico`);
+  assert.is(d.logo.type, 'ico');
+  assert.is(d.logo.width, 16);
+});
+
+test('every Media field carries size, type and dimensions or duration', async () => {
+  const d = await meta('../article/index.html', '&audio&video');
+  for (const key of ['image', 'logo', 'video', 'audio']) {
+    assert.type(d[key].size, 'number', `${key}.size`);
+    assert.match(d[key].size_pretty, /\d (B|kB|MB)$/, `${key}.size_pretty`);
+    assert.type(d[key].type, 'string', `${key}.type`);
+  }
+  for (const key of ['image', 'logo', 'video']) assert.ok(d[key].width > 0 && d[key].height > 0, `${key} dimensions`);
+  for (const key of ['video', 'audio']) assert.ok(d[key].duration > 0 && d[key].duration_pretty, `${key} duration`);
+});
+
+test('a video whose index sits at its end gets its duration from a ranged tail read', async () => {
+  assert.ok(late.length > 2 * 256 * 1024, `fixture video (${late.length} bytes) is larger than a head and a tail read`);
+  const d = (await call(app.freeUrl, `url=${q(`${fx.url}/late.html`)}&video`)).body.data;
+  assert.is(d.video.size, late.length);
+  assert.equal([d.video.width, d.video.height], [640, 360]);
+  assert.ok(Math.abs(d.video.duration - 4) < 0.2, `duration ${d.video.duration}`);
+  const ranged = fx.hits.filter((h) => h === '/late.mp4').length;
+  assert.ok(ranged >= 2 && ranged <= 3, `head and tail reads only (${ranged})`);
+});
+
+test('a video target is described with its duration', async () => {
+  const d = (await call(app.freeUrl, `url=${q(`${fx.url}/late.mp4`)}`)).body.data;
+  assert.is(d.video.type, 'mp4');
+  assert.ok(Math.abs(d.video.duration - 4) < 0.2);
+});
+
+test('bot challenges never come back as metadata: EPROXYNEEDED names the provider', async () => {
+  const cases: [string, string][] = [['/cf', 'Cloudflare'], ['/akamai', 'Akamai'], ['/datadome', 'DataDome'], ['/perimeterx', 'PerimeterX'], ['/hcaptcha', 'hCaptcha'], ['/imperva', 'Imperva']];
+  for (const [route, provider] of cases) {
+    const { status, body } = await call(app.freeUrl, `url=${q(fx.url + route)}`);
+    assert.is(status, 403, route);
+    assert.is(body.code, 'EPROXYNEEDED', route);
+    assert.is(body.data.provider, provider, route);
+    assert.match(body.message, new RegExp(provider));
+  }
+  const form = await call(app.freeUrl, `url=${q(`${fx.url}/contact-form`)}`);
+  assert.is(form.status, 200, 'a page that merely embeds a captcha is not a challenge');
+  assert.is(form.body.data.title, 'Contact us');
+});
+
+test.run();
