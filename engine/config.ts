@@ -19,6 +19,7 @@ export interface Config {
   timeoutMs: number;
   maxTimeoutMs: number;
   maxBodyBytes: number;
+  probeTimeoutMs: number;
   freeQuota: number;
   freeQuotaWindowSecs: number;
   concurrency: number;
@@ -42,6 +43,7 @@ export const ENV_DOCS: Record<string, string> = {
   REFRACT_TIMEOUT: 'Default request timeout, milliseconds or text (default 28s).',
   REFRACT_MAX_TIMEOUT: 'Largest `timeout` a request may ask for (default 60s).',
   REFRACT_MAX_BODY_BYTES: 'Largest target body read, in bytes (default 10 MiB).',
+  REFRACT_PROBE_TIMEOUT: 'Longest time one media probe (size, dimensions, duration) may take (default 3s); 0 turns probing off.',
   REFRACT_FREE_QUOTA: 'Requests per window per IP on the free endpoint (default 250).',
   REFRACT_FREE_QUOTA_WINDOW: 'Length of the free quota window (default 24h).',
   REFRACT_CONCURRENCY: 'Requests processed at once by the executor (default 16).',
@@ -90,6 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
     timeoutMs: duration(env, 'REFRACT_TIMEOUT', 28_000),
     maxTimeoutMs: duration(env, 'REFRACT_MAX_TIMEOUT', 60_000),
     maxBodyBytes: int(env, 'REFRACT_MAX_BODY_BYTES', 10 * 1024 * 1024),
+    probeTimeoutMs: duration(env, 'REFRACT_PROBE_TIMEOUT', 3000),
     freeQuota: int(env, 'REFRACT_FREE_QUOTA', 250),
     freeQuotaWindowSecs: duration(env, 'REFRACT_FREE_QUOTA_WINDOW', 24 * 3600_000) / 1000,
     concurrency: int(env, 'REFRACT_CONCURRENCY', 16),

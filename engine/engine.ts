@@ -45,7 +45,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
   });
   const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks };
-  const deps = { registry, guard, maxBodyBytes: config.maxBodyBytes, logger };
+  const deps = { registry, guard, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs, logger };
   const engine: Engine = {
     registry,
     config,

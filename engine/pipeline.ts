@@ -23,6 +23,7 @@ export interface PipelineDeps {
   registry: Registry;
   guard: Guard;
   maxBodyBytes: number;
+  probeTimeoutMs: number;
   logger: { warn(msg: string, extra?: unknown): void; error(msg: string, extra?: unknown): void };
 }
 
@@ -68,7 +69,7 @@ export async function runPlan(plan: Plan, deps: PipelineDeps, lease: Lease): Pro
       return parsed;
     },
     options: plan.options,
-    probe: createProber({ guard: deps.guard, signal }),
+    probe: createProber({ guard: deps.guard, signal, timeoutMs: deps.probeTimeoutMs }),
     signal,
     warn: (message) => deps.logger.warn(message, { url: plan.url }),
   };

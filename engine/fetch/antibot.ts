@@ -25,25 +25,27 @@ const PROVIDERS: Provider[] = [
 ];
 
 const BLOCK_STATUS = new Set([401, 403, 405, 429, 503]);
+// Challenge pages are small; reading past this many characters only costs time on ordinary pages.
+const SCAN_CHARS = 32_000;
 
 /**
  * Recognizes a bot challenge from status, headers, cookies and markup, and names its provider. A page that
- * only embeds a captcha widget with a 200 answer (a contact form) is not a challenge.
+ * only embeds a captcha widget with a 200 answer (a contact form) is not a challenge. Markup is read only
+ * when the status or the server says a block is plausible, so ordinary pages cost almost nothing.
  */
 export function detectChallenge(res: FetchResult): string | undefined {
   const blocked = BLOCK_STATUS.has(res.statusCode);
   const cookies = res.headers['set-cookie'] ?? '';
-  const head = res.text.slice(0, 200_000);
+  const cloudflare = /cloudflare/i.test(res.headers.server ?? '');
+  let head: string | undefined;
+  const markup = (re: RegExp | undefined) => (re ? re.test((head ??= res.text.slice(0, SCAN_CHARS))) : false);
   for (const p of PROVIDERS) {
     const byHeader = p.headers?.some(([name, re]) => re.test(res.headers[name] ?? '')) ?? false;
-    const byCookie = p.cookies?.test(cookies) ?? false;
-    const byMarkup = p.markup?.test(head) ?? false;
-    if (p.name === 'Cloudflare' || p.name === 'Vercel' || p.name === 'AWS WAF') {
-      if (byHeader || (byMarkup && (blocked || /cloudflare/i.test(res.headers.server ?? '')))) return p.name;
+    if (!p.markupNeedsStatus) {
+      if (byHeader || ((blocked || cloudflare) && markup(p.markup))) return p.name;
       continue;
     }
-    if (blocked && (byHeader || byCookie || byMarkup)) return p.name;
-    if (!p.markupNeedsStatus && byMarkup) return p.name;
+    if (blocked && (byHeader || (p.cookies?.test(cookies) ?? false) || markup(p.markup))) return p.name;
   }
   return undefined;
 }

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { imageSize } from 'image-size';
-import { fetchTarget, type FetchResult } from './http.ts';
+import type { FetchResult } from './http.ts';
+import { lightGet } from './light.ts';
 import type { Guard } from './guard.ts';
 import { mediaType, prettyDuration, withSize, type Media } from '../media.ts';
 
@@ -36,7 +37,7 @@ async function ffprobe(file: string, signal: AbortSignal): Promise<{ duration?: 
 async function avFacts(url: string, head: Buffer, size: number | undefined, opts: ProbeOptions): Promise<{ duration?: number; width?: number; height?: number }> {
   let tail: Buffer | undefined;
   if (size && size > head.length) {
-    const res = await fetchTarget(url, { guard: opts.guard, signal: opts.signal, maxBytes: TAIL_BYTES, headers: { range: `bytes=-${TAIL_BYTES}` } }).catch(() => undefined);
+    const res = await lightGet(url, { guard: opts.guard, signal: opts.signal, maxBytes: TAIL_BYTES, headers: { range: `bytes=-${TAIL_BYTES}` } }).catch(() => undefined);
     if (res?.statusCode === 206) tail = res.body;
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'refract-probe-'));
@@ -58,19 +59,19 @@ async function avFacts(url: string, head: Buffer, size: number | undefined, opts
   }
 }
 
-/** What probing needs: the guard and the request's deadline. */
-export interface ProbeOptions { guard: Guard; signal: AbortSignal }
+/** What probing needs: the guard, the request's deadline, and the longest one probe may take. */
+export interface ProbeOptions { guard: Guard; signal: AbortSignal; timeoutMs?: number }
 
 /** Probes one URL: a ranged GET of its first bytes, then image headers or ffprobe for the facts. */
 export async function probeMedia(url: string, opts: ProbeOptions): Promise<ProbeOutcome> {
   let res: FetchResult;
   try {
-    res = await fetchTarget(url, { guard: opts.guard, signal: opts.signal, maxBytes: 64 * 1024, headers: { range: `bytes=0-${HEAD_BYTES - 1}` } });
+    res = await lightGet(url, { guard: opts.guard, signal: opts.signal, maxBytes: HEAD_BYTES, headers: { range: `bytes=0-${HEAD_BYTES - 1}` } });
   } catch (err) {
     return { status: 'unknown', reason: (err as Error).message };
   }
   if (res.statusCode >= 400) return { status: 'absent', reason: `answered ${res.statusCode}` };
-  if (res.kind === 'html' || res.body.subarray(0, 64).toString('latin1').trimStart().startsWith('<!')) {
+  if (res.kind === 'html' || /^\s*<(!doctype|html)/i.test(res.body.subarray(0, 64).toString('latin1'))) {
     return { status: 'absent', reason: 'answered a page, not media' };
   }
   const size = totalSize(res);
@@ -96,10 +97,13 @@ export async function probeMedia(url: string, opts: ProbeOptions): Promise<Probe
 /** A per-request prober: each URL is probed at most once, concurrently shared. */
 export function createProber(opts: ProbeOptions): Prober {
   const seen = new Map<string, Promise<ProbeOutcome>>();
+  if (opts.timeoutMs === 0) return async () => ({ status: 'unknown', reason: 'media probing is off' });
   return (url) => {
     let outcome = seen.get(url);
     if (!outcome) {
-      outcome = probeMedia(url, opts);
+      // A slow media host must not hold the answer: past its budget a probe knows nothing and the URL is kept.
+      const signal = opts.timeoutMs ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]) : opts.signal;
+      outcome = probeMedia(url, { ...opts, signal });
       seen.set(url, outcome);
     }
     return outcome;

@@ -11,18 +11,19 @@ import { describeTarget } from './target.ts';
 import { completeMedia } from './media.ts';
 
 /** Extracts normalized metadata from a parsed document; exported for the library and the benchmarks. */
-export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean } = {}): Record<string, unknown> {
+export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean; media?: boolean } = {}): Record<string, unknown> {
+  const media = want.media !== false;
   const url = firstOf(doc, canonical, (v) => absoluteUrl(v, doc.url)) ?? doc.url;
   return {
     lang: firstOf(doc, lang, toLang) ?? null,
     author: firstOf(doc, author, toAuthor) ?? null,
     title: firstOf(doc, title, toText) ?? null,
     publisher: firstOf(doc, publisher, toPublisher) ?? null,
-    image: firstOf(doc, image, toMedia) ?? null,
+    image: media ? firstOf(doc, image, toMedia) ?? null : null,
     date: firstOf(doc, date, toDate) ?? null,
     url,
     description: firstOf(doc, description, toText) ?? null,
-    logo: firstOf(doc, logo, toMedia) ?? null,
+    logo: media ? firstOf(doc, logo, toMedia) ?? null : null,
     video: want.video ? firstOf(doc, video, toVideo) ?? null : null,
     audio: want.audio ? firstOf(doc, audio, toAudio) ?? null : null,
   };
@@ -42,8 +43,9 @@ export default definePlugin({
   async run(ctx) {
     if (ctx.response.kind !== 'html' && ctx.response.kind !== 'text') return describeTarget(ctx.response, ctx.probe);
     const doc = createDoc(ctx.$, ctx.url);
-    const out = extractMeta(doc, ctx.options);
-    await completeMedia(out, doc, ctx, { image, logo, video, audio }, { video: toVideo, audio: toAudio });
-    return out;
+    // Probes start first so that they are in flight while the text fields are read.
+    const media = completeMedia(doc, ctx, { image, logo, video, audio }, { video: toVideo, audio: toAudio });
+    const out = extractMeta(doc, { media: false });
+    return Object.assign(out, await media);
   },
 });

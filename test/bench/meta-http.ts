@@ -9,11 +9,16 @@ import { serveFixtures } from '../util/serve.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/meta/helpers.ts';
 import { measure, get, row, type Stats } from './lib.ts';
+import { loadConfig, createEngine, parseQuery } from '../../engine/index.ts';
+import { defaultPlugins } from '../../plugins/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+// A real page (334 kB) whose absolute media hosts are pointed at the loopback fixture server, so that
+// the media probes are real requests; without the corpus beside the checkout, the fixture article.
 const CORPUS_PAGE = path.resolve(ROOT, '../shared/corpus/metascraper/dev/the-verge/page.html');
+const FALLBACK_PAGE = path.join(ROOT, 'fixtures/sites/article/index.html');
 
-async function startChild(env: Record<string, string>): Promise<{ url: string; stop(): void }> {
+async function startChild(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [path.join(ROOT, 'server/main.ts')], {
     env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -26,37 +31,57 @@ async function startChild(env: Record<string, string>): Promise<{ url: string; s
     });
     child.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
   });
-  return { url, stop: () => child.kill('SIGTERM') };
+  return { url, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
 }
 
 /** Runs the metadata benchmark and returns its rows. */
 export async function benchMetaHttp(n = 200): Promise<string[]> {
-  const page = await readFile(CORPUS_PAGE).catch(() => readFile(path.join(ROOT, 'fixtures/sites/article/index.html')));
-  const fx = await serveFixtures({ '/page': (_, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(page); } });
-  const app = await startChild({ PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '1000000', REFRACT_LOG_LEVEL: 'info' });
+  const image = await readFile(path.join(ROOT, 'fixtures/sites/article/images/hero.png'));
+  let page = '';
+  const fx = await serveFixtures({
+    '/sites/article/page': (_, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(page); },
+  }, (req, res) => {
+    // Every image the page links (its CDN and its icons) answers, as on the real site.
+    if (!req.url?.startsWith('/cdn/') && !/\.(png|ico|jpe?g|svg)(\?|$)/i.test(req.url ?? '')) return false;
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': image.length });
+    res.end(image);
+    return true;
+  });
+  page = (await readFile(CORPUS_PAGE, 'utf8').catch(() => readFile(FALLBACK_PAGE, 'utf8'))).replace(/https?:\/\/(cdn\.vox-cdn\.com|www\.theverge\.com)/g, `${fx.url}/cdn`);
+  const env = { PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '1000000', REFRACT_LOG_LEVEL: 'info' };
+  const app = await startChild(env);
+  const bare = await startChild({ ...env, REFRACT_PROBE_TIMEOUT: '0' });
+  const engine = await createEngine({ config: loadConfig({ ...env, REFRACT_LOG_LEVEL: 'silent' }), plugins: defaultPlugins });
   try {
-    const target = (i: number) => encodeURIComponent(`${fx.url}/page?i=${i}`);
+    const target = (i: number) => encodeURIComponent(`${fx.url}/sites/article/page?i=${i}`);
     const floor = async (i: number) => {
-      const res = await gotScraping({ url: `${fx.url}/page?f=${i}`, http2: false, retry: { limit: 0 }, headerGeneratorOptions: { browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'] } });
+      const res = await gotScraping({ url: `${fx.url}/sites/article/page?f=${i}`, http2: false, retry: { limit: 0 }, headerGeneratorOptions: { browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'] } });
       const $ = parseHtml(res.body, res.url);
       return extractMeta(createDoc($, res.url));
     };
-    const miss = async (i: number) => {
-      const r = await get(`${app.url}/?url=${target(i)}`);
+    const missOn = (base: string) => async (i: number) => {
+      const r = await get(`${base}/?url=${target(i)}`);
       if (r.status !== 200 || r.headers['x-cache-status'] !== 'MISS') throw new Error(`unexpected ${r.status} ${r.headers['x-cache-status']}`);
     };
+    const miss = missOn(app.url);
+    const missBare = missOn(bare.url);
+    const inProcess = async (i: number) => engine.run(engine.plan(parseQuery(`url=${target(i)}`)));
     const hit = async () => {
       const r = await get(`${app.url}/?url=${target(0)}`);
       if (r.headers['x-cache-status'] !== 'HIT') throw new Error('expected HIT');
     };
-    for (let i = 0; i < 20; i++) { await floor(-i - 1); await miss(100000 + i); }
+    for (let i = 0; i < 20; i++) { await floor(-i - 1); await miss(100000 + i); await missBare(100000 + i); }
     const rows: [string, Stats][] = [];
     // Interleave the floor and Refract in rounds so that machine load affects both alike.
     const floorSamples: Stats[] = [];
     const missSamples: Stats[] = [];
+    const bareSamples: Stats[] = [];
+    const engineSamples: Stats[] = [];
     for (let round = 0; round < 4; round++) {
       floorSamples.push(await measure(n / 4, 1, (i) => floor(round * 1000 + i)));
       missSamples.push(await measure(n / 4, 1, (i) => miss(round * 1000 + i)));
+      bareSamples.push(await measure(n / 4, 1, (i) => missBare(round * 1000 + i)));
+      engineSamples.push(await measure(n / 4, 1, (i) => inProcess(200000 + round * 1000 + i)));
     }
     const merge = (list: Stats[]): Stats => {
       const p50s = list.map((s) => s.p50).sort((a, b) => a - b);
@@ -66,16 +91,21 @@ export async function benchMetaHttp(n = 200): Promise<string[]> {
     const floorStats = merge(floorSamples);
     const missStats = merge(missSamples);
     rows.push(['floor: got-scraping + cheerio + rules', floorStats]);
-    rows.push(['refract MISS (HTTP, Crawlee, cache write)', missStats]);
+    const bareStats = merge(bareSamples);
+    rows.push(['refract MISS (HTTP, Crawlee, media probes)', missStats]);
+    rows.push(['refract MISS, media probing off', bareStats]);
+    rows.push(['engine.run in process (Crawlee, probes, no HTTP)', merge(engineSamples)]);
     rows.push(['refract HIT', await measure(n, 1, hit)]);
     rows.push(['floor, 8 concurrent', await measure(n, 8, (i) => floor(50000 + i))]);
     rows.push(['refract MISS, 8 concurrent', await measure(n, 8, (i) => miss(50000 + i))]);
     rows.push(['refract HIT, 8 concurrent', await measure(n * 5, 8, hit)]);
     const out = rows.map(([name, s]) => row(name, s));
-    out.push(`ratio MISS p50 / floor p50: ${(missStats.p50 / floorStats.p50).toFixed(2)}x  (page ${page.length} bytes)`);
+    out.push(`ratio MISS p50 / floor p50: ${(missStats.p50 / floorStats.p50).toFixed(2)}x with media probes, ${(bareStats.p50 / floorStats.p50).toFixed(2)}x without (page ${page.length} bytes)`);
     return out;
   } finally {
-    app.stop();
+    await app.stop();
+    await bare.stop();
+    await engine.close();
     await fx.close();
   }
 }

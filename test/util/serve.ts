@@ -31,13 +31,14 @@ export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => boo
 export interface Fixture { url: string; port: number; hits: string[]; close(): Promise<void> }
 
 /** Serves `fixtures/` (or custom routes) on loopback; every request path is recorded in `hits`. */
-export async function serveFixtures(routes: Record<string, Route> = {}): Promise<Fixture> {
+export async function serveFixtures(routes: Record<string, Route> = {}, fallback?: Route): Promise<Fixture> {
   const hits: string[] = [];
   const server = http.createServer(async (req, res) => {
     const { pathname } = new URL(req.url ?? '/', 'http://x');
     hits.push(req.url ?? '/');
     const route = routes[pathname];
     if (route && (await route(req, res)) !== false) return;
+    if (fallback && (await fallback(req, res)) === true) return;
     const file = path.join(ROOT, path.normalize(pathname).replace(/^(\.\.[/\\])+/, ''));
     try {
       const body = await readFile(file);
