@@ -8,6 +8,7 @@ export interface CacheEntry {
   data: Record<string, unknown>;
   fetchMode: string;
   fetchTimeMs: number;
+  prerenderReason?: string;
   warnings: { plugin: string; code: string; message: string }[];
   createdAt: number;
   expiresAt: number;

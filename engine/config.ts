@@ -8,6 +8,7 @@ export interface Config {
   port: number;
   proPort: number;
   host: string;
+  /** Base of asset links; empty means the free endpoint's own address once it listens. */
   publicUrl: string;
   allowPrivateHosts: string[];
   proxyUrls: string[];
@@ -23,6 +24,11 @@ export interface Config {
   freeQuota: number;
   freeQuotaWindowSecs: number;
   concurrency: number;
+  browserConcurrency: number;
+  browserQueue: number;
+  browserRetireAfterPages: number;
+  prerenderBudgetMs: number;
+  assetsDir: string;
   testHooks: boolean;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
@@ -32,7 +38,7 @@ export const ENV_DOCS: Record<string, string> = {
   PORT: 'Port of the free endpoint (default 3000).',
   PRO_PORT: 'Port of the pro endpoint (default 3001).',
   HOST: 'Interface to listen on (default 0.0.0.0).',
-  PUBLIC_URL: 'Base URL under which assets are linked (default http://localhost:PORT).',
+  PUBLIC_URL: 'Base URL under which assets and error docs are linked (default: the free endpoint\'s own address).',
   REFRACT_ALLOW_PRIVATE_HOSTS: 'Comma-separated host names or CIDRs exempt from the SSRF guard (default none).',
   PROXY_URLS: 'Comma-separated proxy URLs; requests rotate over them by session (default none).',
   REDIS_URL: 'Redis connection URL for shared cache and quotas (default: in memory).',
@@ -47,6 +53,11 @@ export const ENV_DOCS: Record<string, string> = {
   REFRACT_FREE_QUOTA: 'Requests per window per IP on the free endpoint (default 250).',
   REFRACT_FREE_QUOTA_WINDOW: 'Length of the free quota window (default 24h).',
   REFRACT_CONCURRENCY: 'Requests processed at once by the executor (default 16).',
+  REFRACT_BROWSER_CONCURRENCY: 'Browser pages open at once (default 4).',
+  REFRACT_BROWSER_QUEUE: 'Requests that may wait for a browser page; past it EBUSY (503) answers at once (default 32).',
+  REFRACT_BROWSER_RETIRE_AFTER: 'Pages a browser serves before it is replaced by a fresh one (default 100).',
+  REFRACT_PRERENDER_BUDGET: 'How long prerendering may take before the plain fetch answers instead (default 8s).',
+  REFRACT_ASSETS_DIR: 'Folder of generated screenshots, PDFs and videos (default ./.assets).',
   REFRACT_TEST_HOOKS: 'Set to 1 to accept the `html_url` test parameter (loopback only); never in production.',
   REFRACT_LOG_LEVEL: 'debug, info, warn, error or silent (default info).',
 };
@@ -81,7 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     proPort: int(env, 'PRO_PORT', 3001),
     host: env.HOST || '0.0.0.0',
-    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl: (env.PUBLIC_URL ?? '').replace(/\/+$/, ''),
     allowPrivateHosts: list(env.REFRACT_ALLOW_PRIVATE_HOSTS),
     proxyUrls: list(env.PROXY_URLS),
     redisUrl: env.REDIS_URL || undefined,
@@ -96,6 +107,11 @@ export function loadConfig(env: Env = process.env): Config {
     freeQuota: int(env, 'REFRACT_FREE_QUOTA', 250),
     freeQuotaWindowSecs: duration(env, 'REFRACT_FREE_QUOTA_WINDOW', 24 * 3600_000) / 1000,
     concurrency: int(env, 'REFRACT_CONCURRENCY', 16),
+    browserConcurrency: Math.max(1, int(env, 'REFRACT_BROWSER_CONCURRENCY', 4)),
+    browserQueue: int(env, 'REFRACT_BROWSER_QUEUE', 32),
+    browserRetireAfterPages: Math.max(1, int(env, 'REFRACT_BROWSER_RETIRE_AFTER', 100)),
+    prerenderBudgetMs: duration(env, 'REFRACT_PRERENDER_BUDGET', 8000),
+    assetsDir: env.REFRACT_ASSETS_DIR || '.assets',
     testHooks: env.REFRACT_TEST_HOOKS === '1',
     logLevel: ['debug', 'info', 'warn', 'error', 'silent'].includes(level) ? level : 'info',
   };

@@ -7,6 +7,9 @@ import { createRegistry, type Registry } from './registry.ts';
 import { createExecutor, type Executor } from './run.ts';
 import { runPlan, type Extraction } from './pipeline.ts';
 import { createLogger, type Logger } from './log.ts';
+import { createBrowsers, type Browsers } from './browser/browsers.ts';
+import { createAssetStore, type AssetStore } from './assets.ts';
+import { HostMemory } from './fetch/prerender.ts';
 
 /** What an engine is made of: its configuration and the plugins to register, in output order. */
 export interface EngineOptions { config: Config; plugins: readonly Plugin[]; logger?: Logger }
@@ -18,6 +21,10 @@ export interface Engine {
   readonly logger: Logger;
   /** The SSRF guard every outbound fetch goes through. */
   readonly guard: Guard;
+  /** Where generated files are kept and served from. */
+  readonly assets: AssetStore;
+  /** The browser side (pages, pool). */
+  readonly browsers: Browsers;
   /** Validates a parsed query into a plan (no I/O). */
   plan(query: RawObject, tier?: Tier): Plan;
   /** Runs a plan through Crawlee and the plugins. */
@@ -45,16 +52,23 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
   });
   const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks };
-  const deps = { registry, guard, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs, logger };
+  const browsers = createBrowsers({ concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages });
+  const assets = createAssetStore(config.assetsDir, config.publicUrl);
+  const deps = {
+    registry, guard, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs, prerenderBudgetMs: config.prerenderBudgetMs,
+    browsers, assets, hosts: new HostMemory(), logger,
+  };
   const engine: Engine = {
     registry,
     config,
     logger,
     guard,
+    assets,
+    browsers,
     plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
     run: (plan) => executor.run(plan.url, (lease) => runPlan(plan, deps, lease)),
     extract: (url, query) => engine.run(engine.plan(toQuery(url, query), 'pro')),
-    close: () => executor.close(),
+    close: async () => { await executor.close(); await browsers.close(); },
   };
   return engine;
 }

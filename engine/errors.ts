@@ -33,6 +33,7 @@ export const CODES = {
   ENOTFOUND: 404,
   EPLUGINDUP: 500,
   EPLUGIN: 500,
+  EBUSY: 503,
 } as const;
 
 export type Code = keyof typeof CODES;

@@ -1,4 +1,4 @@
-import { z, bool, duration, text, list, num, toBoolean } from './schema.ts';
+import { z, bool, device, duration, text, list, num, oneOf, options, toBoolean } from './schema.ts';
 
 /** Pro-only parameters and the code each is refused with on the free plan. */
 export const PRO_ONLY = {
@@ -28,7 +28,28 @@ export const coreSchema = z.object({
   filename: text().optional(),
   proxy: z.union([text(), z.record(z.string(), z.unknown())]).optional(),
   retry: num({ min: 0, max: 5, int: true }).optional(),
-  waitUntil: list().optional(),
+  waitUntil: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v), z.array(oneOf(['load', 'domcontentloaded', 'networkidle', 'networkidle0', 'networkidle2', 'commit', 'auto']))).optional(),
+  device: device().optional(),
+  viewport: options({
+    width: num({ min: 1, max: 8000, int: true }).optional(),
+    height: num({ min: 1, max: 8000, int: true }).optional(),
+    deviceScaleFactor: num({ min: 0.1, max: 5 }).optional(),
+    isMobile: bool().optional(),
+    hasTouch: bool().optional(),
+    isLandscape: bool().optional(),
+  }).optional(),
+  colorScheme: oneOf(['light', 'dark', 'no-preference']).optional(),
+  mediaType: oneOf(['screen', 'print']).optional(),
+  animations: bool().optional(),
+  javascript: bool().default(true),
+  adblock: bool().optional(),
+  click: list().optional(),
+  scroll: text().optional(),
+  scripts: list().optional(),
+  styles: list().optional(),
+  modules: list().optional(),
+  waitForSelector: text().optional(),
+  waitForTimeout: duration({ max: 20_000 }).optional(),
 });
 
 /** The general options of a request after validation. */

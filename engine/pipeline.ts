@@ -1,4 +1,5 @@
-import { load } from 'cheerio';
+import { load, type CheerioAPI } from 'cheerio';
+import type { Page, Response } from 'playwright-core';
 import { parseHtml } from './html.ts';
 import { RefractError } from './errors.ts';
 import type { Context } from './plugin.ts';
@@ -6,15 +7,20 @@ import type { Plan } from './plan.ts';
 import type { Registry } from './registry.ts';
 import { createGuard, type Guard } from './fetch/guard.ts';
 import type { Lease } from './run.ts';
-import { fetchTarget, type FetchResult } from './fetch/http.ts';
+import { fetchTarget, kindOf, type FetchResult } from './fetch/http.ts';
 import { createProber } from './fetch/probe.ts';
 import { detectChallenge } from './fetch/antibot.ts';
+import { needsBrowser, type HostMemory } from './fetch/prerender.ts';
+import type { AssetStore } from './assets.ts';
+import type { Browsers } from './browser/browsers.ts';
+import { contextOptions, guardRequests, navigate, type PageSetup } from './browser/page.ts';
 
 /** The outcome of a plan: the Data object and how it was obtained. */
 export interface Extraction {
   data: Record<string, unknown>;
   fetchMode: string;
   fetchTimeMs: number;
+  prerenderReason?: string;
   warnings: { plugin: string; code: string; message: string }[];
 }
 
@@ -24,15 +30,15 @@ export interface PipelineDeps {
   guard: Guard;
   maxBodyBytes: number;
   probeTimeoutMs: number;
+  prerenderBudgetMs: number;
+  browsers: Browsers;
+  assets: AssetStore;
+  hosts: HostMemory;
   logger: { warn(msg: string, extra?: unknown): void; error(msg: string, extra?: unknown): void };
 }
 
 // The test hook reads its HTML from a loopback copy; the plan admitted only loopback hosts for it.
 const LOOPBACK_GUARD = createGuard(['127.0.0.0/8', '::1']);
-
-function emptyDocument(): Context['$'] {
-  return load('');
-}
 
 async function fetchFor(plan: Plan, deps: PipelineDeps, lease: Lease, signal: AbortSignal): Promise<FetchResult> {
   const source = plan.options.htmlUrl ?? plan.url;
@@ -40,57 +46,159 @@ async function fetchFor(plan: Plan, deps: PipelineDeps, lease: Lease, signal: Ab
     guard: plan.options.htmlUrl ? LOOPBACK_GUARD : deps.guard, signal, maxBytes: deps.maxBodyBytes, headers: plan.options.headers,
     userAgent: plan.options.userAgent, proxyUrl: lease.proxyUrl, sessionToken: lease.session,
   });
-  // In test-hook mode the HTML comes from a loopback copy, but the document keeps its declared address.
   return plan.options.htmlUrl ? { ...response, url: plan.url, redirects: [] } : response;
 }
 
-/**
- * Runs a plan: fetches the target, parses it once, and runs each step in plan order. A step that throws a
- * RefractError fails the request (its code is the answer); any other failure is contained to that output.
- */
-export async function runPlan(plan: Plan, deps: PipelineDeps, lease: Lease): Promise<Extraction> {
-  const signal = AbortSignal.timeout(plan.options.timeout);
-  const started = performance.now();
-  const response = await fetchFor(plan, deps, lease, signal);
-  const fetchTimeMs = Math.round(performance.now() - started);
-  const provider = response.kind === 'html' || response.kind === 'text' ? detectChallenge(response) : undefined;
-  if (provider) {
-    // A challenge page must never come back as metadata; the session that met it is burnt.
-    lease.session?.retire();
-    throw new RefractError('EPROXYNEEDED', `The target is protected by ${provider} and answered with a bot challenge; the pro endpoint retries through a proxy`, { data: { provider, statusCode: response.statusCode } });
-  }
-  let parsed: Context['$'] | undefined;
-  const warnings: Extraction['warnings'] = [];
-  const ctx: Context = {
-    url: response.url,
-    response,
-    get $() {
-      parsed ??= response.kind === 'html' || response.kind === 'text' ? parseHtml(response.text, response.url) : emptyDocument();
-      return parsed;
-    },
-    options: plan.options,
-    probe: createProber({ guard: deps.guard, signal, timeoutMs: deps.probeTimeoutMs }),
-    signal,
-    warn: (message) => deps.logger.warn(message, { url: plan.url }),
+/** The page controls of a request, with what its steps add (a device given to `screenshot`, say). */
+export function pageSetupOf(plan: Plan, registry: Registry): PageSetup {
+  const o = plan.options;
+  let setup: PageSetup = {
+    device: o.device, viewport: o.viewport, colorScheme: o.colorScheme, mediaType: o.mediaType, animations: o.animations,
+    javascript: o.javascript, userAgent: o.userAgent, headers: o.headers, click: o.click, scroll: o.scroll, scripts: o.scripts,
+    styles: o.styles, modules: o.modules, waitUntil: o.waitUntil, waitForSelector: o.waitForSelector, waitForTimeout: o.waitForTimeout,
   };
+  for (const step of plan.steps) {
+    const extra = registry.get(step.name)?.page?.(step.opts);
+    if (extra) setup = { ...setup, ...extra, viewport: { ...setup.viewport, ...extra.viewport } };
+  }
+  return setup;
+}
+
+async function redirectsOf(response: Response | null): Promise<FetchResult['redirects']> {
+  const chain: FetchResult['redirects'] = [];
+  let req = response?.request().redirectedFrom() ?? null;
+  while (req) {
+    const res = await req.response();
+    chain.unshift({ statusCode: res?.status() ?? 0, url: req.url() });
+    req = req.redirectedFrom();
+  }
+  return chain;
+}
+
+async function browserResult(page: Page, response: Response | null): Promise<FetchResult> {
+  const html = await page.content();
+  const headers = response ? await response.allHeaders() : {};
+  const contentType = headers['content-type'] ?? 'text/html';
+  const body = Buffer.from(html);
+  return {
+    url: page.url(), statusCode: response?.status() ?? 200, headers, redirects: await redirectsOf(response), contentType,
+    kind: kindOf(contentType) === 'html' ? 'html' : kindOf(contentType), body, size: body.length, text: html, truncated: false,
+  };
+}
+
+function checkChallenge(response: FetchResult, lease: Lease): void {
+  const provider = response.kind === 'html' || response.kind === 'text' ? detectChallenge(response) : undefined;
+  if (!provider) return;
+  // A challenge page must never come back as metadata; the session that met it is burnt.
+  lease.session?.retire();
+  throw new RefractError('EPROXYNEEDED', `The target is protected by ${provider} and answered with a bot challenge; the pro endpoint retries through a proxy`, { data: { provider, statusCode: response.statusCode } });
+}
+
+async function runSteps(plan: Plan, deps: PipelineDeps, ctx: Context, warnings: Extraction['warnings']): Promise<Record<string, unknown>> {
   const data: Record<string, unknown> = {};
   for (const step of plan.steps) {
     const plugin = deps.registry.get(step.name)!;
-    if (signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout');
+    if (ctx.signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout');
     try {
       const result = await plugin.run(ctx, step.opts);
       if (plugin.merge && result && typeof result === 'object') Object.assign(data, result);
       else data[step.name] = result ?? null;
     } catch (err) {
       if (err instanceof RefractError) throw err;
+      if (ctx.signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout', { cause: err });
       deps.logger.error(`plugin ${step.name} failed`, err);
       warnings.push({ plugin: step.name, code: 'EPLUGIN', message: `The ${step.name} output failed: ${(err as Error).message}` });
       data[step.name] = null;
     }
   }
+  return data;
+}
+
+function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signal: AbortSignal, page?: Page): Context {
+  let parsed: CheerioAPI | undefined;
+  return {
+    url: response.url,
+    response,
+    get $() {
+      parsed ??= response.kind === 'html' || response.kind === 'text' ? parseHtml(response.text, response.url) : load('');
+      return parsed;
+    },
+    page,
+    store: (bytes, type) => deps.assets.put(bytes, type),
+    options: plan.options,
+    probe: createProber({ guard: deps.guard, signal, timeoutMs: deps.probeTimeoutMs }),
+    signal,
+    warn: (message) => deps.logger.warn(message, { url: plan.url }),
+  };
+}
+
+function finish(data: Record<string, unknown>, response: FetchResult): Record<string, unknown> {
   data.url ??= response.url;
   data.statusCode = response.statusCode;
   data.headers = response.headers;
   data.redirects = response.redirects;
-  return { data, fetchMode: 'fetch', fetchTimeMs, warnings };
+  return data;
+}
+
+/** Runs the whole plan in one browser page: navigate once, then every step on the live page. */
+async function inBrowser(plan: Plan, deps: PipelineDeps, lease: Lease, signal: AbortSignal, budgetMs: number, started: number) {
+  const setup = pageSetupOf(plan, deps.registry);
+  return deps.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, async (page) => {
+    await guardRequests(page, deps.guard);
+    const response = await navigate(page, plan.url, setup, budgetMs);
+    const result = await browserResult(page, response);
+    checkChallenge(result, lease);
+    const fetchTimeMs = Math.round(performance.now() - started);
+    const warnings: Extraction['warnings'] = [];
+    const data = await runSteps(plan, deps, contextFor(plan, deps, result, signal, page), warnings);
+    return { data: finish(data, result), fetchTimeMs, warnings };
+  });
+}
+
+/**
+ * Runs a plan. Browser outputs navigate once and run every step on the live page. Otherwise the target is
+ * fetched over HTTP, and with `prerender=auto` a page that builds its content in the browser is rendered
+ * (within the prerender budget, falling back to the fetched HTML when rendering fails).
+ */
+export async function runPlan(plan: Plan, deps: PipelineDeps, lease: Lease): Promise<Extraction> {
+  const signal = AbortSignal.timeout(plan.options.timeout);
+  const started = performance.now();
+  const host = new URL(plan.url).hostname;
+  if (plan.needs === 'browser') {
+    const out = await inBrowser(plan, deps, lease, signal, plan.options.timeout, started);
+    return { ...out, fetchMode: 'prerender', prerenderReason: 'an output needs the browser' };
+  }
+  const wantRender = plan.options.prerender === true || (plan.options.prerender === 'auto' && !plan.options.htmlUrl && deps.hosts.prefersBrowser(host));
+  let response: FetchResult | undefined;
+  let reason = plan.options.prerender === true ? 'prerender=true' : 'host learned to need a browser';
+  if (!wantRender) {
+    response = await fetchFor(plan, deps, lease, signal);
+    checkChallenge(response, lease);
+    if (plan.options.prerender === 'auto' && !plan.options.htmlUrl && response.kind === 'html') {
+      const verdict = needsBrowser(parseHtml(response.text, response.url));
+      deps.hosts.record(host, verdict.browser);
+      reason = verdict.reason;
+      if (!verdict.browser) return fromFetch(plan, deps, response, signal, started, reason);
+    } else {
+      return fromFetch(plan, deps, response, signal, started, plan.options.prerender === false ? 'prerender=false' : 'not an HTML page');
+    }
+  }
+  try {
+    const budget = Math.min(deps.prerenderBudgetMs, plan.options.timeout);
+    const out = await inBrowser(plan, deps, lease, AbortSignal.any([signal, AbortSignal.timeout(budget + 2000)]), budget, started);
+    return { ...out, fetchMode: 'prerender', prerenderReason: reason };
+  } catch (err) {
+    if (err instanceof RefractError && err.code !== 'EBRWSRTIMEOUT' && err.code !== 'ETIMEOUT') throw err;
+    // Rendering failed or passed its budget: the plain fetch answers, as the contract says.
+    deps.logger.warn('prerender failed, falling back to fetch', { url: plan.url, error: (err as Error).message });
+    response ??= await fetchFor(plan, deps, lease, signal);
+    return fromFetch(plan, deps, response, signal, started, `prerender failed (${(err as Error).message.split('\n')[0]}); fetched`);
+  }
+}
+
+async function fromFetch(plan: Plan, deps: PipelineDeps, response: FetchResult, signal: AbortSignal, started: number, reason: string): Promise<Extraction> {
+  const fetchTimeMs = Math.round(performance.now() - started);
+  const warnings: Extraction['warnings'] = [];
+  const data = await runSteps(plan, deps, contextFor(plan, deps, response, signal), warnings);
+  return { data: finish(data, response), fetchMode: 'fetch', fetchTimeMs, prerenderReason: reason, warnings };
 }

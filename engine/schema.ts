@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { camelCase } from './params.ts';
 import { parseDuration } from './duration.ts';
+import { deviceProblem } from './browser/devices.ts';
 
 export { z };
 
@@ -75,4 +76,12 @@ export function describeIssue(prefix: string, error: z.ZodError): { param: strin
   const issue = error.issues[0]!;
   const param = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
   return { param, message: `Invalid \`${param}\`: ${issue.message}` };
+}
+
+/** A device preset name, checked against the registry before any I/O (the message suggests the nearest names). */
+export function device() {
+  return z.string({ error: 'expected a device name' }).superRefine((value, ctx) => {
+    const problem = deviceProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 }

@@ -1,5 +1,7 @@
 import type { Plugin } from '../engine/index.ts';
 import meta from './meta/index.ts';
+import screenshot from './screenshot/index.ts';
+import pdf from './pdf/index.ts';
 
 /** The built-in plugins; their order is the order of outputs in `data`. */
-export const defaultPlugins: readonly Plugin[] = [meta];
+export const defaultPlugins: readonly Plugin[] = [meta, screenshot, pdf];

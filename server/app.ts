@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { createEngine, loadPlugins, type Config, type Plugin, type Engine } from '../engine/index.ts';
 import { createCache } from '../engine/cache.ts';
 import { defaultPlugins } from '../plugins/index.ts';
-import { createHandler, type HandlerResponse } from './handler.ts';
+import { createHandler, type HandlerRequest, type HandlerResponse } from './handler.ts';
 import { createQuota } from './quota.ts';
 
 const brotli = promisify(zlib.brotliCompress);
@@ -43,21 +43,22 @@ function listen(server: http.Server, port: number, host: string): Promise<string
 }
 
 /** Starts the engine and both endpoints; extra plugins come after the built-in ones and those named in config. */
-export async function startApp(config: Config, extraPlugins: readonly Plugin[] = []): Promise<App> {
-  const plugins = [...defaultPlugins, ...(await loadPlugins(config.plugins)), ...extraPlugins];
-  const engine = await createEngine({ config, plugins });
-  const cache = createCache({ maxBytes: config.cacheMaxBytes });
-  const quota = createQuota(config.freeQuota, config.freeQuotaWindowSecs);
-  const docsUrl = `${config.publicUrl}/docs/errors`;
-  const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
-  const servers = (['free', 'pro'] as const).map((tier) => {
-    const handle = createHandler({ engine, cache, quota, tier, apiKeys: config.apiKeys, docsUrl });
+export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin[] = []): Promise<App> {
+  const plugins = [...defaultPlugins, ...(await loadPlugins(baseConfig.plugins)), ...extraPlugins];
+  let handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[] = [];
+  let engine: Engine | undefined;
+  const servers = [0, 1].map((i) => {
     const server = http.createServer(async (req, res) => {
       let out: HandlerResponse;
       if (req.method === 'GET' && req.url === '/docs/errors') {
         out = { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
+      } else if ((req.method === 'GET' || req.method === 'HEAD') && req.url?.startsWith('/assets/') && engine) {
+        const asset = await engine.assets.get(req.url.slice('/assets/'.length));
+        out = asset
+          ? { status: 200, headers: { 'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*' }, body: asset.bytes }
+          : { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ status: 'fail', code: 'ENOTFOUND', message: 'No such asset' }) };
       } else {
-        out = await handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress ?? '' });
+        out = await handlers[i]!({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress ?? '' });
       }
       out = await compress(out, String(req.headers['accept-encoding'] ?? ''));
       const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
@@ -69,14 +70,23 @@ export async function startApp(config: Config, extraPlugins: readonly Plugin[] =
     server.headersTimeout = 66_000;
     return server;
   });
-  const [freeUrl, proUrl] = [await listen(servers[0]!, config.port, config.host), await listen(servers[1]!, config.proPort, config.host)];
+  const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
+  const freeUrl = await listen(servers[0]!, baseConfig.port, baseConfig.host);
+  const proUrl = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
+  const config = { ...baseConfig, publicUrl: baseConfig.publicUrl || freeUrl };
+  engine = await createEngine({ config, plugins });
+  const cache = createCache({ maxBytes: config.cacheMaxBytes });
+  const quota = createQuota(config.freeQuota, config.freeQuotaWindowSecs);
+  const docsUrl = `${config.publicUrl}/docs/errors`;
+  handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: engine!, cache, quota, tier, apiKeys: config.apiKeys, docsUrl }));
+  const ready = engine;
   return {
-    engine,
+    engine: ready,
     freeUrl,
     proUrl,
     async close() {
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); })));
-      await engine.close();
+      await ready.close();
       await cache.close();
     },
   };

@@ -4,6 +4,13 @@ import { RefractError } from '../engine/index.ts';
 
 /** Fetches the bytes of a URL from the payload (for `embed`), through the same guard as every other fetch. */
 export async function fetchAsset(url: string, engine: Engine): Promise<{ contentType: string; body: Buffer }> {
+  // Generated assets are read from the store, not fetched back over HTTP.
+  const name = engine.assets.nameOf(url);
+  if (name) {
+    const asset = await engine.assets.get(name);
+    if (!asset) throw new RefractError('EFATAL', `The asset ${name} is missing from the store`);
+    return { contentType: asset.contentType, body: asset.bytes };
+  }
   const res = await fetchTarget(url, { guard: engine.guard, signal: AbortSignal.timeout(engine.config.timeoutMs), maxBytes: engine.config.maxBodyBytes, full: true });
   if (res.statusCode >= 400) throw new RefractError('EFATALCLIENT', `The embedded asset ${url} answered ${res.statusCode}`);
   return { contentType: res.contentType || 'application/octet-stream', body: res.body };

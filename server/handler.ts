@@ -37,6 +37,7 @@ function cacheHeaders(entry: CacheEntry, status: string): Record<string, string>
     'cache-control': `public, max-age=${Math.floor(left / 1000)}`,
     'x-fetch-mode': entry.fetchMode,
     'x-fetch-time': `${entry.fetchTimeMs}ms`,
+    ...(entry.prerenderReason ? { 'x-prerender-reason': entry.prerenderReason.replace(/[^\x20-\x7e]/g, '?') } : {}),
   };
 }
 

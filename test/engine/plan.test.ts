@@ -4,25 +4,19 @@ import { buildPlan } from '../../engine/plan.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { definePlugin } from '../../engine/plugin.ts';
 import { parseQuery } from '../../engine/params.ts';
-import { options, oneOf, bool, z } from '../../engine/schema.ts';
+import { options, z } from '../../engine/schema.ts';
 import { RefractError } from '../../engine/errors.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 
-const shot = definePlugin({
-  name: 'screenshot', description: 'test double of a browser output', needs: 'browser',
-  params: options({ type: oneOf(['png', 'jpeg']).default('png'), fullPage: bool().default(false) }),
-  shorthand: (device) => ({ device }),
-  run: () => null,
-});
 const fn = definePlugin({ name: 'function', description: 'user code', needs: 'browser', params: options({ code: z.string().optional() }), shorthand: (code) => ({ code }), run: () => null });
-const registry = createRegistry([...defaultPlugins, shot, fn]);
+const registry = createRegistry([...defaultPlugins, fn]);
 const limits = { defaultTimeoutMs: 28000, maxTimeoutMs: 60000, testHooks: false };
 const plan = (qs: string, tier: 'free' | 'pro' = 'free') => buildPlan(parseQuery(qs), registry, tier, limits);
 
 test('meta is on by default, steps follow registry order, needs is the highest', () => {
   const p = plan(`screenshot.full_page&url=${encodeURIComponent('https://a.com/x?utm_source=y&b=1#top')}`);
   assert.equal(p.steps.map((s) => s.name), ['meta', 'screenshot']);
-  assert.equal(p.steps[1]!.opts, { type: 'png', fullPage: true });
+  assert.equal(p.steps[1]!.opts, { type: 'png', fullPage: true, omitBackground: true });
   assert.is(p.needs, 'browser');
   assert.is(p.url, 'https://a.com/x?b=1');
   assert.is(p.options.timeout, 28000);
@@ -33,11 +27,14 @@ test('meta=false skips metadata; function alone drops it unless meta=true', () =
   assert.equal(plan('url=https://a.com&function=x').steps.map((s) => s.name), ['function']);
   assert.equal(plan('url=https://a.com&function=x&meta').steps.map((s) => s.name), ['meta', 'function']);
   assert.equal(plan('url=https://a.com&function=x&screenshot').steps.map((s) => s.name), ['meta', 'screenshot', 'function']);
+  assert.equal(plan('url=https://a.com&pdf&screenshot').steps.map((s) => s.name), ['meta', 'screenshot', 'pdf']);
 });
 
 test('a disabled plugin stays off even with dotted options; a plain word needs a shorthand', () => {
   assert.equal(plan('url=https://a.com&screenshot=false&screenshot.type=jpeg').steps.map((s) => s.name), ['meta']);
-  assert.equal(plan('url=https://a.com&screenshot=jpeg').steps[1]!.name, 'screenshot');
+  assert.equal(plan('url=https://a.com&screenshot=iphone 12').steps[1]!.opts.device, 'iphone 12');
+  assert.throws(() => plan('url=https://a.com&screenshot=iphone 99'), (e: RefractError) => e.code === 'EINVALQUERY' && /did you mean/.test(e.message) && /iphone/.test(e.message));
+  assert.throws(() => plan('url=https://a.com&device=pixle 5'), (e: RefractError) => e.code === 'EINVALQUERY' && /"pixel 5"/.test(e.message));
 });
 
 test('bad values are refused before any I/O with the parameter named', () => {

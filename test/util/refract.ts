@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { loadConfig, type Plugin } from '../../engine/index.ts';
 import { startApp, type App } from '../../server/app.ts';
 
@@ -5,7 +8,7 @@ import { startApp, type App } from '../../server/app.ts';
 export async function startRefract(env: Record<string, string> = {}, plugins: Plugin[] = []): Promise<App> {
   const config = loadConfig({
     PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: process.env.REFRACT_LOG_LEVEL ?? 'silent',
-    REFRACT_FREE_QUOTA: '100000', REFRACT_API_KEYS: 'test-key', ...env,
+    REFRACT_FREE_QUOTA: '100000', REFRACT_API_KEYS: 'test-key', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')), ...env,
   });
   return startApp(config, plugins);
 }

@@ -1,0 +1,77 @@
+import type { BrowserContextOptions, Page } from 'playwright-core';
+import { RefractError } from '../errors.ts';
+import { createBrowserPool } from './pool.ts';
+
+/** Pages of the browser pool, handed out under a concurrency bound with a bounded queue and crash retries. */
+export interface Browsers {
+  /** Runs `fn` on a fresh page in its own incognito context; the page is closed afterwards whatever happens. */
+  withPage<T>(options: BrowserContextOptions, proxyUrl: string | undefined, signal: AbortSignal, fn: (page: Page) => Promise<T>, retries?: number): Promise<T>;
+  /** How many browser processes are open (for tests of recycling and crash recovery). */
+  browserCount(): number;
+  close(): Promise<void>;
+}
+
+/** Settings of the browser side. */
+export interface BrowsersOptions { concurrency: number; queueLimit: number; retireAfterPages: number }
+
+const CRASH = /target (page, context or browser )?(has been )?closed|browser has (been )?(closed|disconnected)|browser closed|crash|protocol error|websocket error|econnreset|not connected/i;
+
+/** True for failures caused by the browser going away rather than by the page. */
+export function isCrash(err: unknown): boolean {
+  return err instanceof Error && !(err instanceof RefractError) && CRASH.test(err.message);
+}
+
+/** Creates the browser side; Chromium starts on first use. */
+export function createBrowsers(opts: BrowsersOptions): Browsers {
+  let pool: ReturnType<typeof createBrowserPool> | undefined;
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  const acquire = async (signal: AbortSignal) => {
+    if (active < opts.concurrency) { active++; return; }
+    if (waiting.length >= opts.queueLimit) {
+      throw new RefractError('EBUSY', `All ${opts.concurrency} browser slots are busy and ${waiting.length} requests are waiting; retry shortly`);
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => { waiting.splice(waiting.indexOf(go), 1); reject(new RefractError('ETIMEOUT', 'The request timed out waiting for a browser')); };
+      const go = () => { signal.removeEventListener('abort', onAbort); active++; resolve(); };
+      waiting.push(go);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  };
+  const release = () => {
+    active--;
+    waiting.shift()?.();
+  };
+  const attempt = async <T>(options: BrowserContextOptions, proxyUrl: string | undefined, fn: (page: Page) => Promise<T>): Promise<T> => {
+    pool ??= createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages });
+    const page = (await pool.newPage({ pageOptions: options, proxyUrl })) as Page;
+    try {
+      return await fn(page);
+    } finally {
+      await page.close().catch(() => undefined);
+    }
+  };
+  return {
+    async withPage(options, proxyUrl, signal, fn, retries = 1) {
+      await acquire(signal);
+      try {
+        for (let n = 0; ; n++) {
+          try {
+            return await attempt(options, proxyUrl, fn);
+          } catch (err) {
+            if (!isCrash(err) || n >= retries || signal.aborted) throw err;
+            // The browser went away under us: the pool replaces it; back off, then try again.
+            await new Promise((r) => setTimeout(r, 100 * 2 ** n));
+          }
+        }
+      } finally {
+        release();
+      }
+    },
+    browserCount: () => (pool ? pool.activeBrowserControllers.size : 0),
+    async close() {
+      await pool?.destroy();
+      pool = undefined;
+    },
+  };
+}

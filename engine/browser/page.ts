@@ -1,0 +1,114 @@
+import type { BrowserContextOptions, Page, Response } from 'playwright-core';
+import type { Guard } from '../fetch/guard.ts';
+import { RefractError } from '../errors.ts';
+import { findDevice } from './devices.ts';
+
+/** How the page is set up and driven: the general page controls of a request, plus what its steps add. */
+export interface PageSetup {
+  device?: string;
+  viewport?: { width?: number; height?: number; deviceScaleFactor?: number; isMobile?: boolean; hasTouch?: boolean; isLandscape?: boolean };
+  colorScheme?: 'light' | 'dark' | 'no-preference';
+  mediaType?: 'screen' | 'print';
+  animations?: boolean;
+  javascript?: boolean;
+  userAgent?: string;
+  headers?: Record<string, string>;
+  click?: string[];
+  scroll?: string;
+  scripts?: string[];
+  styles?: string[];
+  modules?: string[];
+  waitUntil?: string[];
+  waitForSelector?: string;
+  waitForTimeout?: number;
+  /** Set when a step needs video of the page (screenshot.animated). */
+  recordVideo?: { dir: string; size: { width: number; height: number } };
+}
+
+/** Browser context options from the page setup: device preset first, explicit viewport values over it. */
+export function contextOptions(setup: PageSetup): BrowserContextOptions {
+  const preset = setup.device ? findDevice(setup.device) : undefined;
+  const v = setup.viewport ?? {};
+  const width = v.width ?? preset?.viewport.width ?? 1280;
+  const height = v.height ?? preset?.viewport.height ?? 800;
+  const landscape = v.isLandscape ?? preset?.isLandscape ?? false;
+  const [w, h] = landscape && height > width ? [height, width] : [width, height];
+  return {
+    viewport: { width: w, height: h },
+    deviceScaleFactor: v.deviceScaleFactor ?? preset?.deviceScaleFactor ?? 1,
+    isMobile: v.isMobile ?? preset?.isMobile ?? false,
+    hasTouch: v.hasTouch ?? preset?.hasTouch ?? false,
+    userAgent: setup.userAgent ?? preset?.userAgent,
+    javaScriptEnabled: setup.javascript ?? true,
+    colorScheme: setup.colorScheme ?? 'light',
+    reducedMotion: setup.animations === false ? 'reduce' : 'no-preference',
+    extraHTTPHeaders: setup.headers,
+    recordVideo: setup.recordVideo,
+    ignoreHTTPSErrors: false,
+  };
+}
+
+const FREEZE = '*,*::before,*::after{animation-duration:0s!important;animation-delay:0s!important;animation-iteration-count:1!important;transition:none!important;caret-color:transparent!important}';
+
+/** Sends every browser request (page, frames, subresources, redirects) through the SSRF guard first. */
+export async function guardRequests(page: Page, guard: Guard): Promise<void> {
+  const verdicts = new Map<string, Promise<boolean>>();
+  await page.route('**/*', async (route) => {
+    const url = new URL(route.request().url());
+    if (url.protocol === 'data:' || url.protocol === 'blob:' || url.protocol === 'about:') return route.continue();
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.abort('blockedbyclient');
+    let verdict = verdicts.get(url.hostname);
+    if (!verdict) {
+      verdict = (async () => { guard.checkUrl(url); await guard.resolve(url.hostname); return true; })().catch(() => false);
+      verdicts.set(url.hostname, verdict);
+    }
+    return (await verdict) ? route.continue() : route.abort('blockedbyclient');
+  });
+}
+
+function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded' | 'networkidle' | 'commit' {
+  const first = waitUntil?.[0] ?? 'load';
+  if (first.startsWith('networkidle')) return 'networkidle';
+  if (first === 'domcontentloaded' || first === 'commit') return first;
+  return 'load';
+}
+
+/**
+ * Navigates and drives the page as the setup says: goto with the chosen lifecycle event, then styles, scripts
+ * and modules, frozen animations, clicks, scroll and waits. EBRWSRTIMEOUT when navigation passes its budget.
+ */
+export async function navigate(page: Page, url: string, setup: PageSetup, budgetMs: number): Promise<Response | null> {
+  if (setup.mediaType) await page.emulateMedia({ media: setup.mediaType });
+  let response: Response | null;
+  try {
+    response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
+  } catch (err) {
+    if ((err as Error).name === 'TimeoutError') throw new RefractError('EBRWSRTIMEOUT', `The browser did not finish loading the page within ${budgetMs} ms`, { cause: err });
+    throw err;
+  }
+  for (const extra of setup.waitUntil?.slice(1) ?? []) {
+    const state = lifecycle([extra]);
+    await page.waitForLoadState(state === 'commit' ? 'domcontentloaded' : state, { timeout: budgetMs }).catch(() => undefined);
+  }
+  if (setup.animations === false) await page.addStyleTag({ content: FREEZE });
+  for (const style of setup.styles ?? []) await page.addStyleTag(/^https?:\/\//.test(style) ? { url: style } : { content: style });
+  for (const script of setup.scripts ?? []) await page.addScriptTag(/^https?:\/\//.test(script) ? { url: script } : { content: script });
+  for (const mod of setup.modules ?? []) await page.addScriptTag(/^https?:\/\//.test(mod) ? { url: mod, type: 'module' } : { content: mod, type: 'module' });
+  for (const selector of setup.click ?? []) {
+    await page.click(selector, { timeout: Math.min(5000, budgetMs) }).catch((err: Error) => {
+      throw new RefractError('EINVALQUERY', `Invalid \`click\`: no clickable element matches "${selector}"`, { cause: err, data: { param: 'click' } });
+    });
+  }
+  if (setup.scroll) {
+    await page.locator(setup.scroll).first().scrollIntoViewIfNeeded({ timeout: Math.min(5000, budgetMs) }).catch((err: Error) => {
+      throw new RefractError('EINVALQUERY', `Invalid \`scroll\`: no element matches "${setup.scroll}"`, { cause: err, data: { param: 'scroll' } });
+    });
+  }
+  if (setup.waitForSelector) {
+    await page.waitForSelector(setup.waitForSelector, { timeout: budgetMs }).catch((err: Error) => {
+      throw new RefractError('EBRWSRTIMEOUT', `No element matched \`waitForSelector\` "${setup.waitForSelector}" in time`, { cause: err });
+    });
+  }
+  if (setup.waitForTimeout) await page.waitForTimeout(setup.waitForTimeout);
+  return response;
+}

@@ -1,0 +1,30 @@
+import { BrowserPool, PlaywrightPlugin } from '@crawlee/browser-pool';
+import { chromium } from 'playwright-core';
+
+/** Debian's Chromium unless CHROME_PATH says otherwise. */
+export const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
+
+/** Flags for a closed network and a root user (no sandbox possible), without background traffic. */
+export const CHROME_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-default-apps',
+  '--disable-extensions', '--mute-audio', '--no-default-browser-check', '--metrics-recording-only',
+  '--password-store=basic', '--hide-scrollbars', '--font-render-hinting=none',
+];
+
+/** Settings of the browser pool. */
+export interface PoolOptions { maxPagesPerBrowser: number; retireAfterPages: number }
+
+/** Creates Crawlee's browser pool over playwright-core and Chromium: one incognito context per page. */
+export function createBrowserPool(opts: PoolOptions) {
+  return new BrowserPool({
+    browserPlugins: [new PlaywrightPlugin(chromium, {
+      launchOptions: { executablePath: CHROMIUM, args: CHROME_ARGS, headless: true },
+      useIncognitoPages: true,
+    })],
+    maxOpenPagesPerBrowser: opts.maxPagesPerBrowser,
+    retireBrowserAfterPageCount: opts.retireAfterPages,
+    closeInactiveBrowserAfterSecs: 300,
+    useFingerprints: false,
+  });
+}

@@ -1,0 +1,79 @@
+import sharp from 'sharp';
+import type { Page } from 'playwright-core';
+import { definePlugin, options, bool, num, oneOf, text, duration, list, device, RefractError } from '../../engine/index.ts';
+
+const params = options({
+  type: oneOf(['png', 'jpeg']).default('png'),
+  quality: num({ min: 0, max: 100, int: true }).optional(),
+  fullPage: bool().default(false),
+  element: text().optional(),
+  omitBackground: bool().default(true),
+  device: device().optional(),
+  width: num({ min: 1, max: 8000, int: true }).optional(),
+  height: num({ min: 1, max: 8000, int: true }).optional(),
+  deviceScaleFactor: num({ min: 0.1, max: 5 }).optional(),
+  isMobile: bool().optional(),
+  hasTouch: bool().optional(),
+  isLandscape: bool().optional(),
+  waitFor: duration({ max: 20_000 }).optional(),
+  waitUntil: list().optional(),
+});
+
+/** Scrolls through the page so lazy content loads before a full-page capture, then returns to the top. */
+async function loadLazyContent(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const step = Math.max(200, window.innerHeight);
+    for (let y = 0; y < document.documentElement.scrollHeight && y < 30_000; y += step) {
+      window.scrollTo(0, y);
+      await new Promise((r) => requestAnimationFrame(() => r(null)));
+    }
+    window.scrollTo(0, 0);
+  });
+  await page.waitForLoadState('networkidle', { timeout: 2000 }).catch(() => undefined);
+}
+
+/** True when every pixel has the same colour, as a capture taken before the page painted has. */
+async function isBlank(image: Buffer): Promise<boolean> {
+  const { channels } = await sharp(image).stats();
+  return channels.every((c) => c.stdev === 0);
+}
+
+/** Captures the rendered page (viewport, full page or one element) as PNG or JPEG and stores it. */
+export default definePlugin({
+  name: 'screenshot',
+  description: 'A PNG or JPEG capture of the rendered page, the whole page, or one element.',
+  needs: 'browser',
+  params,
+  shorthand: (device) => ({ device }),
+  page: (o) => ({
+    ...(o.device ? { device: o.device } : {}),
+    viewport: Object.fromEntries(Object.entries({ width: o.width, height: o.height, deviceScaleFactor: o.deviceScaleFactor, isMobile: o.isMobile, hasTouch: o.hasTouch, isLandscape: o.isLandscape }).filter(([, v]) => v !== undefined)),
+    ...(o.waitUntil ? { waitUntil: o.waitUntil } : {}),
+    ...(o.waitFor ? { waitForTimeout: o.waitFor } : {}),
+  }),
+  async run({ page, store }, o) {
+    if (!page) throw new Error('screenshot needs a browser page');
+    if (o.quality !== undefined && o.type !== 'jpeg') throw new RefractError('EINVALQUERY', 'Invalid `screenshot.quality`: quality applies to jpeg only; add screenshot.type=jpeg', { data: { param: 'screenshot.quality' } });
+    const shot = { type: o.type, quality: o.type === 'jpeg' ? o.quality ?? 80 : undefined, omitBackground: o.type === 'png' && o.omitBackground, animations: 'disabled' as const };
+    let capture: () => Promise<Buffer>;
+    if (o.element) {
+      const target = page.locator(o.element).first();
+      await target.waitFor({ state: 'visible', timeout: 5000 }).catch((err: Error) => {
+        throw new RefractError('EINVALQUERY', `Invalid \`screenshot.element\`: no visible element matches "${o.element}"`, { cause: err, data: { param: 'screenshot.element' } });
+      });
+      capture = () => target.screenshot(shot);
+    } else {
+      if (o.fullPage) await loadLazyContent(page);
+      capture = () => page.screenshot({ ...shot, fullPage: o.fullPage });
+    }
+    let image = await capture();
+    if (await isBlank(image)) {
+      // Captured before the page painted: let it settle once and capture again.
+      await page.waitForLoadState('networkidle', { timeout: 2000 }).catch(() => undefined);
+      image = await capture();
+    }
+    const { width, height } = await sharp(image).metadata();
+    const media = await store(image, o.type === 'jpeg' ? 'image/jpeg' : 'image/png');
+    return { ...media, width, height };
+  },
+});
