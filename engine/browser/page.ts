@@ -66,8 +66,33 @@ export async function guardRequests(page: Page, guard: Guard): Promise<void> {
   });
 }
 
+const AUTO_SETTLE_MS = 2000;
+
+/**
+ * Counts the page's requests in flight; the returned function waits (up to a cap) until none are left, plus a
+ * moment for the script that consumes the last answer. A static page with nothing in flight waits not at all.
+ */
+function trackRequests(page: Page): (capMs: number) => Promise<void> {
+  let inflight = 0;
+  let changed: (() => void) | undefined;
+  const bump = (delta: number) => { inflight = Math.max(0, inflight + delta); changed?.(); };
+  page.on('request', () => bump(1));
+  page.on('requestfinished', () => bump(-1));
+  page.on('requestfailed', () => bump(-1));
+  return async (capMs) => {
+    const deadline = Date.now() + capMs;
+    let waited = false;
+    while (inflight > 0 && Date.now() < deadline) {
+      waited = true;
+      await new Promise<void>((resolve) => { changed = resolve; setTimeout(resolve, Math.max(0, Math.min(100, deadline - Date.now()))); });
+      changed = undefined;
+    }
+    if (waited) await page.waitForTimeout(50);
+  };
+}
+
 function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded' | 'networkidle' | 'commit' {
-  const first = waitUntil?.[0] ?? 'load';
+  const first = waitUntil?.find((w) => w !== 'auto') ?? 'load';
   if (first.startsWith('networkidle')) return 'networkidle';
   if (first === 'domcontentloaded' || first === 'commit') return first;
   return 'load';
@@ -79,6 +104,7 @@ function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded'
  */
 export async function navigate(page: Page, url: string, setup: PageSetup, budgetMs: number): Promise<Response | null> {
   if (setup.mediaType) await page.emulateMedia({ media: setup.mediaType });
+  const settle = setup.waitUntil === undefined || setup.waitUntil.includes('auto') ? trackRequests(page) : undefined;
   let response: Response | null;
   try {
     response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
@@ -86,7 +112,8 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
     if ((err as Error).name === 'TimeoutError') throw new RefractError('EBRWSRTIMEOUT', `The browser did not finish loading the page within ${budgetMs} ms`, { cause: err });
     throw err;
   }
-  for (const extra of setup.waitUntil?.slice(1) ?? []) {
+  if (settle) await settle(Math.min(AUTO_SETTLE_MS, budgetMs));
+  for (const extra of setup.waitUntil?.filter((w) => w !== 'auto').slice(1) ?? []) {
     const state = lifecycle([extra]);
     await page.waitForLoadState(state === 'commit' ? 'domcontentloaded' : state, { timeout: budgetMs }).catch(() => undefined);
   }

@@ -33,20 +33,27 @@ export function needsBrowser($: CheerioAPI): RenderVerdict {
 
 /** Remembers per host what rendering its pages needed, so later requests skip the guess. */
 export class HostMemory {
-  readonly #hosts = new Map<string, { browser: number; fetch: number }>();
+  readonly #hosts = new Map<string, { browser: number; fetch: number; skipped: number }>();
   readonly #max: number;
   constructor(max = 10_000) { this.#max = max; }
   /** Records what a page of this host needed. */
   record(host: string, browser: boolean): void {
-    const entry = this.#hosts.get(host) ?? { browser: 0, fetch: 0 };
-    if (browser) entry.browser++; else entry.fetch++;
+    const entry = this.#hosts.get(host) ?? { browser: 0, fetch: 0, skipped: 0 };
+    if (browser) entry.browser++; else entry.fetch = entry.fetch + 1;
+    // A static page on a host that was learned as browser-only unlearns it at once.
+    if (!browser) entry.browser = 0;
     this.#hosts.delete(host);
     this.#hosts.set(host, entry);
     if (this.#hosts.size > this.#max) this.#hosts.delete(this.#hosts.keys().next().value!);
   }
-  /** True once a host's pages needed a browser at least twice and never rendered statically. */
+  /**
+   * True once a host's last pages (three or more) all needed a browser; every tenth such request still takes the
+   * fetch-and-check path, so a host whose pages became static is relearned.
+   */
   prefersBrowser(host: string): boolean {
     const entry = this.#hosts.get(host);
-    return !!entry && entry.browser >= 2 && entry.fetch === 0;
+    if (!entry || entry.browser < 3) return false;
+    entry.skipped++;
+    return entry.skipped % 10 !== 0;
   }
 }

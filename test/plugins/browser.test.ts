@@ -1,0 +1,196 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+let fx: Fixture;
+let other: Fixture;
+let app: App;
+const held: import('node:http').ServerResponse[] = [];
+
+const site = (name: string) => q(`${fx.url}/sites/browser/${name}`);
+
+async function asset(url: string): Promise<Buffer> {
+  const res = await fetch(url);
+  assert.is(res.status, 200, `asset ${url}`);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+async function shot(query: string) {
+  const { status, body } = await call(app.freeUrl, `${query}&meta=false&force`);
+  assert.is(status, 200, JSON.stringify(body).slice(0, 300));
+  const bytes = await asset(body.data.screenshot.url);
+  return { media: body.data.screenshot, bytes, meta: await sharp(bytes).metadata() };
+}
+
+async function pixel(bytes: Buffer, x: number, y: number): Promise<number[]> {
+  const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+  const i = (y * info.width + x) * info.channels;
+  return [...data.subarray(i, i + 3)];
+}
+
+function pdfInfo(bytes: Buffer): Record<string, string> {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'refract-pdf-')), 'x.pdf');
+  writeFileSync(file, bytes);
+  const out = execFileSync('pdfinfo', [file], { encoding: 'utf8' });
+  return Object.fromEntries(out.split('\n').filter(Boolean).map((l) => [l.split(':')[0]!.trim(), l.slice(l.indexOf(':') + 1).trim()]));
+}
+
+test.before(async () => {
+  other = await serveFixtures();
+  await other.close();
+  // A second host on another loopback address that the allowlist does not cover.
+  const http = await import('node:http');
+  const hits: string[] = [];
+  const srv = http.createServer((req, res) => { hits.push(req.url ?? ''); res.end('x'); });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.3', r));
+  const port = (srv.address() as import('node:net').AddressInfo).port;
+  other = { url: `http://127.0.0.3:${port}`, port, hits, close: () => new Promise((r) => { srv.close(() => r()); srv.closeAllConnections(); }) };
+  fx = await serveFixtures({
+    '/beacon.html': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(`<title>Beacon</title><img src="${other.url}/beacon.png"><script src="${other.url}/beacon.js"></script>`); },
+    '/hang.png': (_, res) => { held.push(res); },
+  });
+  app = await startRefract();
+});
+
+test.after(async () => {
+  for (const res of held) res.destroy();
+  await app.close();
+  await fx.close();
+  await other.close();
+});
+
+test('a default screenshot is a 1280x800 PNG stored as an asset', async () => {
+  const { media, bytes, meta } = await shot(`url=${site('tall.html')}&screenshot`);
+  assert.equal([meta.width, meta.height, meta.format], [1280, 800, 'png']);
+  assert.equal([media.width, media.height, media.type, media.size], [1280, 800, 'png', bytes.length]);
+  assert.match(media.url, /\/assets\/[a-f0-9]{64}\.png$/);
+});
+
+test('device presets and viewport options set the decoded image size', async () => {
+  const phone = await shot(`url=${site('tall.html')}&screenshot=iPhone 12`);
+  assert.is(phone.meta.width, 390 * 3);
+  assert.ok(Math.abs(phone.meta.height! - 664 * 3) <= 1, `phone height ${phone.meta.height}`);
+  const landscape = await shot(`url=${site('tall.html')}&screenshot&device=${q('pixel 5 landscape')}`);
+  assert.ok(landscape.meta.width! > landscape.meta.height!, 'landscape is wider than tall');
+  const desktop = await shot(`url=${site('tall.html')}&screenshot&device=${q('macbook pro 15')}`);
+  assert.equal([desktop.meta.width, desktop.meta.height], [1440, 900]);
+  const custom = await shot(`url=${site('tall.html')}&screenshot&viewport.width=800&viewport.height=600&viewport.device_scale_factor=2`);
+  assert.equal([custom.meta.width, custom.meta.height], [1600, 1200]);
+  const legacy = await shot(`url=${site('tall.html')}&screenshot.width=640&screenshot.height=480`);
+  assert.equal([legacy.meta.width, legacy.meta.height], [640, 480]);
+  const bad = await call(app.freeUrl, `url=${site('tall.html')}&screenshot&device=${q('iphone 99')}`);
+  assert.is(bad.status, 400);
+  assert.match(bad.body.message, /did you mean "iphone/);
+});
+
+test('element, full page, JPEG and PNG, quality and transparency', async () => {
+  const card = await shot(`url=${site('tall.html')}&screenshot.element=${q('#card')}`);
+  assert.equal([card.meta.width, card.meta.height], [300, 200]);
+  assert.equal(await pixel(card.bytes, 150, 100), [200, 30, 30]);
+  const full = await shot(`url=${site('tall.html')}&screenshot.full_page`);
+  assert.ok(full.meta.height! >= 2840 + 315, `full page height ${full.meta.height}`);
+  const jpeg = await shot(`url=${site('tall.html')}&screenshot.type=jpeg&screenshot.quality=90`);
+  const small = await shot(`url=${site('tall.html')}&screenshot.type=jpeg&screenshot.quality=10`);
+  assert.equal([...jpeg.bytes.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+  assert.is(jpeg.media.type, 'jpg');
+  assert.ok(small.bytes.length < jpeg.bytes.length, 'lower quality, fewer bytes');
+  const clear = await shot(`url=${site('clear.html')}&screenshot`);
+  const stats = await sharp(clear.bytes).stats();
+  assert.is(clear.meta.channels, 4);
+  assert.is(stats.channels[3]!.min, 0, 'the page background is transparent');
+  assert.is(stats.channels[3]!.max, 255, 'the blue box is opaque');
+  const opaque = await shot(`url=${site('clear.html')}&screenshot.omit_background=false`);
+  assert.is((await sharp(opaque.bytes).stats()).channels[3]?.min ?? 255, 255);
+  const quality = await call(app.freeUrl, `url=${site('tall.html')}&screenshot.quality=50`);
+  assert.is(quality.status, 400);
+});
+
+test('PDF: page count and paper size, landscape, page ranges, margins and scale', async () => {
+  const get = async (query: string) => {
+    const { status, body } = await call(app.freeUrl, `url=${site('tall.html')}&meta=false&${query}`);
+    assert.is(status, 200, JSON.stringify(body).slice(0, 200));
+    return { media: body.data.pdf, info: pdfInfo(await asset(body.data.pdf.url)) };
+  };
+  const a4 = await get('pdf');
+  assert.match(a4.info['Page size'] ?? '', /^59[56](\.\d+)? x 84[12](\.\d+)? pts/);
+  assert.ok(Number(a4.info.Pages) >= 3, `pages ${a4.info.Pages}`);
+  assert.is(a4.media.type, 'pdf');
+  const letter = await get('pdf.format=Letter&pdf.landscape');
+  assert.match(letter.info['Page size']!, /^792 x 612 pts/);
+  const one = await get('pdf.pageRanges=1');
+  assert.is(one.info.Pages, '1');
+  const sized = await get('pdf.width=400px&pdf.height=300px&pdf.margin=10mm&pdf.scale=0.5');
+  const [w, h] = sized.info['Page size']!.split(' ').filter((t) => /^[\d.]+$/.test(t)).map(Number);
+  assert.ok(Math.abs(w! - 300) <= 1 && Math.abs(h! - 225) <= 1, `400x300 px is 300x225 pt: ${sized.info['Page size']}`);
+  const beyond = await call(app.freeUrl, `url=${site('tall.html')}&pdf.pageRanges=90-99`);
+  assert.is(beyond.status, 400);
+  assert.is(beyond.body.code, 'EPAGERANGE');
+  const malformed = await call(app.freeUrl, `url=${site('tall.html')}&pdf.pageRanges=first`);
+  assert.is(malformed.body.code, 'EPAGERANGE');
+});
+
+test('page controls: colour scheme, media type, JavaScript, click, scroll, waits, styles, scripts, modules, user agent', async () => {
+  const white = await shot(`url=${site('controls.html')}&screenshot`);
+  assert.equal(await pixel(white.bytes, 600, 400), [255, 255, 255]);
+  const dark = await shot(`url=${site('controls.html')}&screenshot&colorScheme=dark`);
+  assert.equal(await pixel(dark.bytes, 600, 400), [0, 0, 0]);
+  const print = await shot(`url=${site('controls.html')}&screenshot&mediaType=print`);
+  assert.equal(await pixel(print.bytes, 600, 400), [0, 255, 0]);
+  const styled = await shot(`url=${site('controls.html')}&screenshot&styles=${q('body{background:rgb(1,2,3)!important}')}`);
+  assert.equal(await pixel(styled.bytes, 600, 400), [1, 2, 3]);
+  const title = async (query: string) => (await call(app.freeUrl, `url=${site('controls.html')}&prerender=true&force&${query}`)).body.data.title;
+  assert.is(await title('userAgent=RefractTestAgent/1.0'), 'js:RefractTestAgent/1.0');
+  assert.is(await title('javascript=false'), 'Controls', 'no script ran to retitle the page');
+  assert.is(await title(`click=${q('#go')}`), 'clicked');
+  assert.is(await title(`scripts=${q("document.title='from a script'")}`), 'from a script');
+  assert.is(await title(`modules=${q("document.title='from a module'")}`), 'from a module');
+  const waited = await call(app.freeUrl, `url=${site('controls.html')}&prerender=true&force&waitForSelector=${q('#late')}&scripts=${q("document.title=document.querySelector('#late')?'late seen':'late missing'")}`);
+  assert.is(waited.body.data.title, 'late missing', 'scripts run before the wait');
+  const scrolled = await shot(`url=${site('controls.html')}&screenshot&scroll=${q('#far')}`);
+  assert.is.not(scrolled.bytes.toString('base64'), white.bytes.toString('base64'));
+  const missing = await call(app.freeUrl, `url=${site('controls.html')}&screenshot&click=${q('#nothing')}`);
+  assert.is(missing.status, 400);
+  assert.match(missing.body.message, /click/);
+});
+
+test('prerender=auto renders pages built in the browser and fetches static ones', async () => {
+  const plain = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&force`);
+  assert.is(plain.headers.get('x-fetch-mode'), 'fetch');
+  assert.match(plain.headers.get('x-prerender-reason') ?? '', /^static/);
+  for (const [page, expected] of [['csr-root.html', 'Rendered by script'], ['csr-fetch.html', 'Fetched title'], ['csr-custom.html', 'Custom element title']] as [string, string][]) {
+    const { body, headers } = await call(app.freeUrl, `url=${site(page)}`);
+    assert.is(headers.get('x-fetch-mode'), 'prerender', page);
+    assert.ok(headers.get('x-prerender-reason'), `${page} says why`);
+    assert.is(body.data.title, expected, page);
+  }
+  const fetched = await call(app.freeUrl, `url=${site('csr-fetch.html')}`);
+  assert.is(fetched.body.data.description, 'Fetched description from JSON');
+  const learned = await call(app.freeUrl, `url=${site('csr-root.html')}&force&v=2`);
+  assert.is(learned.headers.get('x-prerender-reason'), 'host learned to need a browser');
+  assert.is(learned.body.data.title, 'Rendered by script');
+  const off = await call(app.freeUrl, `url=${site('csr-root.html')}&prerender=false&force`);
+  assert.is(off.headers.get('x-fetch-mode'), 'fetch');
+  assert.is(off.body.data.title, null);
+});
+
+test('browser subrequests pass the SSRF guard', async () => {
+  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/beacon.html`)}&screenshot&force`);
+  assert.is(status, 200);
+  assert.is(body.data.title, 'Beacon');
+  assert.equal(other.hits, [], 'nothing reached the private host');
+});
+
+test('navigation past its budget is EBRWSRTIMEOUT', async () => {
+  const { status, body } = await call(app.freeUrl, `url=${site('slow.html')}&screenshot&timeout=1500`);
+  assert.is(status, 408);
+  assert.ok(['EBRWSRTIMEOUT', 'ETIMEOUT'].includes(body.code), body.code);
+});
+
+test.run();
