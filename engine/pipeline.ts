@@ -152,7 +152,7 @@ async function inBrowser(plan: Plan, deps: PipelineDeps, lease: Lease, signal: A
     const warnings: Extraction['warnings'] = [];
     const data = await runSteps(plan, deps, contextFor(plan, deps, result, signal, page), warnings);
     return { data: finish(data, result), fetchTimeMs, warnings };
-  });
+  }, plan.options.retry ?? 1);
 }
 
 /**

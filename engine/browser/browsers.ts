@@ -1,13 +1,14 @@
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { RefractError } from '../errors.ts';
+import { BROWSER_POOL_EVENTS } from '@crawlee/browser-pool';
 import { createBrowserPool } from './pool.ts';
 
 /** Pages of the browser pool, handed out under a concurrency bound with a bounded queue and crash retries. */
 export interface Browsers {
   /** Runs `fn` on a fresh page in its own incognito context; the page is closed afterwards whatever happens. */
   withPage<T>(options: BrowserContextOptions, proxyUrl: string | undefined, signal: AbortSignal, fn: (page: Page) => Promise<T>, retries?: number): Promise<T>;
-  /** How many browser processes are open (for tests of recycling and crash recovery). */
-  browserCount(): number;
+  /** How many browsers are open, and how many were launched in all (for recycling and crash recovery). */
+  stats(): { open: number; launched: number };
   close(): Promise<void>;
 }
 
@@ -25,6 +26,7 @@ export function isCrash(err: unknown): boolean {
 export function createBrowsers(opts: BrowsersOptions): Browsers {
   let pool: ReturnType<typeof createBrowserPool> | undefined;
   let active = 0;
+  let launched = 0;
   const waiting: (() => void)[] = [];
   const acquire = async (signal: AbortSignal) => {
     if (active < opts.concurrency) { active++; return; }
@@ -43,7 +45,10 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     waiting.shift()?.();
   };
   const attempt = async <T>(options: BrowserContextOptions, proxyUrl: string | undefined, fn: (page: Page) => Promise<T>): Promise<T> => {
-    pool ??= createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages });
+    if (!pool) {
+      pool = createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages });
+      pool.on(BROWSER_POOL_EVENTS.BROWSER_LAUNCHED, () => { launched++; });
+    }
     const page = (await pool.newPage({ pageOptions: options, proxyUrl })) as Page;
     try {
       return await fn(page);
@@ -60,7 +65,11 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
             return await attempt(options, proxyUrl, fn);
           } catch (err) {
             if (!isCrash(err) || n >= retries || signal.aborted) throw err;
-            // The browser went away under us: the pool replaces it; back off, then try again.
+            // The browser went away under us: retire every disconnected one so the pool launches a fresh
+            // browser, back off, then try again.
+            for (const controller of pool?.activeBrowserControllers ?? []) {
+              if (!controller.browser.isConnected()) pool!.retireBrowserController(controller);
+            }
             await new Promise((r) => setTimeout(r, 100 * 2 ** n));
           }
         }
@@ -68,7 +77,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
         release();
       }
     },
-    browserCount: () => (pool ? pool.activeBrowserControllers.size : 0),
+    stats: () => ({ open: pool ? pool.activeBrowserControllers.size : 0, launched }),
     async close() {
       await pool?.destroy();
       pool = undefined;

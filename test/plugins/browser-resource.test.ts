@@ -1,0 +1,92 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+/** PIDs of the Chromium processes this test process started (direct children), newest last. */
+function chromiumChildren(): number[] {
+  try {
+    const out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+    return out.split('\n').map((l) => l.trim().split(/\s+/)).filter(([, comm]) => comm && /chrom/.test(comm)).map(([pid]) => Number(pid));
+  } catch {
+    return [];
+  }
+}
+
+let fx: Fixture;
+let crashes = 0;
+let release: (() => void) | undefined;
+let reached: (() => void) | undefined;
+
+test.before(async () => {
+  fx = await serveFixtures({
+    '/crash': (_, res) => {
+      // The first visit kills the browser that is loading it; the retry is answered normally.
+      if (crashes++ === 0) for (const pid of chromiumChildren()) process.kill(pid, 'SIGKILL');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<title>Survived</title><body style="background:rgb(0,128,0)">ok</body>');
+    },
+    '/hold': (_, res) => {
+      reached?.();
+      release = () => { release = undefined; res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>Held</title>'); };
+    },
+  });
+});
+
+test.after(async () => {
+  release?.();
+  await fx.close();
+});
+
+test('a Chromium killed mid-request is replaced and the request retried; no process is left behind', async () => {
+  const app = await startRefract();
+  try {
+    const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/crash`)}&screenshot&retry=2`);
+    assert.is(status, 200, JSON.stringify(body).slice(0, 300));
+    assert.is(body.data.title, 'Survived');
+    assert.is(crashes, 2, 'the page was loaded twice: once in the killed browser, once in its replacement');
+    assert.ok(app.engine.browsers.stats().launched >= 2, 'a new browser was launched');
+    const again = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html`)}&screenshot`);
+    assert.is(again.status, 200);
+  } finally {
+    await app.close();
+  }
+  assert.equal(chromiumChildren(), [], 'no Chromium outlives the server');
+});
+
+test('browsers are recycled after their page count', async () => {
+  const app = await startRefract({ REFRACT_BROWSER_RETIRE_AFTER: '2' });
+  try {
+    for (let i = 0; i < 5; i++) {
+      const { status } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html?i=${i}`)}&screenshot`);
+      assert.is(status, 200);
+    }
+    assert.ok(app.engine.browsers.stats().launched >= 2, `launched ${app.engine.browsers.stats().launched}`);
+  } finally {
+    await app.close();
+  }
+});
+
+test('past the browser queue a request is refused at once with EBUSY (503)', async () => {
+  const app = await startRefract({ REFRACT_BROWSER_CONCURRENCY: '1', REFRACT_BROWSER_QUEUE: '0' });
+  try {
+    const reachedHold = new Promise<void>((r) => { reached = r; });
+    const first = call(app.freeUrl, `url=${q(`${fx.url}/hold`)}&screenshot`);
+    await reachedHold;
+    const started = Date.now();
+    const second = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html`)}&screenshot`);
+    assert.is(second.status, 503);
+    assert.is(second.body.code, 'EBUSY');
+    assert.is(second.body.status, 'error');
+    assert.ok(Date.now() - started < 1000, 'answered quickly, not after a wait');
+    assert.is(second.headers.get('retry-after'), null);
+    release?.();
+    assert.is((await first).status, 200);
+  } finally {
+    await app.close();
+  }
+});
+
+test.run();
