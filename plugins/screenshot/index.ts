@@ -32,8 +32,12 @@ async function loadLazyContent(page: Page): Promise<void> {
   await page.waitForLoadState('networkidle', { timeout: 2000 }).catch(() => undefined);
 }
 
+// A one-colour capture compresses to a few kilobytes; only such small images are decoded to check.
+const BLANK_CANDIDATE_BYTES = 12 * 1024;
+
 /** True when every pixel has the same colour, as a capture taken before the page painted has. */
 async function isBlank(image: Buffer): Promise<boolean> {
+  if (image.length > BLANK_CANDIDATE_BYTES) return false;
   const { channels } = await sharp(image).stats();
   return channels.every((c) => c.stdev === 0);
 }

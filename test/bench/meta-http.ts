@@ -1,6 +1,5 @@
 // Metadata over HTTP: Refract (a child process, real server) MISS and HIT beside the floor of
 // got-scraping + cheerio + the same rules called in this process (no server, no Crawlee).
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gotScraping } from 'got-scraping';
@@ -9,6 +8,7 @@ import { serveFixtures } from '../util/serve.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/meta/helpers.ts';
 import { measure, get, row, type Stats } from './lib.ts';
+import { startChild as spawnServer } from './child.ts';
 import { loadConfig, createEngine, parseQuery } from '../../engine/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 
@@ -17,22 +17,6 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 // the media probes are real requests; without the corpus beside the checkout, the fixture article.
 const CORPUS_PAGE = path.resolve(ROOT, '../shared/corpus/metascraper/dev/the-verge/page.html');
 const FALLBACK_PAGE = path.join(ROOT, 'fixtures/sites/article/index.html');
-
-async function startChild(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'server/main.ts')], {
-    env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (c: Buffer) => {
-      err += c;
-      const m = /free (http:\/\/[^,]+),/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
-  });
-  return { url, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
-}
 
 /** Runs the metadata benchmark and returns its rows. */
 export async function benchMetaHttp(n = 200): Promise<string[]> {
@@ -49,8 +33,8 @@ export async function benchMetaHttp(n = 200): Promise<string[]> {
   });
   page = (await readFile(CORPUS_PAGE, 'utf8').catch(() => readFile(FALLBACK_PAGE, 'utf8'))).replace(/https?:\/\/(cdn\.vox-cdn\.com|www\.theverge\.com)/g, `${fx.url}/cdn`);
   const env = { PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '1000000', REFRACT_LOG_LEVEL: 'info' };
-  const app = await startChild(env);
-  const bare = await startChild({ ...env, REFRACT_PROBE_TIMEOUT: '0' });
+  const app = await spawnServer(ROOT, env);
+  const bare = await spawnServer(ROOT, { ...env, REFRACT_PROBE_TIMEOUT: '0' });
   const engine = await createEngine({ config: loadConfig({ ...env, REFRACT_LOG_LEVEL: 'silent' }), plugins: defaultPlugins });
   try {
     const target = (i: number) => encodeURIComponent(`${fx.url}/sites/article/page?i=${i}`);
