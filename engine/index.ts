@@ -8,6 +8,6 @@ export { parseQuery, type RawObject } from './params.ts';
 export { loadConfig, type Config } from './config.ts';
 export { createGuard, type Guard } from './fetch/guard.ts';
 export type { FetchResult } from './fetch/http.ts';
-export type { Prober, ProbeOutcome } from './fetch/probe.ts';
+export { ffprobe, type Prober, type ProbeOutcome } from './fetch/probe.ts';
 export { mediaType, prettyBytes, prettyDuration, withSize, type Media } from './media.ts';
 export { createEngine, type Engine, type EngineOptions } from './engine.ts';

@@ -9,6 +9,7 @@ import { createGuard, type Guard } from './fetch/guard.ts';
 import type { Lease } from './run.ts';
 import { fetchTarget, kindOf, type FetchResult } from './fetch/http.ts';
 import { createProber } from './fetch/probe.ts';
+import { lightGet } from './fetch/light.ts';
 import { detectChallenge } from './fetch/antibot.ts';
 import { needsBrowser, type HostMemory } from './fetch/prerender.ts';
 import type { AssetStore } from './assets.ts';
@@ -114,7 +115,7 @@ async function runSteps(plan: Plan, deps: PipelineDeps, ctx: Context, warnings: 
   return data;
 }
 
-function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signal: AbortSignal, page?: Page): Context {
+function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signal: AbortSignal, page?: Page, pageOpenedAt?: number): Context {
   let parsed: CheerioAPI | undefined;
   return {
     url: response.url,
@@ -124,7 +125,13 @@ function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signa
       return parsed;
     },
     page,
+    pageOpenedAt,
     store: (bytes, type) => deps.assets.put(bytes, type),
+    fetchBytes: async (url, kind) => {
+      const res = await lightGet(url, { guard: deps.guard, signal, maxBytes: deps.maxBodyBytes }).catch(() => undefined);
+      if (!res || res.statusCode >= 400 || res.truncated || (kind && res.kind !== kind)) return undefined;
+      return res.body;
+    },
     options: plan.options,
     probe: createProber({ guard: deps.guard, signal, timeoutMs: deps.probeTimeoutMs }),
     signal,
@@ -144,13 +151,14 @@ function finish(data: Record<string, unknown>, response: FetchResult): Record<st
 async function inBrowser(plan: Plan, deps: PipelineDeps, lease: Lease, signal: AbortSignal, budgetMs: number, started: number) {
   const setup = pageSetupOf(plan, deps.registry);
   return deps.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, async (page) => {
+    const openedAt = performance.now();
     await guardRequests(page, deps.guard);
     const response = await navigate(page, plan.url, setup, budgetMs);
     const result = await browserResult(page, response);
     checkChallenge(result, lease);
     const fetchTimeMs = Math.round(performance.now() - started);
     const warnings: Extraction['warnings'] = [];
-    const data = await runSteps(plan, deps, contextFor(plan, deps, result, signal, page), warnings);
+    const data = await runSteps(plan, deps, contextFor(plan, deps, result, signal, page, openedAt), warnings);
     return { data: finish(data, result), fetchTimeMs, warnings };
   }, plan.options.retry ?? 1);
 }

@@ -20,8 +20,18 @@ missing=()
 for pkg in "${!CHECK[@]}"; do
   if ! eval "${CHECK[$pkg]}" >/dev/null 2>&1; then missing+=("$pkg"); fi
 done
+link_ffmpeg() {
+  # Playwright records video with "its" ffmpeg, which cannot be downloaded here: point it at Debian's.
+  local rev dir
+  rev=$(node -p "require('./node_modules/playwright-core/browsers.json').browsers.find(b => b.name === 'ffmpeg').revision" 2>/dev/null) || return 0
+  dir="${PLAYWRIGHT_BROWSERS_PATH:-$HOME/.cache/ms-playwright}/ffmpeg-$rev"
+  if command -v ffmpeg >/dev/null 2>&1 && [ ! -e "$dir/ffmpeg-linux" ]; then
+    mkdir -p "$dir" && ln -sf "$(command -v ffmpeg)" "$dir/ffmpeg-linux" && echo "refract setup: linked $dir/ffmpeg-linux to Debian's ffmpeg"
+  fi
+}
 if [ ${#missing[@]} -eq 0 ]; then
   echo "refract setup: system packages present (chromium, ffmpeg, fonts, redis-server, poppler-utils)"
+  link_ffmpeg
   exit 0
 fi
 if [ "$(id -u)" != "0" ] || ! command -v apt-get >/dev/null 2>&1; then
@@ -33,3 +43,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "refract setup: installed ${missing[*]}"
+link_ffmpeg

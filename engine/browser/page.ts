@@ -80,6 +80,8 @@ function trackRequests(page: Page): (capMs: number) => Promise<void> {
   page.on('requestfinished', () => bump(-1));
   page.on('requestfailed', () => bump(-1));
   return async (capMs) => {
+    // A round trip to the page delivers every request event the browser sent before it.
+    await page.evaluate('0').catch(() => undefined);
     const deadline = Date.now() + capMs;
     let waited = false;
     while (inflight > 0 && Date.now() < deadline) {

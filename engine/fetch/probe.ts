@@ -25,7 +25,8 @@ function totalSize(res: FetchResult): number | undefined {
   return res.statusCode === 200 ? res.size : undefined;
 }
 
-async function ffprobe(file: string, signal: AbortSignal): Promise<{ duration?: number; width?: number; height?: number }> {
+/** Reads duration and video dimensions of a local media file with ffprobe. */
+export async function ffprobe(file: string, signal: AbortSignal): Promise<{ duration?: number; width?: number; height?: number }> {
   const { stdout } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { signal, timeout: 5000 });
   const info = JSON.parse(stdout) as { format?: { duration?: string }; streams?: { codec_type?: string; width?: number; height?: number; duration?: string }[] };
   const video = info.streams?.find((s) => s.codec_type === 'video' && s.width);

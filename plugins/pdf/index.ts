@@ -28,6 +28,7 @@ export default definePlugin({
   params,
   async run({ page, store }, o) {
     if (!page) throw new Error('pdf needs a browser page');
+    if (page.isClosed()) throw new RefractError('EINVALQUERY', '`pdf` cannot be combined with `screenshot.animated` in one request', { data: { param: 'pdf' } });
     if (o.pageRanges !== undefined && !RANGES.test(o.pageRanges)) {
       throw new RefractError('EPAGERANGE', `Invalid \`pdf.pageRanges\` "${o.pageRanges}": expected pages and intervals such as 1-3,5`, { data: { param: 'pdf.pageRanges' } });
     }

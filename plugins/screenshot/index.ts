@@ -1,6 +1,10 @@
 import sharp from 'sharp';
 import type { Page } from 'playwright-core';
-import { definePlugin, options, bool, num, oneOf, text, duration, list, device, RefractError } from '../../engine/index.ts';
+import os from 'node:os';
+import path from 'node:path';
+import { definePlugin, options, bool, num, oneOf, text, duration, list, device, z, RefractError } from '../../engine/index.ts';
+import { recordClip, MAX_CLIP_MS } from './animated.ts';
+import { compose } from './overlay.ts';
 
 const params = options({
   type: oneOf(['png', 'jpeg']).default('png'),
@@ -17,6 +21,8 @@ const params = options({
   isLandscape: bool().optional(),
   waitFor: duration({ max: 20_000 }).optional(),
   waitUntil: list().optional(),
+  overlay: options({ background: text().optional(), browser: oneOf(['light', 'dark']).optional() }).optional(),
+  animated: z.union([bool(), options({ duration: duration({ min: 500, max: MAX_CLIP_MS }).default(3000), fps: num({ min: 1, max: 30, int: true }).default(25) })]).optional(),
 });
 
 /** Scrolls through the page so lazy content loads before a full-page capture, then returns to the top. */
@@ -54,9 +60,16 @@ export default definePlugin({
     viewport: Object.fromEntries(Object.entries({ width: o.width, height: o.height, deviceScaleFactor: o.deviceScaleFactor, isMobile: o.isMobile, hasTouch: o.hasTouch, isLandscape: o.isLandscape }).filter(([, v]) => v !== undefined)),
     ...(o.waitUntil ? { waitUntil: o.waitUntil } : {}),
     ...(o.waitFor ? { waitForTimeout: o.waitFor } : {}),
+    ...(o.animated ? { recordVideo: { dir: path.join(os.tmpdir(), 'refract-video'), size: { width: o.width ?? 1280, height: o.height ?? 800 } } } : {}),
   }),
-  async run({ page, store }, o) {
+  async run({ page, pageOpenedAt, store, fetchBytes }, o) {
+    const fetchImage = (url: string) => fetchBytes(url, 'image');
     if (!page) throw new Error('screenshot needs a browser page');
+    if (o.animated) {
+      const clip = typeof o.animated === 'object' ? o.animated : { duration: 3000, fps: 25 };
+      const { bytes, facts } = await recordClip(page, pageOpenedAt ?? performance.now(), clip.duration, clip.fps);
+      return { ...(await store(bytes, 'video/mp4')), ...facts };
+    }
     if (o.quality !== undefined && o.type !== 'jpeg') throw new RefractError('EINVALQUERY', 'Invalid `screenshot.quality`: quality applies to jpeg only; add screenshot.type=jpeg', { data: { param: 'screenshot.quality' } });
     const shot = { type: o.type, quality: o.type === 'jpeg' ? o.quality ?? 80 : undefined, omitBackground: o.type === 'png' && o.omitBackground, animations: 'disabled' as const };
     let capture: () => Promise<Buffer>;
@@ -76,8 +89,20 @@ export default definePlugin({
       await page.waitForLoadState('networkidle', { timeout: 2000 }).catch(() => undefined);
       image = await capture();
     }
+    let type = o.type === 'jpeg' ? 'image/jpeg' : 'image/png';
+    if (o.overlay && (o.overlay.background || o.overlay.browser)) {
+      const bg = o.overlay.background?.trim();
+      let bgImage: Buffer | undefined;
+      if (bg && /^https?:\/\//i.test(bg)) {
+        const outcome = await fetchImage(bg);
+        if (!outcome) throw new RefractError('EINVALOVERLAYBG', `Invalid \`screenshot.overlay.background\`: the image ${bg} could not be fetched`, { data: { param: 'screenshot.overlay.background' } });
+        bgImage = outcome;
+      }
+      image = await compose(image, o.overlay, bgImage);
+      type = 'image/png';
+    }
     const { width, height } = await sharp(image).metadata();
-    const media = await store(image, o.type === 'jpeg' ? 'image/jpeg' : 'image/png');
+    const media = await store(image, type);
     return { ...media, width, height };
   },
 });

@@ -180,6 +180,38 @@ test('prerender=auto renders pages built in the browser and fetches static ones'
   assert.is(off.body.data.title, null);
 });
 
+test('screenshot.animated records an H.264 MP4 of the requested duration', async () => {
+  const { status, body } = await call(app.freeUrl, `url=${site('tall.html')}&meta=false&screenshot.animated.duration=2s&screenshot.animated.fps=10`);
+  assert.is(status, 200, JSON.stringify(body).slice(0, 200));
+  const clip = body.data.screenshot;
+  assert.equal([clip.type, clip.width, clip.height], ['mp4', 1280, 800]);
+  assert.ok(Math.abs(clip.duration - 2) < 0.25, `duration ${clip.duration}`);
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'refract-mp4-')), 'c.mp4');
+  writeFileSync(file, await asset(clip.url));
+  const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', file], { encoding: 'utf8' }));
+  assert.is(probe.streams[0].codec_name, 'h264');
+  assert.is(probe.streams[0].r_frame_rate, '10/1');
+  assert.ok(Math.abs(Number(probe.format.duration) - 2) < 0.25);
+  const combined = await call(app.freeUrl, `url=${site('tall.html')}&screenshot.animated&pdf`);
+  assert.is(combined.status, 400);
+});
+
+test('screenshot.overlay composes a browser frame over a colour, gradient or image background', async () => {
+  const framed = await shot(`url=${site('clear.html')}&screenshot.overlay.browser=dark&screenshot.overlay.background=${q('rgb(255,200,0)')}`);
+  const pad = Math.round(1280 * 0.08);
+  assert.equal([framed.meta.width, framed.meta.height], [1280 + 2 * pad, 800 + 40 + 2 * pad]);
+  assert.equal(await pixel(framed.bytes, 5, 5), [255, 200, 0]);
+  assert.equal(await pixel(framed.bytes, pad + 200, pad + 30), [43, 43, 46], 'dark title bar');
+  const gradient = await shot(`url=${site('clear.html')}&screenshot.overlay.background=${q('linear-gradient(90deg, #ff0000, #0000ff)')}`);
+  const [left, right] = [await pixel(gradient.bytes, 2, 300), await pixel(gradient.bytes, gradient.meta.width! - 3, 300)];
+  assert.ok(left[0]! > 200 && left[2]! < 50 && right[2]! > 200 && right[0]! < 50, `red to blue: ${left} ${right}`);
+  const image = await shot(`url=${site('clear.html')}&screenshot.overlay.background=${q(`${fx.url}/sites/article/images/hero.png`)}`);
+  assert.equal(await pixel(image.bytes, 5, 5), [30, 90, 200]);
+  const bad = await call(app.freeUrl, `url=${site('clear.html')}&screenshot.overlay.background=${q('not-a-colour')}`);
+  assert.is(bad.status, 400);
+  assert.is(bad.body.code, 'EINVALOVERLAYBG');
+});
+
 test('browser subrequests pass the SSRF guard', async () => {
   const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/beacon.html`)}&screenshot&force`);
   assert.is(status, 200);
