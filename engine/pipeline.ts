@@ -15,6 +15,9 @@ import { needsBrowser, type HostMemory } from './fetch/prerender.ts';
 import type { AssetStore } from './assets.ts';
 import type { Browsers } from './browser/browsers.ts';
 import { contextOptions, guardRequests, navigate, type PageSetup } from './browser/page.ts';
+import { dismissConsent } from './browser/adblock.ts';
+
+const CONSENT_CAP_MS = 3000;
 
 /** The outcome of a plan: the Data object and how it was obtained. */
 export interface Extraction {
@@ -57,6 +60,8 @@ export function pageSetupOf(plan: Plan, registry: Registry): PageSetup {
     device: o.device, viewport: o.viewport, colorScheme: o.colorScheme, mediaType: o.mediaType, animations: o.animations,
     javascript: o.javascript, userAgent: o.userAgent, headers: o.headers, click: o.click, scroll: o.scroll, scripts: o.scripts,
     styles: o.styles, modules: o.modules, waitUntil: o.waitUntil, waitForSelector: o.waitForSelector, waitForTimeout: o.waitForTimeout,
+    // On the free endpoint ad blocking and cookie-banner dismissal are on unless turned off (the contract).
+    adblock: o.adblock ?? plan.tier === 'free',
   };
   for (const step of plan.steps) {
     const extra = registry.get(step.name)?.page?.(step.opts);
@@ -152,8 +157,10 @@ async function inBrowser(plan: Plan, deps: PipelineDeps, lease: Lease, signal: A
   const setup = pageSetupOf(plan, deps.registry);
   return deps.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, async (page) => {
     const openedAt = performance.now();
-    await guardRequests(page, deps.guard);
+    await guardRequests(page, deps.guard, setup.adblock);
+    const consent = setup.adblock ? await dismissConsent(page) : undefined;
     const response = await navigate(page, plan.url, setup, budgetMs);
+    await consent?.(CONSENT_CAP_MS);
     const result = await browserResult(page, response);
     checkChallenge(result, lease);
     const fetchTimeMs = Math.round(performance.now() - started);

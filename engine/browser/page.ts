@@ -1,7 +1,8 @@
-import type { BrowserContextOptions, Page, Response } from 'playwright-core';
+import type { BrowserContextOptions, Page, Response, Route } from 'playwright-core';
 import type { Guard } from '../fetch/guard.ts';
 import { RefractError } from '../errors.ts';
 import { findDevice } from './devices.ts';
+import { isBlocked } from './adblock.ts';
 
 /** How the page is set up and driven: the general page controls of a request, plus what its steps add. */
 export interface PageSetup {
@@ -21,6 +22,8 @@ export interface PageSetup {
   waitUntil?: string[];
   waitForSelector?: string;
   waitForTimeout?: number;
+  /** Block ads and trackers and dismiss cookie banners. */
+  adblock?: boolean;
   /** Set when a step needs video of the page (screenshot.animated). */
   recordVideo?: { dir: string; size: { width: number; height: number } };
 }
@@ -50,20 +53,33 @@ export function contextOptions(setup: PageSetup): BrowserContextOptions {
 
 const FREEZE = '*,*::before,*::after{animation-duration:0s!important;animation-delay:0s!important;animation-iteration-count:1!important;transition:none!important;caret-color:transparent!important}';
 
-/** Sends every browser request (page, frames, subresources, redirects) through the SSRF guard first. */
-export async function guardRequests(page: Page, guard: Guard): Promise<void> {
+/**
+ * Sends every browser request (page, frames, subresources, redirects) through the SSRF guard first and, with
+ * `adblock`, drops ads and trackers.
+ */
+export async function guardRequests(page: Page, guard: Guard, adblock = false): Promise<void> {
   const verdicts = new Map<string, Promise<boolean>>();
   await page.route('**/*', async (route) => {
+    // A throwing route handler would take the process down: anything unexpected refuses the request.
+    try {
+      await decide(route);
+    } catch {
+      await route.abort('failed').catch(() => undefined);
+    }
+  });
+  async function decide(route: Route): Promise<void> {
     const url = new URL(route.request().url());
     if (url.protocol === 'data:' || url.protocol === 'blob:' || url.protocol === 'about:') return route.continue();
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.abort('blockedbyclient');
+    // Ads and trackers are dropped before any DNS work is spent on them.
+    if (adblock && isBlocked(url.href, route.request().resourceType(), page.url() === 'about:blank' ? url.href : page.url())) return route.abort('blockedbyclient');
     let verdict = verdicts.get(url.hostname);
     if (!verdict) {
       verdict = (async () => { guard.checkUrl(url); await guard.resolve(url.hostname); return true; })().catch(() => false);
       verdicts.set(url.hostname, verdict);
     }
     return (await verdict) ? route.continue() : route.abort('blockedbyclient');
-  });
+  }
 }
 
 const AUTO_SETTLE_MS = 2000;

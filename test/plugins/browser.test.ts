@@ -212,6 +212,20 @@ test('screenshot.overlay composes a browser frame over a colour, gradient or ima
   assert.is(bad.body.code, 'EINVALOVERLAYBG');
 });
 
+test('adblock drops trackers and dismisses cookie banners; on by default on the free endpoint', async () => {
+  const before = fx.hits.filter((h) => h.includes('addthis_widget')).length;
+  const on = await call(app.freeUrl, `url=${site('ads.html')}&screenshot&force`);
+  assert.is(on.status, 200);
+  assert.is(fx.hits.filter((h) => h.includes('addthis_widget')).length, before, 'the tracker script was never requested');
+  assert.is(on.body.data.title, 'declined', 'the cookie banner was answered with an opt-out');
+  const shotOn = await sharp(await asset(on.body.data.screenshot.url)).raw().toBuffer({ resolveWithObject: true });
+  const bottom = (shotOn.info.height - 40) * shotOn.info.width * shotOn.info.channels;
+  assert.is.not([...shotOn.data.subarray(bottom, bottom + 3)].join(), '255,0,255', 'no banner in the capture');
+  const off = await call(app.freeUrl, `url=${site('ads.html')}&screenshot&adblock=false&force`);
+  assert.is(off.body.data.title, 'Ads and consent');
+  assert.is(fx.hits.filter((h) => h.includes('addthis_widget')).length, before + 1, 'without adblock the script loads');
+});
+
 test('browser subrequests pass the SSRF guard', async () => {
   const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/beacon.html`)}&screenshot&force`);
   assert.is(status, 200);
