@@ -6,7 +6,7 @@ const image = readFileSync('fixtures/sites/article/images/hero.png');
 let page = '';
 const fx = await serveFixtures({ '/page': (_, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(page); } }, (req, res) => { if (!/\.(png|ico|jpe?g|svg)/.test(req.url ?? '') && !req.url?.startsWith('/cdn/')) return false; res.writeHead(200, { 'content-type': 'image/png' }); res.end(image); return true; });
 page = readFileSync('../shared/corpus/metascraper/dev/the-verge/page.html', 'utf8').replace(/https?:\/\/(cdn\.vox-cdn\.com|www\.theverge\.com)/g, `${fx.url}/cdn`);
-const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir=/tmp/prof', 'server/main.ts'], { env: { ...process.env, PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '1000000' }, stdio: ['ignore', 'ignore', 'pipe'] });
+const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir=/tmp/prof', 'server/main.ts'], { env: { ...process.env, REFRACT_PROBE_TIMEOUT: '0', PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '1000000' }, stdio: ['ignore', 'ignore', 'pipe'] });
 const url = await new Promise<string>((resolve) => { let e = ''; child.stderr!.on('data', (c) => { e += c; const m = /free (http:\/\/[^,]+),/.exec(e); if (m) resolve(m[1]!); }); });
 const t = performance.now();
 for (let i = 0; i < 200; i++) await get(`${url}/?url=${encodeURIComponent(`${fx.url}/page?i=${i}`)}`);

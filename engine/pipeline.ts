@@ -120,8 +120,8 @@ async function runSteps(plan: Plan, deps: PipelineDeps, ctx: Context, warnings: 
   return data;
 }
 
-function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signal: AbortSignal, page?: Page, pageOpenedAt?: number): Context {
-  let parsed: CheerioAPI | undefined;
+function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signal: AbortSignal, page?: Page, pageOpenedAt?: number, document?: CheerioAPI): Context {
+  let parsed: CheerioAPI | undefined = document;
   return {
     url: response.url,
     response,
@@ -190,10 +190,12 @@ export async function runPlan(plan: Plan, deps: PipelineDeps, lease: Lease): Pro
     response = await fetchFor(plan, deps, lease, signal);
     checkChallenge(response, lease);
     if (plan.options.prerender === 'auto' && !plan.options.htmlUrl && response.kind === 'html') {
-      const verdict = needsBrowser(parseHtml(response.text, response.url));
+      const document = parseHtml(response.text, response.url);
+      const verdict = needsBrowser(document);
       deps.hosts.record(host, verdict.browser);
       reason = verdict.reason;
-      if (!verdict.browser) return fromFetch(plan, deps, response, signal, started, reason);
+      // The document parsed for the verdict is the one the steps read: one parse per request.
+      if (!verdict.browser) return fromFetch(plan, deps, response, signal, started, reason, document);
     } else {
       return fromFetch(plan, deps, response, signal, started, plan.options.prerender === false ? 'prerender=false' : 'not an HTML page');
     }
@@ -211,9 +213,9 @@ export async function runPlan(plan: Plan, deps: PipelineDeps, lease: Lease): Pro
   }
 }
 
-async function fromFetch(plan: Plan, deps: PipelineDeps, response: FetchResult, signal: AbortSignal, started: number, reason: string): Promise<Extraction> {
+async function fromFetch(plan: Plan, deps: PipelineDeps, response: FetchResult, signal: AbortSignal, started: number, reason: string, document?: CheerioAPI): Promise<Extraction> {
   const fetchTimeMs = Math.round(performance.now() - started);
   const warnings: Extraction['warnings'] = [];
-  const data = await runSteps(plan, deps, contextFor(plan, deps, response, signal), warnings);
+  const data = await runSteps(plan, deps, contextFor(plan, deps, response, signal, undefined, undefined, document), warnings);
   return { data: finish(data, response), fetchMode: 'fetch', fetchTimeMs, prerenderReason: reason, warnings };
 }

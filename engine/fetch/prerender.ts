@@ -1,15 +1,26 @@
 import type { CheerioAPI } from 'cheerio';
+import type { AnyNode, Element, Text } from 'domhandler';
 
 const MOUNTS = ['#root', '#app', '#__next', '#__nuxt', '#svelte', '#___gatsby', '[data-reactroot]', 'app-root', '[ng-app]', '#q-app'];
+const MOUNT_SELECTOR = MOUNTS.join(',');
 const NOSCRIPT_HINT = /enable javascript|requires javascript|javascript (is )?(disabled|required)/i;
 
 /** Why a page does (or does not) need a browser to show its content. */
 export interface RenderVerdict { browser: boolean; reason: string }
 
+const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
+
+/** Counts non-blank characters of visible text under the body, walking the tree once without copying it. */
 function visibleText($: CheerioAPI): number {
-  const body = $('body').clone();
-  body.find('script,style,noscript,template,svg').remove();
-  return body.text().replace(/\s+/g, ' ').trim().length;
+  let count = 0;
+  const walk = (nodes: AnyNode[]): void => {
+    for (const node of nodes) {
+      if (node.type === 'text') count += (node as Text).data.replace(/\s+/g, '').length;
+      else if ('children' in node && !HIDDEN.has((node as Element).name)) walk((node as Element).children);
+    }
+  };
+  walk($('body').toArray());
+  return count;
 }
 
 /**
@@ -20,13 +31,17 @@ function visibleText($: CheerioAPI): number {
 export function needsBrowser($: CheerioAPI): RenderVerdict {
   const text = visibleText($);
   const scripts = $('script').length;
-  for (const sel of MOUNTS) {
-    const el = $(sel).first();
-    if (el.length && el.text().trim().length < 20 && el.children().length < 2) return { browser: true, reason: `empty mount point ${sel}` };
+  // One pass over the tree for every framework's mount point at once.
+  for (const node of $(MOUNT_SELECTOR).toArray()) {
+    const el = $(node);
+    if (el.text().trim().length < 20 && el.children().length < 2) {
+      const id = el.attr('id');
+      return { browser: true, reason: `empty mount point ${id ? `#${id}` : `<${(node as Element).name}>`}` };
+    }
   }
   if (text < 200 && NOSCRIPT_HINT.test($('noscript').text())) return { browser: true, reason: 'noscript asks for JavaScript' };
-  const custom = $('body *').toArray().filter((el) => 'name' in el && (el as { name: string }).name.includes('-'));
-  if (custom.length && text < 200) return { browser: true, reason: `custom elements without content (<${(custom[0] as { name: string }).name}>)` };
+  const custom = text < 200 ? $('body *').toArray().filter((el) => 'name' in el && (el as { name: string }).name.includes('-')) : [];
+  if (custom.length) return { browser: true, reason: `custom elements without content (<${(custom[0] as { name: string }).name}>)` };
   if (scripts > 0 && text < 100) return { browser: true, reason: `only ${text} characters of text beside ${scripts} scripts` };
   return { browser: false, reason: `static: ${text} characters of text` };
 }
