@@ -10,12 +10,13 @@ export interface RenderVerdict { browser: boolean; reason: string }
 
 const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
 
-/** Counts non-blank characters of visible text under the body, walking the tree once without copying it. */
-function visibleText($: CheerioAPI): number {
+/** Counts visible text under the body up to `enough` characters, walking the tree without copying it. */
+function visibleText($: CheerioAPI, enough = 500): number {
   let count = 0;
   const walk = (nodes: AnyNode[]): void => {
     for (const node of nodes) {
-      if (node.type === 'text') count += (node as Text).data.replace(/\s+/g, '').length;
+      if (count >= enough) return;
+      if (node.type === 'text') count += (node as Text).data.trim().length;
       else if ('children' in node && !HIDDEN.has((node as Element).name)) walk((node as Element).children);
     }
   };
@@ -43,7 +44,7 @@ export function needsBrowser($: CheerioAPI): RenderVerdict {
   const custom = text < 200 ? $('body *').toArray().filter((el) => 'name' in el && (el as { name: string }).name.includes('-')) : [];
   if (custom.length) return { browser: true, reason: `custom elements without content (<${(custom[0] as { name: string }).name}>)` };
   if (scripts > 0 && text < 100) return { browser: true, reason: `only ${text} characters of text beside ${scripts} scripts` };
-  return { browser: false, reason: `static: ${text} characters of text` };
+  return { browser: false, reason: `static: ${text >= 500 ? 'at least 500' : text} characters of text` };
 }
 
 /** Remembers per host what rendering its pages needed, so later requests skip the guess. */
