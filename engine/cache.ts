@@ -2,14 +2,10 @@ import { createHash } from 'node:crypto';
 import Keyv from 'keyv';
 import { LRUCache } from 'lru-cache';
 import type { Plan } from './plan.ts';
+import type { Extraction } from './pipeline.ts';
 
-/** A stored response: the Data object and how it was obtained. */
-export interface CacheEntry {
-  data: Record<string, unknown>;
-  fetchMode: string;
-  fetchTimeMs: number;
-  prerenderReason?: string;
-  warnings: { plugin: string; code: string; message: string }[];
+/** A stored response: the extraction (Data and how it was obtained) with its lifetime. */
+export interface CacheEntry extends Extraction {
   createdAt: number;
   expiresAt: number;
 }

@@ -4,6 +4,7 @@ export { options, bool, num, text, oneOf, duration, list, device, z } from './sc
 export { RefractError, CODES, type Code } from './errors.ts';
 export { createRegistry, loadPlugins, type Registry } from './registry.ts';
 export { buildPlan, type Plan, type Tier, type Step } from './plan.ts';
+export { viewportFields } from './options.ts';
 export { parseQuery, type RawObject } from './params.ts';
 export { loadConfig, type Config } from './config.ts';
 export { createGuard, type Guard } from './fetch/guard.ts';

@@ -5,6 +5,16 @@ export const PRO_ONLY = {
   cacheKey: 'ECACHEKEY', filename: 'EFILENAME', headers: 'EHEADERS', proxy: 'EPROXY', staleTtl: 'ESTTL', ttl: 'ETTL',
 } as const;
 
+/** The viewport fields a request (`viewport.*`) or an output (`screenshot.width`...) may set. */
+export const viewportFields = {
+  width: num({ min: 1, max: 8000, int: true }).optional(),
+  height: num({ min: 1, max: 8000, int: true }).optional(),
+  deviceScaleFactor: num({ min: 0.1, max: 5 }).optional(),
+  isMobile: bool().optional(),
+  hasTouch: bool().optional(),
+  isLandscape: bool().optional(),
+};
+
 /** Schema of the general (non-plugin) parameters, applied before any I/O. */
 export const coreSchema = z.object({
   url: z.string({ error: 'the `url` parameter is required' }),
@@ -30,14 +40,7 @@ export const coreSchema = z.object({
   retry: num({ min: 0, max: 5, int: true }).optional(),
   waitUntil: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v), z.array(oneOf(['load', 'domcontentloaded', 'networkidle', 'networkidle0', 'networkidle2', 'commit', 'auto']))).optional(),
   device: device().optional(),
-  viewport: options({
-    width: num({ min: 1, max: 8000, int: true }).optional(),
-    height: num({ min: 1, max: 8000, int: true }).optional(),
-    deviceScaleFactor: num({ min: 0.1, max: 5 }).optional(),
-    isMobile: bool().optional(),
-    hasTouch: bool().optional(),
-    isLandscape: bool().optional(),
-  }).optional(),
+  viewport: options(viewportFields).optional(),
   colorScheme: oneOf(['light', 'dark', 'no-preference']).optional(),
   mediaType: oneOf(['screen', 'print']).optional(),
   animations: bool().optional(),

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import os from 'node:os';
 import path from 'node:path';
-import { definePlugin, options, bool, num, oneOf, text, duration, list, device, z, RefractError } from '../../engine/index.ts';
+import { definePlugin, options, bool, num, oneOf, text, duration, list, device, viewportFields, z, RefractError } from '../../engine/index.ts';
 import { recordClip, MAX_CLIP_MS } from './animated.ts';
 import { compose } from './overlay.ts';
 
@@ -13,12 +13,7 @@ const params = options({
   element: text().optional(),
   omitBackground: bool().default(true),
   device: device().optional(),
-  width: num({ min: 1, max: 8000, int: true }).optional(),
-  height: num({ min: 1, max: 8000, int: true }).optional(),
-  deviceScaleFactor: num({ min: 0.1, max: 5 }).optional(),
-  isMobile: bool().optional(),
-  hasTouch: bool().optional(),
-  isLandscape: bool().optional(),
+  ...viewportFields,
   waitFor: duration({ max: 20_000 }).optional(),
   waitUntil: list().optional(),
   overlay: options({ background: text().optional(), browser: oneOf(['light', 'dark']).optional() }).optional(),
