@@ -52,9 +52,15 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
     maxRequestRetries: 0,
     requestHandlerTimeoutSecs: opts.handlerTimeoutSecs,
     statusMessageLoggingInterval: 3600,
-    minConcurrency: Math.min(opts.concurrency, 4),
+    // Concurrency is fixed by configuration (the browser side has its own bound): Crawlee's autoscaling would
+    // read a busy 2-core machine as overloaded and throttle a server that must answer every request it accepts.
+    minConcurrency: opts.concurrency,
     maxConcurrency: opts.concurrency,
-    autoscaledPoolOptions: { desiredConcurrency: opts.concurrency, maybeRunIntervalSecs: 0.5 },
+    autoscaledPoolOptions: {
+      desiredConcurrency: opts.concurrency,
+      maybeRunIntervalSecs: 0.5,
+      systemStatusOptions: { maxCpuOverloadedRatio: 1, maxEventLoopOverloadedRatio: 1, maxMemoryOverloadedRatio: 1, maxClientOverloadedRatio: 1 },
+    },
     async requestHandler({ request, session }) {
       if (request.id) finished.push({ id: request.id, at: Date.now() });
       const job = jobs.get(request.uniqueKey);
