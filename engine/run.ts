@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BasicCrawler } from '@crawlee/basic';
-import { Configuration, ProxyConfiguration, log, type Session } from '@crawlee/core';
+import { Configuration, ProxyConfiguration, Request, log, type Session } from '@crawlee/core';
+import { ServerRequestManager } from './run-queue.ts';
 import { MemoryStorage } from '@crawlee/memory-storage';
 
 /** What a task receives from the executor: the Crawlee session and the proxy chosen for it. */
@@ -20,8 +21,6 @@ export interface Executor {
 /** Settings of the executor. */
 export interface ExecutorOptions { concurrency: number; proxyUrls: readonly string[]; handlerTimeoutSecs: number }
 
-const SWEEP_DELAY_MS = 1000;
-
 interface Job { task: Task<unknown>; resolve(v: unknown): void; reject(e: unknown): void }
 
 /**
@@ -33,19 +32,10 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
   const config = new Configuration({ persistStorage: false, storageClient: new MemoryStorage({ persistStorage: false, writeMetadata: false }) });
   const proxyConfiguration = opts.proxyUrls.length ? new ProxyConfiguration({ proxyUrls: [...opts.proxyUrls] }) : undefined;
   const jobs = new Map<string, Job>();
-  // Crawlee keeps every handled request in its in-memory queue; sweep them once Crawlee has marked them handled.
-  let finished: { id: string; at: number }[] = [];
-  const sweep = async () => {
-    const cutoff = Date.now() - SWEEP_DELAY_MS;
-    const ready = finished.filter((f) => f.at <= cutoff);
-    if (ready.length === 0) return;
-    finished = finished.filter((f) => f.at > cutoff);
-    const queue = await crawler.getRequestQueue();
-    for (const { id } of ready) await queue.client.deleteRequest(id).catch(() => undefined);
-  };
-  const sweeper = setInterval(() => { void sweep(); }, SWEEP_DELAY_MS);
-  sweeper.unref();
+  const requests = new ServerRequestManager();
   const crawler = new BasicCrawler({
+    // Crawlee 3.18 reads `requestManager` but its option check refuses the key; a request queue stands in for it.
+    requestQueue: requests as never,
     keepAlive: true,
     useSessionPool: true,
     sessionPoolOptions: { maxPoolSize: 100 },
@@ -62,7 +52,6 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
       systemStatusOptions: { maxCpuOverloadedRatio: 1, maxEventLoopOverloadedRatio: 1, maxMemoryOverloadedRatio: 1, maxClientOverloadedRatio: 1 },
     },
     async requestHandler({ request, session }) {
-      if (request.id) finished.push({ id: request.id, at: Date.now() });
       const job = jobs.get(request.uniqueKey);
       if (!job) return;
       jobs.delete(request.uniqueKey);
@@ -87,7 +76,7 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
     const result = new Promise<T>((resolve, reject) => {
       jobs.set(uniqueKey, { task: task as Task<unknown>, resolve: resolve as (v: unknown) => void, reject });
     });
-    await crawler.addRequests([{ url, uniqueKey }]);
+    requests.push(new Request({ url, uniqueKey }));
     // Waking the pool before the crawler has finished starting loses the task, so only after the first one ran.
     if (started) void crawler.autoscaledPool?.notify();
     return result;
@@ -97,11 +86,9 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
   return {
     run: submit,
     async storedRequests() {
-      const queue = await crawler.getRequestQueue();
-      return (await queue.client.get())?.totalRequestCount ?? 0;
+      return requests.getPendingCount();
     },
     async close() {
-      clearInterval(sweeper);
       crawler.autoscaledPool?.abort();
       await crawler.teardown();
       for (const job of jobs.values()) job.reject(new Error('Executor closed'));

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createExecutor } from '../../engine/run.ts';
 
-test('tasks run inside Crawlee with a session, concurrently, and handled requests are swept', async () => {
+test('tasks run inside Crawlee with a session, concurrently, and handled requests are not kept', async () => {
   const executor = await createExecutor({ concurrency: 8, proxyUrls: [], handlerTimeoutSecs: 30 });
   try {
     let inFlight = 0;
