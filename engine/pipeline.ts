@@ -82,13 +82,15 @@ async function redirectsOf(response: Response | null): Promise<FetchResult['redi
 }
 
 async function browserResult(page: Page, response: Response | null): Promise<FetchResult> {
-  const html = await page.content();
   const headers = response ? await response.allHeaders() : {};
   const contentType = headers['content-type'] ?? 'text/html';
-  const body = Buffer.from(html);
+  const kind = kindOf(contentType);
+  // A text target (JSON, XML...) keeps its own bytes; a page is read as the browser rendered it.
+  const text = kind === 'text' && response ? await response.text().catch(() => page.content()) : await page.content();
+  const body = Buffer.from(text);
   return {
     url: page.url(), statusCode: response?.status() ?? 200, headers, redirects: await redirectsOf(response), contentType,
-    kind: kindOf(contentType) === 'html' ? 'html' : kindOf(contentType), body, size: body.length, text: html, truncated: false,
+    kind, body, size: body.length, text, truncated: false,
   };
 }
 

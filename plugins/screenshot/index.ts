@@ -5,6 +5,7 @@ import path from 'node:path';
 import { definePlugin, options, bool, num, oneOf, text, duration, list, device, viewportFields, z, RefractError } from '../../engine/index.ts';
 import { recordClip, MAX_CLIP_MS } from './animated.ts';
 import { compose } from './overlay.ts';
+import { codePage, schemeProblem, DEFAULT_SCHEME } from './code.ts';
 
 const params = options({
   type: oneOf(['png', 'jpeg']).default('png'),
@@ -16,6 +17,7 @@ const params = options({
   ...viewportFields,
   waitFor: duration({ max: 20_000 }).optional(),
   waitUntil: list().optional(),
+  codeScheme: text().superRefine((v, ctx) => { const problem = schemeProblem(v); if (problem) ctx.addIssue({ code: 'custom', message: problem }); }).default(DEFAULT_SCHEME),
   overlay: options({ background: text().optional(), browser: oneOf(['light', 'dark']).optional() }).optional(),
   animated: z.union([bool(), options({ duration: duration({ min: 500, max: MAX_CLIP_MS }).default(3000), fps: num({ min: 1, max: 30, int: true }).default(25) })]).optional(),
 });
@@ -57,9 +59,11 @@ export default definePlugin({
     ...(o.waitFor ? { waitForTimeout: o.waitFor } : {}),
     ...(o.animated ? { recordVideo: { dir: path.join(os.tmpdir(), 'refract-video'), size: { width: o.width ?? 1280, height: o.height ?? 800 } } } : {}),
   }),
-  async run({ page, pageOpenedAt, store, fetchBytes }, o) {
+  async run({ page, pageOpenedAt, store, fetchBytes, response }, o) {
     const fetchImage = (url: string) => fetchBytes(url, 'image');
     if (!page) throw new Error('screenshot needs a browser page');
+    // A text target (JSON, XML, code) is shown highlighted with `codeScheme` rather than as the browser's raw view.
+    if (response.kind === 'text') await page.setContent(codePage(response.text, response.contentType, o.codeScheme), { waitUntil: 'load' });
     if (o.animated) {
       const clip = typeof o.animated === 'object' ? o.animated : { duration: 3000, fps: 25 };
       const { bytes, facts } = await recordClip(page, pageOpenedAt ?? performance.now(), clip.duration, clip.fps);

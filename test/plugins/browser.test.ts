@@ -226,6 +226,18 @@ test('adblock drops trackers and dismisses cookie banners; on by default on the 
   assert.is(fx.hits.filter((h) => h.includes('addthis_widget')).length, before + 1, 'without adblock the script loads');
 });
 
+test('a JSON target is captured highlighted with codeScheme', async () => {
+  const dark = await shot(`url=${site('data.json')}&screenshot`);
+  assert.equal(await pixel(dark.bytes, 3, 3), [40, 44, 52], 'atom-one-dark by default');
+  const light = await shot(`url=${site('data.json')}&screenshot.codeScheme=github`);
+  assert.equal(await pixel(light.bytes, 3, 3), [255, 255, 255]);
+  const stats = await sharp(light.bytes).stats();
+  assert.ok(stats.channels[0]!.min < 100, 'there is dark text on it');
+  const bad = await call(app.freeUrl, `url=${site('data.json')}&screenshot.code_scheme=neon-nights`);
+  assert.is(bad.status, 400);
+  assert.match(bad.body.message, /unknown theme/);
+});
+
 test('browser subrequests pass the SSRF guard', async () => {
   const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/beacon.html`)}&screenshot&force`);
   assert.is(status, 200);
