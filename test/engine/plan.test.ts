@@ -16,7 +16,7 @@ const plan = (qs: string, tier: 'free' | 'pro' = 'free') => buildPlan(parseQuery
 test('meta is on by default, steps follow registry order, needs is the highest', () => {
   const p = plan(`screenshot.full_page&url=${encodeURIComponent('https://a.com/x?utm_source=y&b=1#top')}`);
   assert.equal(p.steps.map((s) => s.name), ['meta', 'screenshot']);
-  assert.equal(p.steps[1]!.opts, { type: 'png', fullPage: true, omitBackground: true });
+  assert.equal(p.steps[1]!.opts, { type: 'png', fullPage: true, omitBackground: true, codeScheme: 'atom-one-dark' });
   assert.is(p.needs, 'browser');
   assert.is(p.url, 'https://a.com/x?b=1');
   assert.is(p.options.timeout, 28000);
