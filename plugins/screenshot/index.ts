@@ -59,7 +59,7 @@ export default definePlugin({
     ...(o.waitFor ? { waitForTimeout: o.waitFor } : {}),
     ...(o.animated ? { recordVideo: { dir: path.join(os.tmpdir(), 'refract-video'), size: { width: o.width ?? 1280, height: o.height ?? 800 } } } : {}),
   }),
-  async run({ page, pageOpenedAt, store, fetchBytes, response }, o) {
+  async run({ page, pageOpenedAt, store, fetchBytes, response, options }, o) {
     const fetchImage = (url: string) => fetchBytes(url, 'image');
     if (!page) throw new Error('screenshot needs a browser page');
     // A text target (JSON, XML, code) is shown highlighted with `codeScheme` rather than as the browser's raw view.
@@ -70,7 +70,9 @@ export default definePlugin({
       return { ...(await store(bytes, 'video/mp4')), ...facts };
     }
     if (o.quality !== undefined && o.type !== 'jpeg') throw new RefractError('EINVALQUERY', 'Invalid `screenshot.quality`: quality applies to jpeg only; add screenshot.type=jpeg', { data: { param: 'screenshot.quality' } });
-    const shot = { type: o.type, quality: o.type === 'jpeg' ? o.quality ?? 80 : undefined, omitBackground: o.type === 'png' && o.omitBackground, animations: 'disabled' as const };
+    // Captures are deterministic (animations stopped) unless the request asks for `animations=true`.
+    const animations = options.animations === true ? 'allow' as const : 'disabled' as const;
+    const shot = { type: o.type, quality: o.type === 'jpeg' ? o.quality ?? 80 : undefined, omitBackground: o.type === 'png' && o.omitBackground, animations };
     let capture: () => Promise<Buffer>;
     if (o.element) {
       const target = page.locator(o.element).first();

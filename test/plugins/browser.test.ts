@@ -151,13 +151,30 @@ test('page controls: colour scheme, media type, JavaScript, click, scroll, waits
   assert.is(await title(`click=${q('#go')}`), 'clicked');
   assert.is(await title(`scripts=${q("document.title='from a script'")}`), 'from a script');
   assert.is(await title(`modules=${q("document.title='from a module'")}`), 'from a module');
-  const waited = await call(app.freeUrl, `url=${site('controls.html')}&prerender=true&force&waitForSelector=${q('#late')}&scripts=${q("document.title=document.querySelector('#late')?'late seen':'late missing'")}`);
-  assert.is(waited.body.data.title, 'late missing', 'scripts run before the wait');
+  const waited = await call(app.freeUrl, `url=${site('controls.html?late=1')}&prerender=true&force&waitForSelector=${q('#late')}`);
+  assert.is(waited.body.data.title, 'late arrived', 'the page is read after the awaited element appeared');
   const scrolled = await shot(`url=${site('controls.html')}&screenshot&scroll=${q('#far')}`);
   assert.is.not(scrolled.bytes.toString('base64'), white.bytes.toString('base64'));
   const missing = await call(app.freeUrl, `url=${site('controls.html')}&screenshot&click=${q('#nothing')}`);
   assert.is(missing.status, 400);
   assert.match(missing.body.message, /click/);
+});
+
+test('animations are stopped in captures unless asked for; waitUntil, waitForTimeout and touch emulation apply', async () => {
+  const still = await shot(`url=${site('animated.html')}&screenshot`);
+  assert.equal(await pixel(still.bytes, 100, 100), [0, 255, 0], 'an infinite animation is cancelled to the base style');
+  const frozen = await shot(`url=${site('animated.html')}&screenshot&animations=false`);
+  assert.equal(await pixel(frozen.bytes, 100, 100), [0, 255, 0]);
+  const moving = await shot(`url=${site('animated.html')}&screenshot&animations=true`);
+  const [r, g] = await pixel(moving.bytes, 100, 100);
+  assert.ok(r! > 200 && g! < 50, `mid-animation red, got ${r},${g}`);
+  const early = await call(app.freeUrl, `url=${site('slow.html')}&screenshot&waitUntil=domcontentloaded&timeout=8s&force`);
+  assert.is(early.status, 200, 'domcontentloaded does not wait for the hanging image');
+  const waited = await call(app.freeUrl, `url=${site('tall.html')}&prerender=true&waitForTimeout=700&force`);
+  assert.ok(Number.parseInt(waited.headers.get('x-fetch-time') ?? '0') >= 700, `fetch time ${waited.headers.get('x-fetch-time')}`);
+  const touch = async (extra: string) => (await call(app.freeUrl, `url=${site('tall.html')}&prerender=true&force&scripts=${q("document.title=String('ontouchstart' in window)")}${extra}`)).body.data.title;
+  assert.is(await touch(''), 'false');
+  assert.is(await touch('&viewport.has_touch=true&viewport.is_mobile=true'), 'true');
 });
 
 test('prerender=auto renders pages built in the browser and fetches static ones', async () => {
