@@ -81,15 +81,18 @@ async function redirectsOf(response: Response | null): Promise<FetchResult['redi
   return chain;
 }
 
-async function browserResult(page: Page, response: Response | null): Promise<FetchResult> {
+async function browserResult(page: Page, response: Response | null, needsDocument: boolean): Promise<FetchResult> {
   const headers = response ? await response.allHeaders() : {};
   const contentType = headers['content-type'] ?? 'text/html';
   const kind = kindOf(contentType);
-  // A text target (JSON, XML...) keeps its own bytes; a page is read as the browser rendered it.
-  const text = kind === 'text' && response ? await response.text().catch(() => page.content()) : await page.content();
+  const status = response?.status() ?? 200;
+  // A text target (JSON, XML...) keeps its own bytes; a page is read as the browser rendered it, and only when a
+  // step reads the document or the answer may be a challenge page (serializing a large DOM costs milliseconds).
+  const text = kind === 'text' && response ? await response.text().catch(() => page.content())
+    : needsDocument || status >= 400 || /cloudflare/i.test(headers.server ?? '') ? await page.content() : '';
   const body = Buffer.from(text);
   return {
-    url: page.url(), statusCode: response?.status() ?? 200, headers, redirects: await redirectsOf(response), contentType,
+    url: page.url(), statusCode: status, headers, redirects: await redirectsOf(response), contentType,
     kind, body, size: body.length, text, truncated: false,
   };
 }
@@ -163,7 +166,8 @@ async function inBrowser(plan: Plan, deps: PipelineDeps, lease: Lease, signal: A
     const consent = setup.adblock ? await dismissConsent(page) : undefined;
     const response = await navigate(page, plan.url, setup, budgetMs);
     await consent?.(CONSENT_CAP_MS);
-    const result = await browserResult(page, response);
+    const needsDocument = plan.steps.some((s) => deps.registry.get(s.name)!.needs !== 'browser');
+    const result = await browserResult(page, response, needsDocument);
     checkChallenge(result, lease);
     const fetchTimeMs = Math.round(performance.now() - started);
     const warnings: Extraction['warnings'] = [];

@@ -7,8 +7,8 @@ import { createBrowserPool } from './pool.ts';
 export interface Browsers {
   /** Runs `fn` on a fresh page in its own incognito context; the page is closed afterwards whatever happens. */
   withPage<T>(options: BrowserContextOptions, proxyUrl: string | undefined, signal: AbortSignal, fn: (page: Page) => Promise<T>, retries?: number): Promise<T>;
-  /** How many browsers are open, and how many were launched in all (for recycling and crash recovery). */
-  stats(): { open: number; launched: number };
+  /** Browsers open, launched in all, and contexts open (for tests of recycling, crash recovery and leaks). */
+  stats(): { open: number; launched: number; contexts: number };
   close(): Promise<void>;
 }
 
@@ -77,7 +77,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
         release();
       }
     },
-    stats: () => ({ open: pool ? pool.activeBrowserControllers.size : 0, launched }),
+    stats: () => ({ open: pool ? pool.activeBrowserControllers.size : 0, launched, contexts: pool ? [...pool.activeBrowserControllers].reduce((n, c) => n + (c.browser as { contexts(): unknown[] }).contexts().length, 0) : 0 }),
     async close() {
       await pool?.destroy();
       pool = undefined;
