@@ -27,6 +27,7 @@ export interface Config {
   browserConcurrency: number;
   browserQueue: number;
   browserRetireAfterPages: number;
+  browserMaxMemoryBytes: number;
   prerenderBudgetMs: number;
   assetsDir: string;
   testHooks: boolean;
@@ -56,6 +57,7 @@ export const ENV_DOCS: Record<string, string> = {
   REFRACT_BROWSER_CONCURRENCY: 'Browser pages open at once (default 4).',
   REFRACT_BROWSER_QUEUE: 'Requests that may wait for a browser page; past it EBUSY (503) answers at once (default 32).',
   REFRACT_BROWSER_RETIRE_AFTER: 'Pages a browser serves before it is replaced by a fresh one (default 100).',
+  REFRACT_BROWSER_MAX_MEMORY: 'Resident memory of all browser processes, in bytes, past which browsers are replaced (default 2 GiB; 0 = no ceiling).',
   REFRACT_PRERENDER_BUDGET: 'How long prerendering may take before the plain fetch answers instead (default 8s).',
   REFRACT_ASSETS_DIR: 'Folder of generated screenshots, PDFs and videos (default ./.assets).',
   REFRACT_TEST_HOOKS: 'Set to 1 to accept the `html_url` test parameter (loopback only); never in production.',
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     browserConcurrency: Math.max(1, int(env, 'REFRACT_BROWSER_CONCURRENCY', 4)),
     browserQueue: int(env, 'REFRACT_BROWSER_QUEUE', 32),
     browserRetireAfterPages: Math.max(1, int(env, 'REFRACT_BROWSER_RETIRE_AFTER', 100)),
+    browserMaxMemoryBytes: int(env, 'REFRACT_BROWSER_MAX_MEMORY', 2 * 1024 ** 3),
     prerenderBudgetMs: duration(env, 'REFRACT_PRERENDER_BUDGET', 8000),
     assetsDir: env.REFRACT_ASSETS_DIR || '.assets',
     testHooks: env.REFRACT_TEST_HOOKS === '1',

@@ -2,6 +2,7 @@ import type { BrowserContextOptions, Page } from 'playwright-core';
 import { RefractError } from '../errors.ts';
 import { BROWSER_POOL_EVENTS } from '@crawlee/browser-pool';
 import { createBrowserPool } from './pool.ts';
+import { descendantsRss } from './memory.ts';
 
 /** Pages of the browser pool, handed out under a concurrency bound with a bounded queue and crash retries. */
 export interface Browsers {
@@ -13,7 +14,7 @@ export interface Browsers {
 }
 
 /** Settings of the browser side. */
-export interface BrowsersOptions { concurrency: number; queueLimit: number; retireAfterPages: number }
+export interface BrowsersOptions { concurrency: number; queueLimit: number; retireAfterPages: number; maxMemoryBytes: number }
 
 const CRASH = /target (page, context or browser )?(has been )?closed|browser has (been )?(closed|disconnected)|browser closed|crash|protocol error|websocket error|econnreset|not connected/i;
 
@@ -27,6 +28,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
   let pool: ReturnType<typeof createBrowserPool> | undefined;
   let active = 0;
   let launched = 0;
+  let memoryCheck: Promise<void> | undefined;
   const waiting: (() => void)[] = [];
   const acquire = async (signal: AbortSignal) => {
     if (active < opts.concurrency) { active++; return; }
@@ -49,12 +51,20 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
       pool = createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages });
       pool.on(BROWSER_POOL_EVENTS.BROWSER_LAUNCHED, () => { launched++; });
     }
+    await memoryCheck;
     const page = (await pool.newPage({ pageOptions: options, proxyUrl })) as Page;
     try {
       return await fn(page);
     } finally {
       await page.close().catch(() => undefined);
+      // Measured after the answer has gone out; the next page waits for the verdict before it opens.
+      memoryCheck = recycleIfHeavy().catch(() => undefined);
     }
+  };
+  // Past the memory ceiling every open browser is retired: pages in flight finish, new ones get a fresh browser.
+  const recycleIfHeavy = async () => {
+    if (!pool || opts.maxMemoryBytes <= 0) return;
+    if ((await descendantsRss()) > opts.maxMemoryBytes) await pool.retireAllBrowsers();
   };
   return {
     async withPage(options, proxyUrl, signal, fn, retries = 1) {

@@ -69,6 +69,19 @@ test('browsers are recycled after their page count', async () => {
   }
 });
 
+test('browsers are replaced once their memory passes the ceiling', async () => {
+  const app = await startRefract({ REFRACT_BROWSER_MAX_MEMORY: String(1024 * 1024) });
+  try {
+    for (let i = 0; i < 3; i++) {
+      const { status } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html?m=${i}`)}&screenshot`);
+      assert.is(status, 200);
+    }
+    assert.ok(app.engine.browsers.stats().launched >= 3, `a fresh browser for each page past a 1 MB ceiling: ${app.engine.browsers.stats().launched}`);
+  } finally {
+    await app.close();
+  }
+});
+
 test('past the browser queue a request is refused at once with EBUSY (503)', async () => {
   const app = await startRefract({ REFRACT_BROWSER_CONCURRENCY: '1', REFRACT_BROWSER_QUEUE: '0' });
   try {
