@@ -255,6 +255,29 @@ test('a JSON target is captured highlighted with codeScheme', async () => {
   assert.match(bad.body.message, /unknown theme/);
 });
 
+test('embed answers a screenshot or a PDF with its bytes', async () => {
+  const png = await call(app.freeUrl, `url=${site('clear.html')}&screenshot&embed=screenshot.url`);
+  assert.is(png.status, 200);
+  assert.is(png.headers.get('content-type'), 'image/png');
+  assert.equal([...png.raw.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const pdf = await call(app.freeUrl, `url=${site('clear.html')}&pdf&embed=pdf.url`);
+  assert.is(pdf.headers.get('content-type'), 'application/pdf');
+  assert.is(pdf.raw.subarray(0, 5).toString(), '%PDF-');
+});
+
+test('a prerender past its budget falls back to the plain fetch', async () => {
+  const slow = await startRefract({ REFRACT_PRERENDER_BUDGET: '800ms' });
+  try {
+    const { status, body, headers } = await call(slow.freeUrl, `url=${q(`${fx.url}/sites/browser/csr-hang.html`)}`);
+    assert.is(status, 200);
+    assert.is(headers.get('x-fetch-mode'), 'fetch');
+    assert.match(headers.get('x-prerender-reason') ?? '', /^prerender failed/);
+    assert.is(body.data.title, 'Static title of a hanging app');
+  } finally {
+    await slow.close();
+  }
+});
+
 test('browser subrequests pass the SSRF guard', async () => {
   const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/beacon.html`)}&screenshot&force`);
   assert.is(status, 200);
