@@ -31,7 +31,6 @@ function visibleText($: CheerioAPI, enough = 500): number {
  */
 export function needsBrowser($: CheerioAPI): RenderVerdict {
   const text = visibleText($);
-  const scripts = $('script').length;
   // One pass over the tree for every framework's mount point at once.
   for (const node of $(MOUNT_SELECTOR).toArray()) {
     const el = $(node);
@@ -43,7 +42,10 @@ export function needsBrowser($: CheerioAPI): RenderVerdict {
   if (text < 200 && NOSCRIPT_HINT.test($('noscript').text())) return { browser: true, reason: 'noscript asks for JavaScript' };
   const custom = text < 200 ? $('body *').toArray().filter((el) => 'name' in el && (el as { name: string }).name.includes('-')) : [];
   if (custom.length) return { browser: true, reason: `custom elements without content (<${(custom[0] as { name: string }).name}>)` };
-  if (scripts > 0 && text < 100) return { browser: true, reason: `only ${text} characters of text beside ${scripts} scripts` };
+  if (text < 100) {
+    const scripts = $('script').length;
+    if (scripts > 0) return { browser: true, reason: `only ${text} characters of text beside ${scripts} scripts` };
+  }
   return { browser: false, reason: `static: ${text >= 500 ? 'at least 500' : text} characters of text` };
 }
 
