@@ -3,7 +3,6 @@ import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
 
 /** PIDs of the Chromium processes this test process started (direct children), newest last. */
 function chromiumChildren(): number[] {
