@@ -39,7 +39,8 @@ export interface FetchOptions {
 }
 
 const MEDIA_PREFIX_BYTES = 256 * 1024;
-const REDIRECT = new Set([301, 302, 303, 307, 308]);
+/** The statuses that redirect (followed by hand so that every hop passes the guard). */
+export const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
 /** Classifies a Content-Type. */
 export function kindOf(contentType: string): TargetKind {
@@ -53,7 +54,8 @@ export function kindOf(contentType: string): TargetKind {
   return 'other';
 }
 
-function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+/** Joins repeated response headers into one string each, as the Data object reports them. */
+export function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   return out;

@@ -1,11 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Guard } from './guard.ts';
-import { kindOf, type FetchResult } from './http.ts';
+import { flatHeaders, kindOf, REDIRECT, type FetchResult } from './http.ts';
 import { toRefractError } from './failure.ts';
 
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 32 }), https: new https.Agent({ keepAlive: true, maxSockets: 32 }) };
-const REDIRECT = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/147.0.0.0 Safari/537.36';
 
 /** Options of a light GET: the guard, the deadline, the byte limit, and extra headers (a Range, say). */
@@ -21,8 +20,7 @@ function once(url: URL, opts: LightOptions): Promise<{ statusCode: number; heade
       signal: opts.signal,
       headers: { 'user-agent': USER_AGENT, accept: '*/*', 'accept-encoding': 'identity', ...opts.headers },
     }, (res) => {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      const headers = flatHeaders(res.headers);
       const chunks: Buffer[] = [];
       let length = 0;
       let truncated = false;
