@@ -1,8 +1,10 @@
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, Text } from 'domhandler';
 
-const MOUNTS = ['#root', '#app', '#__next', '#__nuxt', '#svelte', '#___gatsby', '[data-reactroot]', 'app-root', '[ng-app]', '#q-app'];
-const MOUNT_SELECTOR = MOUNTS.join(',');
+// Where client frameworks mount: these ids, these attributes, this element name.
+const MOUNT_IDS = new Set(['root', 'app', '__next', '__nuxt', 'svelte', '___gatsby', 'q-app']);
+const MOUNT_ATTRIBUTES = ['data-reactroot', 'ng-app'];
+const MOUNT_NAME = 'app-root';
 const NOSCRIPT_HINT = /enable javascript|requires javascript|javascript (is )?(disabled|required)/i;
 
 /** Why a page does (or does not) need a browser to show its content. */
@@ -20,8 +22,40 @@ function visibleText($: CheerioAPI, enough = 500): number {
       else if ('children' in node && !HIDDEN.has((node as Element).name)) walk((node as Element).children);
     }
   };
-  walk($('body').toArray());
+  walk(bodyOf($));
   return count;
+}
+
+/** The `<body>` element, reached from the root without a selector engine (the parser always makes one). */
+function bodyOf($: CheerioAPI): AnyNode[] {
+  for (const top of $.root().toArray()[0]?.children ?? []) {
+    if (top.type !== 'tag') continue;
+    if (top.name === 'body') return [top];
+    if (top.name === 'html') {
+      const body = top.children.find((n) => n.type === 'tag' && (n as Element).name === 'body');
+      if (body) return [body];
+    }
+  }
+  return $('body').toArray();
+}
+
+function isMount(el: Element): boolean {
+  return el.name === MOUNT_NAME || MOUNT_IDS.has(el.attribs.id ?? '') || MOUNT_ATTRIBUTES.some((a) => a in el.attribs);
+}
+
+/** The framework mount points of the document, found in one walk of the tree (no selector engine). */
+function mountsOf($: CheerioAPI): Element[] {
+  const found: Element[] = [];
+  const walk = (nodes: AnyNode[]): void => {
+    for (const node of nodes) {
+      // Scripts and styles are their own node types in domhandler, so only elements (and the root) are entered.
+      if (node.type !== 'tag' && node.type !== 'root') continue;
+      if (node.type === 'tag' && isMount(node as Element)) found.push(node as Element);
+      walk((node as Element).children);
+    }
+  };
+  walk($.root().toArray());
+  return found;
 }
 
 /**
@@ -31,8 +65,7 @@ function visibleText($: CheerioAPI, enough = 500): number {
  */
 export function needsBrowser($: CheerioAPI): RenderVerdict {
   const text = visibleText($);
-  // One pass over the tree for every framework's mount point at once.
-  for (const node of $(MOUNT_SELECTOR).toArray()) {
+  for (const node of mountsOf($)) {
     const el = $(node);
     if (el.text().trim().length < 20 && el.children().length < 2) {
       const id = el.attr('id');

@@ -15,10 +15,19 @@ function tooSmall(media: Media): boolean {
  * (404, an HTML page, a 1x1 pixel) gives way to the next.
  */
 async function settle(candidates: Iterable<Media>, ctx: Context, kind: 'image' | 'video' | 'audio'): Promise<Media | null> {
-  // Probe the leading candidates at once and keep the first acceptable in rule order: latency is one probe, not a sum.
-  const leading = [...take(candidates, MAX_TRIES)];
-  const outcomes = leading.map((c) => ctx.probe(c.url));
-  for (const [i, candidate] of leading.entries()) {
+  // The first candidate is right on most pages, so it is probed alone, and the later rules (some walk the whole
+  // document) run only when it is ruled out; then the next ones are probed at once and the first acceptable in
+  // rule order wins (two probe latencies at worst, never a sum).
+  const rest = candidates[Symbol.iterator]();
+  const first = [...take(rest, 1)];
+  const found = await pick(first, first.map((c) => ctx.probe(c.url)), kind);
+  if (found || !first.length) return found;
+  const next = [...take(rest, MAX_TRIES - 1)];
+  return pick(next, next.map((c) => ctx.probe(c.url)), kind);
+}
+
+async function pick(candidates: readonly Media[], outcomes: readonly ReturnType<Context['probe']>[], kind: 'image' | 'video' | 'audio'): Promise<Media | null> {
+  for (const [i, candidate] of candidates.entries()) {
     const outcome = await outcomes[i]!;
     if (outcome.status === 'unknown') return candidate;
     if (outcome.status === 'absent') continue;
@@ -30,12 +39,11 @@ async function settle(candidates: Iterable<Media>, ctx: Context, kind: 'image' |
   return null;
 }
 
-function* take<T>(items: Iterable<T>, n: number): Generator<T> {
-  if (n <= 0) return;
-  let i = 0;
-  for (const item of items) {
-    yield item;
-    if (++i >= n) return;
+function* take<T>(items: Iterator<T>, n: number): Generator<T> {
+  for (let i = 0; i < n; i++) {
+    const next = items.next();
+    if (next.done) return;
+    yield next.value;
   }
 }
 

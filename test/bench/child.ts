@@ -8,11 +8,17 @@ export async function startChild(root: string, env: Record<string, string>): Pro
   });
   const url = await new Promise<string>((resolve, reject) => {
     let err = '';
-    child.stderr!.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       err += c;
       const m = /free (http:\/\/[^,]+),/.exec(err);
-      if (m) resolve(m[1]!);
-    });
+      if (!m) return;
+      // From here on the child's log is drained unread: scanning it would load this process, which also runs
+      // the floor and the fixture server, and would skew the comparison.
+      child.stderr!.off('data', onData);
+      child.stderr!.on('data', () => {});
+      resolve(m[1]!);
+    };
+    child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
   });
   return { url, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };

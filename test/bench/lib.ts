@@ -30,9 +30,9 @@ export async function measure(n: number, concurrency: number, fn: (i: number) =>
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 /** GETs a URL over a keep-alive agent and resolves with the status and body. */
-export function get(url: string): Promise<{ status: number; body: Buffer; headers: http.IncomingHttpHeaders }> {
+export function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Buffer; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent }, (res) => {
+    http.get(url, { agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }));

@@ -3,11 +3,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gotScraping } from 'got-scraping';
+import { imageSize } from 'image-size';
 import { parseHtml } from '../../engine/html.ts';
 import { serveFixtures } from '../util/serve.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/meta/helpers.ts';
-import { measure, get, row, type Stats } from './lib.ts';
+import { measure, get, row, stats, type Stats } from './lib.ts';
 import { startChild as spawnServer } from './child.ts';
 import { loadConfig, createEngine, parseQuery } from '../../engine/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
@@ -43,6 +44,15 @@ export async function benchMetaHttp(n = 200): Promise<string[]> {
       const $ = parseHtml(res.body, res.url);
       return extractMeta(createDoc($, res.url));
     };
+    // The floor of the same work with media probes: the same fetch and rules, then a ranged GET of the chosen
+    // image and logo at once over a keep-alive agent, with image-size reading their dimensions.
+    const floorProbed = async (i: number) => {
+      const meta = await floor(i) as { image?: { url: string } | null; logo?: { url: string } | null };
+      await Promise.all([meta.image?.url, meta.logo?.url].filter((u): u is string => !!u).map(async (u) => {
+        const r = await get(u, { range: 'bytes=0-262143' });
+        try { imageSize(new Uint8Array(r.body)); } catch { /* not an image */ }
+      }));
+    };
     const missOn = (base: string) => async (i: number) => {
       const r = await get(`${base}/?url=${target(i)}`);
       if (r.status !== 200 || r.headers['x-cache-status'] !== 'MISS') throw new Error(`unexpected ${r.status} ${r.headers['x-cache-status']}`);
@@ -56,35 +66,41 @@ export async function benchMetaHttp(n = 200): Promise<string[]> {
     };
     for (let i = 0; i < 20; i++) { await floor(-i - 1); await miss(100000 + i); await missBare(100000 + i); }
     const rows: [string, Stats][] = [];
-    // Interleave the floor and Refract in rounds so that machine load affects both alike.
-    const floorSamples: Stats[] = [];
-    const missSamples: Stats[] = [];
-    const bareSamples: Stats[] = [];
-    const engineSamples: Stats[] = [];
-    for (let round = 0; round < 4; round++) {
-      floorSamples.push(await measure(n / 4, 1, (i) => floor(round * 1000 + i)));
-      missSamples.push(await measure(n / 4, 1, (i) => miss(round * 1000 + i)));
-      bareSamples.push(await measure(n / 4, 1, (i) => missBare(round * 1000 + i)));
-      engineSamples.push(await measure(n / 4, 1, (i) => inProcess(200000 + round * 1000 + i)));
+    // Side by side: every iteration runs each contender once, in a rotating order, so that the load of this
+    // shared machine (it moves a lot within a second) weighs on all of them alike.
+    const contenders = [floor, miss, missBare, inProcess, floorProbed];
+    const samples: number[][] = contenders.map(() => []);
+    const wall = contenders.map(() => 0);
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < contenders.length; k++) {
+        const c = (i + k) % contenders.length;
+        const t = performance.now();
+        await contenders[c]!(i * 10 + c);
+        const took = performance.now() - t;
+        samples[c]!.push(took);
+        wall[c]! += took;
+      }
     }
-    const merge = (list: Stats[]): Stats => {
-      const p50s = list.map((s) => s.p50).sort((a, b) => a - b);
-      const p95s = list.map((s) => s.p95).sort((a, b) => a - b);
-      return { n: list.reduce((a, s) => a + s.n, 0), p50: p50s[Math.floor(p50s.length / 2)]!, p95: p95s[Math.floor(p95s.length / 2)]!, mean: 0, rps: list.reduce((a, s) => a + s.rps, 0) / list.length };
-    };
-    const floorStats = merge(floorSamples);
-    const missStats = merge(missSamples);
+    const [floorStats, missStats, bareStats, engineStats, probedStats] = samples.map((list, c) => stats(list, wall[c]!)) as [Stats, Stats, Stats, Stats, Stats];
     rows.push(['floor: got-scraping + cheerio + rules', floorStats]);
-    const bareStats = merge(bareSamples);
+    rows.push(['floor + probes of image and logo', probedStats]);
     rows.push(['refract MISS (HTTP, Crawlee, media probes)', missStats]);
     rows.push(['refract MISS, media probing off', bareStats]);
-    rows.push(['engine.run in process (Crawlee, probes, no HTTP)', merge(engineSamples)]);
+    rows.push(['engine.run in process (Crawlee, probes, no HTTP)', engineStats]);
+    // The ratio of each iteration (same moment, same load), then its median: the steadiest figure on a busy machine.
+    const ratios = (list: number[], base = samples[0]!) => {
+      const r = list.map((v, i) => v / base[i]!).sort((a, b) => a - b);
+      return r[Math.floor(r.length / 2)]!;
+    };
+    await get(`${app.url}/?url=${target(0)}`);
     rows.push(['refract HIT', await measure(n, 1, hit)]);
     rows.push(['floor, 8 concurrent', await measure(n, 8, (i) => floor(50000 + i))]);
     rows.push(['refract MISS, 8 concurrent', await measure(n, 8, (i) => miss(50000 + i))]);
     rows.push(['refract HIT, 8 concurrent', await measure(n * 5, 8, hit)]);
     const out = rows.map(([name, s]) => row(name, s));
     out.push(`ratio MISS p50 / floor p50: ${(missStats.p50 / floorStats.p50).toFixed(2)}x with media probes, ${(bareStats.p50 / floorStats.p50).toFixed(2)}x without (page ${page.length} bytes)`);
+    out.push(`ratio MISS p50 / floor-with-probes p50: ${(missStats.p50 / probedStats.p50).toFixed(2)}x`);
+    out.push(`median of per-iteration ratios: MISS with probes / floor with probes ${ratios(samples[1]!, samples[4]!).toFixed(2)}x, MISS without probes / floor ${ratios(samples[2]!).toFixed(2)}x, MISS with probes / floor ${ratios(samples[1]!).toFixed(2)}x`);
     return out;
   } finally {
     await app.stop();
