@@ -1,5 +1,5 @@
 /** Refract's public engine API: plugin authoring, the registry, plans, and the engine itself. */
-export { definePlugin, type Plugin, type PluginDefinition, type Context, type Need } from './plugin.ts';
+export { definePlugin, needOf, type Plugin, type PluginDefinition, type Context, type Need } from './plugin.ts';
 export { options, bool, num, text, oneOf, duration, list, device, z } from './schema.ts';
 export { RefractError, CODES, type Code } from './errors.ts';
 export { createRegistry, loadPlugins, type Registry } from './registry.ts';

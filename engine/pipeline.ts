@@ -2,7 +2,7 @@ import { load, type CheerioAPI } from 'cheerio';
 import type { Page, Response } from 'playwright-core';
 import { parseHtml } from './html.ts';
 import { RefractError } from './errors.ts';
-import type { Context } from './plugin.ts';
+import { needOf, type Context } from './plugin.ts';
 import type { Plan } from './plan.ts';
 import type { Registry } from './registry.ts';
 import { createGuard, type Guard } from './fetch/guard.ts';
@@ -106,7 +106,7 @@ function checkChallenge(response: FetchResult, lease: Lease): void {
 }
 
 async function runSteps(plan: Plan, deps: PipelineDeps, ctx: Context, warnings: Extraction['warnings']): Promise<Record<string, unknown>> {
-  const data: Record<string, unknown> = {};
+  const { data } = ctx;
   for (const step of plan.steps) {
     const plugin = deps.registry.get(step.name)!;
     if (ctx.signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout');
@@ -146,6 +146,11 @@ function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signa
     probe: createProber({ guard: deps.guard, signal, timeoutMs: deps.probeTimeoutMs }),
     signal,
     warn: (message) => deps.logger.warn(message, { url: plan.url }),
+    data: {},
+    readAsset: async (url) => {
+      const name = deps.assets.nameOf(url);
+      return name ? (await deps.assets.get(name))?.bytes : undefined;
+    },
   };
 }
 
@@ -166,7 +171,7 @@ async function inBrowser(plan: Plan, deps: PipelineDeps, lease: Lease, signal: A
     const consent = setup.adblock ? await dismissConsent(page) : undefined;
     const response = await navigate(page, plan.url, setup, budgetMs);
     await consent?.(CONSENT_CAP_MS);
-    const needsDocument = plan.steps.some((s) => deps.registry.get(s.name)!.needs !== 'browser');
+    const needsDocument = plan.steps.some((s) => needOf(deps.registry.get(s.name)!, s.opts) !== 'browser');
     const result = await browserResult(page, response, needsDocument);
     checkChallenge(result, lease);
     const fetchTimeMs = Math.round(performance.now() - started);

@@ -1,5 +1,5 @@
 import { RefractError, type Code } from './errors.ts';
-import { NEED_RANK, type Need } from './plugin.ts';
+import { NEED_RANK, needOf, type Need } from './plugin.ts';
 import type { Registry } from './registry.ts';
 import type { RawObject, Raw } from './params.ts';
 import { coreSchema, INVALID_CODES, PRO_ONLY, type CoreOptions } from './options.ts';
@@ -56,7 +56,7 @@ function pluginSteps(query: RawObject, registry: Registry): Step[] {
     const parsed = plugin.params.safeParse(input);
     if (!parsed.success) {
       const { param, message } = describeIssue(plugin.name, parsed.error);
-      fail('EINVALQUERY', message, param);
+      fail(plugin.invalid ?? 'EINVALQUERY', message, param);
     }
     chosen.push({ name: plugin.name, opts: (parsed.data ?? {}) as Record<string, unknown> });
   }
@@ -101,7 +101,7 @@ export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limi
   const finalSteps = onlyFunction && steps.some((s) => s.name === 'function') && !metaAsked
     ? steps.filter((s) => s.name !== 'meta') : steps;
   const needs = finalSteps.reduce<Need>((max, s) => {
-    const need = registry.get(s.name)!.needs;
+    const need = needOf(registry.get(s.name)!, s.opts);
     return NEED_RANK[need] > NEED_RANK[max] ? need : max;
   }, 'http');
   return { url, needs, steps: finalSteps, options: { ...options, url, timeout }, tier };

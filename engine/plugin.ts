@@ -6,6 +6,7 @@ import type { Prober } from './fetch/probe.ts';
 import type { Page } from 'playwright-core';
 import type { PageSetup } from './browser/page.ts';
 import type { Media } from './media.ts';
+import type { Code } from './errors.ts';
 
 /** What a step consumes: the HTTP response only, the parsed document, or a live browser page. */
 export type Need = 'http' | 'html' | 'browser';
@@ -37,6 +38,13 @@ export interface Context {
   signal: AbortSignal;
   /** Records a non-fatal problem; it is logged and does not fail the request. */
   warn(message: string): void;
+  /**
+   * The payload so far: what the steps before this one produced (steps run in registry order, so a plugin
+   * placed after others, as `palette` and `ping` are, can read and amend their Media objects).
+   */
+  data: Record<string, unknown>;
+  /** Reads a file this service generated (a screenshot, say) by its asset URL; undefined for any other URL. */
+  readAsset(url: string): Promise<Buffer | undefined>;
 }
 
 /** A plugin as authors write it: one query parameter, its options schema, what it needs, and its work. */
@@ -45,8 +53,10 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   name: string;
   /** One sentence that says what it adds. */
   description: string;
-  /** What the step consumes. */
-  needs: Need;
+  /** What the step consumes; a function when it depends on the options (a data rule that evaluates script). */
+  needs: Need | ((options: z.output<S>) => Need);
+  /** The error code of a query its schema refuses (EINVALQUERY unless a more specific code exists, as EINVALDATA). */
+  invalid?: Code;
   /** Schema of its options (`name.option=value`), with defaults. */
   params: S;
   /** On without being asked for (as `meta` is). */
@@ -57,8 +67,15 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   page?: (options: z.output<S>) => Partial<PageSetup>;
   /** Turns a plain text value (`name=word`) into options; without it such a value is refused. */
   shorthand?: (value: string) => Record<string, unknown>;
+  /** The content type `embed` answers for a text field this plugin produced (`text/markdown`, say); path is split on dots. */
+  embedType?: (path: readonly string[], options: z.output<S>) => string | undefined;
   /** Does the work; returns JSON-ready data or null. */
   run(ctx: Context, options: z.output<S>): unknown;
+}
+
+/** What one step of a plugin consumes with these options. */
+export function needOf(plugin: Plugin, options: Record<string, unknown>): Need {
+  return typeof plugin.needs === 'function' ? plugin.needs(options) : plugin.needs;
 }
 
 /** A registered plugin (same shape, frozen). */
@@ -72,7 +89,7 @@ export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S
   if (typeof definition.name !== 'string' || !NAME.test(definition.name)) {
     throw new TypeError(`Plugin name must be a camelCase word, got ${JSON.stringify(definition.name)}`);
   }
-  if (!['http', 'html', 'browser'].includes(definition.needs)) {
+  if (typeof definition.needs !== 'function' && !['http', 'html', 'browser'].includes(definition.needs)) {
     throw new TypeError(`Plugin "${definition.name}": needs must be http, html or browser`);
   }
   if (typeof definition.run !== 'function') throw new TypeError(`Plugin "${definition.name}": run must be a function`);

@@ -71,9 +71,32 @@ export function options<S extends z.ZodRawShape>(shape: S) {
   }, z.object(shape, { error: 'expected dotted options' }));
 }
 
+type Issue = z.core.$ZodIssue;
+
+/**
+ * For a value that matched no branch of a union, the problem of the branch that got furthest (the deepest
+ * path; a type mismatch at the union itself counts least), with its full path, so the message names the
+ * broken key (`data.price.type`) rather than the whole value.
+ */
+function innermost(issue: Issue, base: readonly PropertyKey[] = []): Issue {
+  const path = [...base, ...issue.path];
+  if (issue.code !== 'invalid_union' || !issue.errors?.length) return { ...issue, path } as Issue;
+  let best: Issue | undefined;
+  let bestScore = -1;
+  for (const branch of issue.errors) {
+    if (!branch[0]) continue;
+    const inner = innermost(branch[0], path);
+    const score = inner.path.length * 2 + (inner.code === 'invalid_type' && inner.path.length === path.length ? 0 : 1);
+    if (score > bestScore) { best = inner; bestScore = score; }
+  }
+  // No branch got past the union itself: the union's own message ("expected auto, true or false") says it best.
+  if (!best || best.path.length === path.length) return { ...issue, path } as Issue;
+  return best;
+}
+
 /** Formats the first problem of a failed parse as `name: what is expected`. */
 export function describeIssue(prefix: string, error: z.ZodError): { param: string; message: string } {
-  const issue = error.issues[0]!;
+  const issue = innermost(error.issues[0]!);
   const param = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
   return { param, message: `Invalid \`${param}\`: ${issue.message}` };
 }

@@ -2,6 +2,7 @@ import type { Plugin } from '../engine/index.ts';
 import meta from './meta/index.ts';
 import screenshot from './screenshot/index.ts';
 import pdf from './pdf/index.ts';
+import data from './data/index.ts';
 
 /** The built-in plugins; their order is the order of outputs in `data`. */
-export const defaultPlugins: readonly Plugin[] = [meta, screenshot, pdf];
+export const defaultPlugins: readonly Plugin[] = [meta, data, screenshot, pdf];

@@ -51,6 +51,16 @@ function checkKey(req: HandlerRequest, deps: HandlerDeps): string {
   return `key:${key}`;
 }
 
+/** The content type a plugin declares for a text field (a data rule read as Markdown answers text/markdown). */
+function embedTypeOf(plan: Plan, path: string, deps: HandlerDeps): string | undefined {
+  const parts = path.split('.');
+  for (const step of plan.steps) {
+    const type = deps.engine.registry.get(step.name)?.embedType?.(parts, step.opts);
+    if (type) return type;
+  }
+  return undefined;
+}
+
 async function render(plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise<{ type: string; body: Buffer | string }> {
   const { embed, filter } = plan.options;
   if (embed) {
@@ -59,7 +69,7 @@ async function render(plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise
       const asset = await fetchAsset(value, deps.engine);
       return { type: asset.contentType, body: asset.body };
     }
-    if (typeof value === 'string') return { type: embed.endsWith('markdown') ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8', body: value };
+    if (typeof value === 'string') return { type: embedTypeOf(plan, embed, deps) ?? 'text/plain; charset=utf-8', body: value };
     return { type: JSON_TYPE, body: JSON.stringify(value) };
   }
   const data = filter ? applyFilter(entry.data, filter) : entry.data;

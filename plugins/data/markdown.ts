@@ -1,0 +1,81 @@
+import { parseHTML } from 'linkedom';
+import { Readability } from '@mozilla/readability';
+import TurndownService from 'turndown';
+// @ts-expect-error: the GFM plugin ships no type declarations.
+import { gfm } from '@joplin/turndown-plugin-gfm';
+
+/** Markup that is never content: it is dropped before conversion. */
+const NOISE = 'script, style, noscript, template, iframe, svg, canvas, form, button, input, select, textarea, nav, [role="navigation"], [aria-hidden="true"], [hidden]';
+
+let service: TurndownService | undefined;
+
+function turndown(): TurndownService {
+  if (service) return service;
+  service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*', linkStyle: 'inlined' });
+  service.use(gfm);
+  // A fenced block keeps its language, read from the `language-*` / `lang-*` class highlighters use.
+  service.addRule('fencedWithLanguage', {
+    filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName === 'CODE',
+    replacement: (_content, node) => {
+      const code = node.firstChild as HTMLElement;
+      const lang = /(?:^|\s)(?:language|lang)-([\w+#-]+)/.exec(`${code.getAttribute('class') ?? ''} ${(node as HTMLElement).getAttribute('class') ?? ''}`)?.[1] ?? '';
+      const text = (code.textContent ?? '').replace(/\n$/, '');
+      const fence = text.includes('```') ? '~~~' : '```';
+      return `\n\n${fence}${lang}\n${text}\n${fence}\n\n`;
+    },
+  });
+  // List items with one space after the marker ("- item", "1. item"), as people and most renderers write them.
+  service.addRule('compactListItem', {
+    filter: 'li',
+    replacement: (content, node, options) => {
+      const parent = node.parentNode as HTMLElement | null;
+      let prefix = `${options.bulletListMarker} `;
+      if (parent?.nodeName === 'OL') {
+        const start = Number(parent.getAttribute('start') ?? 1);
+        prefix = `${start + Array.prototype.indexOf.call(parent.children, node)}. `;
+      }
+      const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
+      return prefix + body + (node.nextSibling && !/\n$/.test(body) ? '\n' : '');
+    },
+  });
+  service.remove(['script', 'style', 'noscript', 'template']);
+  return service;
+}
+
+/** Absolute links and image sources, so the Markdown reads the same away from the page. */
+function absolutize(root: ParentNode, base: string): void {
+  for (const el of root.querySelectorAll('a[href], img[src]')) {
+    const attr = el.tagName === 'A' ? 'href' : 'src';
+    try { el.setAttribute(attr, new URL(el.getAttribute(attr)!, base).href); } catch { /* left as written */ }
+  }
+}
+
+function tidy(markdown: string): string {
+  return markdown.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+}
+
+/** Converts an HTML fragment (a selection of the page) to Markdown. */
+export function fragmentToMarkdown(html: string, base: string): string {
+  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
+  for (const el of document.body.querySelectorAll(NOISE)) el.remove();
+  absolutize(document.body, base);
+  return tidy(turndown().turndown(document.body.innerHTML));
+}
+
+/**
+ * Converts a whole page to Markdown of its main content: Readability keeps the article and drops navigation,
+ * headers, footers and asides; the title heads the text. A page Readability finds no article in is converted
+ * whole, without its navigation.
+ */
+export function pageToMarkdown(html: string, base: string): string {
+  const { document } = parseHTML(html);
+  absolutize(document, base);
+  const article = new Readability(document.cloneNode(true) as unknown as Document, { keepClasses: true }).parse();
+  if (article?.content) {
+    const body = fragmentToMarkdown(article.content, base);
+    const title = article.title?.trim();
+    return title && !body.startsWith('# ') ? `# ${title}\n\n${body}` : body;
+  }
+  for (const el of document.querySelectorAll(`${NOISE}, header, footer, aside`)) el.remove();
+  return fragmentToMarkdown(document.body?.innerHTML ?? '', base);
+}
