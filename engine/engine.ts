@@ -68,7 +68,11 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
     run: (plan) => executor.run(plan.url, (lease) => runPlan(plan, deps, lease)),
     extract: (url, query) => engine.run(engine.plan(toQuery(url, query), 'pro')),
-    close: async () => { await executor.close(); await browsers.close(); },
+    close: async () => {
+      await executor.close();
+      await browsers.close();
+      await Promise.all(registry.plugins.map((p) => p.close?.()));
+    },
   };
   return engine;
 }

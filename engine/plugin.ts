@@ -69,6 +69,8 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   shorthand?: (value: string) => Record<string, unknown>;
   /** The content type `embed` answers for a text field this plugin produced (`text/markdown`, say); path is split on dots. */
   embedType?: (path: readonly string[], options: z.output<S>) => string | undefined;
+  /** Releases what the plugin holds across requests (a worker pool, say) when the engine closes. */
+  close?: () => Promise<void>;
   /** Does the work; returns JSON-ready data or null. */
   run(ctx: Context, options: z.output<S>): unknown;
 }

@@ -3,6 +3,7 @@ import meta from './meta/index.ts';
 import screenshot from './screenshot/index.ts';
 import pdf from './pdf/index.ts';
 import data from './data/index.ts';
+import palette from './palette/index.ts';
 
 /** The built-in plugins; their order is the order of outputs in `data`. */
-export const defaultPlugins: readonly Plugin[] = [meta, data, screenshot, pdf];
+export const defaultPlugins: readonly Plugin[] = [meta, data, screenshot, pdf, palette];
