@@ -56,7 +56,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const assets = createAssetStore(config.assetsDir, config.publicUrl);
   const deps = {
     registry, guard, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs, prerenderBudgetMs: config.prerenderBudgetMs,
-    browsers, assets, hosts: new HostMemory(), logger,
+    browsers, assets, hosts: new HostMemory(), logger, config,
   };
   const engine: Engine = {
     registry,

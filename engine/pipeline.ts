@@ -4,6 +4,7 @@ import { parseHtml } from './html.ts';
 import { RefractError } from './errors.ts';
 import { needOf, type Context } from './plugin.ts';
 import type { Plan } from './plan.ts';
+import type { Config } from './config.ts';
 import type { Registry } from './registry.ts';
 import { createGuard, type Guard } from './fetch/guard.ts';
 import type { Lease } from './run.ts';
@@ -39,6 +40,7 @@ export interface PipelineDeps {
   assets: AssetStore;
   hosts: HostMemory;
   logger: { warn(msg: string, extra?: unknown): void; error(msg: string, extra?: unknown): void };
+  config: Config;
 }
 
 // The test hook reads its HTML from a loopback copy; the plan admitted only loopback hosts for it.
@@ -147,6 +149,7 @@ function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signa
     signal,
     warn: (message) => deps.logger.warn(message, { url: plan.url }),
     data: {},
+    config: deps.config,
     readAsset: async (url) => {
       const name = deps.assets.nameOf(url);
       return name ? (await deps.assets.get(name))?.bytes : undefined;

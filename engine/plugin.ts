@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import type { PageSetup } from './browser/page.ts';
 import type { Media } from './media.ts';
 import type { Code } from './errors.ts';
+import type { Config } from './config.ts';
 
 /** What a step consumes: the HTTP response only, the parsed document, or a live browser page. */
 export type Need = 'http' | 'html' | 'browser';
@@ -43,6 +44,8 @@ export interface Context {
    * placed after others, as `palette` and `ping` are, can read and amend their Media objects).
    */
   data: Record<string, unknown>;
+  /** The service's configuration, read-only (plugins read their own settings from it). */
+  config: Readonly<Config>;
   /** Reads a file this service generated (a screenshot, say) by its asset URL; undefined for any other URL. */
   readAsset(url: string): Promise<Buffer | undefined>;
 }

@@ -4,6 +4,7 @@ import screenshot from './screenshot/index.ts';
 import pdf from './pdf/index.ts';
 import data from './data/index.ts';
 import palette from './palette/index.ts';
+import iframe from './iframe/index.ts';
 
 /** The built-in plugins; their order is the order of outputs in `data`. */
-export const defaultPlugins: readonly Plugin[] = [meta, data, screenshot, pdf, palette];
+export const defaultPlugins: readonly Plugin[] = [meta, data, iframe, screenshot, pdf, palette];
