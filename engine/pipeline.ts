@@ -150,6 +150,7 @@ function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signa
     warn: (message) => deps.logger.warn(message, { url: plan.url }),
     data: {},
     config: deps.config,
+    isAsset: (url) => deps.assets.nameOf(url) !== undefined,
     readAsset: async (url) => {
       const name = deps.assets.nameOf(url);
       return name ? (await deps.assets.get(name))?.bytes : undefined;

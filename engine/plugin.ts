@@ -48,6 +48,8 @@ export interface Context {
   config: Readonly<Config>;
   /** Reads a file this service generated (a screenshot, say) by its asset URL; undefined for any other URL. */
   readAsset(url: string): Promise<Buffer | undefined>;
+  /** True for the URL of a file this service generated. */
+  isAsset(url: string): boolean;
 }
 
 /** A plugin as authors write it: one query parameter, its options schema, what it needs, and its work. */

@@ -5,6 +5,7 @@ import pdf from './pdf/index.ts';
 import data from './data/index.ts';
 import palette from './palette/index.ts';
 import iframe from './iframe/index.ts';
+import ping from './ping/index.ts';
 
 /** The built-in plugins; their order is the order of outputs in `data`. */
-export const defaultPlugins: readonly Plugin[] = [meta, data, iframe, screenshot, pdf, palette];
+export const defaultPlugins: readonly Plugin[] = [meta, data, iframe, screenshot, pdf, ping, palette];
