@@ -107,13 +107,23 @@ function checkChallenge(response: FetchResult, lease: Lease): void {
   throw new RefractError('EPROXYNEEDED', `The target is protected by ${provider} and answered with a bot challenge; the pro endpoint retries through a proxy`, { data: { provider, statusCode: response.statusCode } });
 }
 
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new RefractError('ETIMEOUT', 'The request reached its timeout'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new RefractError('ETIMEOUT', 'The request reached its timeout'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 async function runSteps(plan: Plan, deps: PipelineDeps, ctx: Context, warnings: Extraction['warnings']): Promise<Record<string, unknown>> {
   const { data } = ctx;
   for (const step of plan.steps) {
     const plugin = deps.registry.get(step.name)!;
     if (ctx.signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout');
     try {
-      const result = await plugin.run(ctx, step.opts);
+      // A step that ignores the signal (a page script that never settles, say) still ends at the request's timeout.
+      const result = await untilAborted(Promise.resolve(plugin.run(ctx, step.opts)), ctx.signal);
       if (plugin.merge && result && typeof result === 'object') Object.assign(data, result);
       else data[step.name] = result ?? null;
     } catch (err) {

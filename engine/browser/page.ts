@@ -48,6 +48,8 @@ export function contextOptions(setup: PageSetup): BrowserContextOptions {
     extraHTTPHeaders: setup.headers,
     recordVideo: setup.recordVideo,
     ignoreHTTPSErrors: false,
+    // Requests a service worker makes bypass page routing, and so the SSRF guard: pages get none.
+    serviceWorkers: 'block',
   };
 }
 
@@ -59,6 +61,23 @@ const FREEZE = '*,*::before,*::after{animation-duration:0s!important;animation-d
  */
 export async function guardRequests(page: Page, guard: Guard, adblock = false): Promise<void> {
   const verdicts = new Map<string, Promise<boolean>>();
+  const allowed = (url: URL): Promise<boolean> => {
+    let verdict = verdicts.get(url.hostname);
+    if (!verdict) {
+      verdict = (async () => { guard.checkUrl(url); await guard.resolve(url.hostname); return true; })().catch(() => false);
+      verdicts.set(url.hostname, verdict);
+    }
+    return verdict;
+  };
+  // WebSockets are not requests page.route sees: they pass the same guard (as http/https) before connecting.
+  await page.routeWebSocket(/.*/, async (ws) => {
+    try {
+      const url = new URL(ws.url());
+      const asHttp = new URL(url.href.replace(/^ws/, 'http'));
+      if ((url.protocol === 'ws:' || url.protocol === 'wss:') && await allowed(asHttp)) { ws.connectToServer(); return; }
+    } catch { /* refused below */ }
+    await ws.close({ code: 1008, reason: 'blocked by the SSRF guard' }).catch(() => undefined);
+  });
   await page.route('**/*', async (route) => {
     // A throwing route handler would take the process down: anything unexpected refuses the request.
     try {
@@ -73,12 +92,7 @@ export async function guardRequests(page: Page, guard: Guard, adblock = false): 
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.abort('blockedbyclient');
     // Ads and trackers are dropped before any DNS work is spent on them.
     if (adblock && isBlocked(url.href, route.request().resourceType(), page.url() === 'about:blank' ? url.href : page.url())) return route.abort('blockedbyclient');
-    let verdict = verdicts.get(url.hostname);
-    if (!verdict) {
-      verdict = (async () => { guard.checkUrl(url); await guard.resolve(url.hostname); return true; })().catch(() => false);
-      verdicts.set(url.hostname, verdict);
-    }
-    return (await verdict) ? route.continue() : route.abort('blockedbyclient');
+    return (await allowed(url)) ? route.continue() : route.abort('blockedbyclient');
   }
 }
 
