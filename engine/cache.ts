@@ -8,6 +8,15 @@ import type { Extraction } from './pipeline.ts';
 export interface CacheEntry extends Extraction {
   createdAt: number;
   expiresAt: number;
+  /** Set on a remembered failure: the error the extraction ended with (answered again until it expires). */
+  failure?: { code: string; message: string; data?: unknown };
+}
+
+/** Cross-process locks (Redis), so that one process computes what all of them asked for at once. */
+export interface CacheLocks {
+  acquire(key: string, ttlMs: number): Promise<boolean>;
+  release(key: string): Promise<void>;
+  wait(key: string, timeoutMs: number): Promise<void>;
 }
 
 /** The response cache: Keyv over a byte-bounded LRU in memory (or another Keyv store), with coalescing. */
@@ -15,8 +24,11 @@ export interface Cache {
   get(key: string): Promise<CacheEntry | undefined>;
   set(key: string, entry: CacheEntry): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Runs `compute` once for concurrent callers of the same key. */
-  coalesce<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `compute` once for concurrent callers of the same key: in this process always, and across processes
+   * when locks are given (the others wait for the holder and read what it stored). `compute` stores its entry.
+   */
+  coalesce(key: string, compute: () => Promise<CacheEntry>, waitMs: number): Promise<CacheEntry>;
   close(): Promise<void>;
 }
 
@@ -58,27 +70,29 @@ function boundedMap(maxBytes: number) {
 }
 
 /** Creates the cache; without a store it keeps at most `maxBytes` of serialized entries in memory. */
-export function createCache(opts: { maxBytes: number; store?: Keyv['store'] }): Cache {
+export function createCache(opts: { maxBytes: number; store?: Keyv['store']; locks?: CacheLocks; now?: () => number }): Cache {
   const store = opts.store ?? boundedMap(opts.maxBytes);
+  const now = opts.now ?? Date.now;
   const keyv = new Keyv({ store, namespace: 'refract' });
-  const inflight = new Map<string, Promise<unknown>>();
-  return {
+  const inflight = new Map<string, Promise<CacheEntry>>();
+  const cache: Cache = {
     async get(key) {
       const text = (await keyv.get(key)) as string | undefined;
       if (typeof text !== 'string') return undefined;
       const entry = JSON.parse(text) as CacheEntry;
-      return entry.expiresAt > Date.now() ? entry : undefined;
+      return entry.expiresAt > now() ? entry : undefined;
     },
     async set(key, entry) {
-      await keyv.set(key, JSON.stringify(entry), Math.max(1, entry.expiresAt - Date.now()));
+      // The store's own expiry is on the wall clock and only frees memory; freshness is judged with `now`.
+      await keyv.set(key, JSON.stringify(entry), Math.max(1000, entry.expiresAt - now()));
     },
     async delete(key) {
       await keyv.delete(key);
     },
-    coalesce<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    coalesce(key, compute, waitMs) {
       const running = inflight.get(key);
-      if (running) return running as Promise<T>;
-      const promise = compute().finally(() => inflight.delete(key));
+      if (running) return running;
+      const promise = (opts.locks ? acrossProcesses(key, compute, waitMs) : compute()).finally(() => inflight.delete(key));
       inflight.set(key, promise);
       return promise;
     },
@@ -86,4 +100,23 @@ export function createCache(opts: { maxBytes: number; store?: Keyv['store'] }): 
       await keyv.disconnect?.();
     },
   };
+  async function acrossProcesses(key: string, compute: () => Promise<CacheEntry>, waitMs: number): Promise<CacheEntry> {
+    const locks = opts.locks!;
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      if (await locks.acquire(key, waitMs)) {
+        try {
+          return await compute();
+        } finally {
+          await locks.release(key);
+        }
+      }
+      // Another process is computing it: wait for its release, then read what it stored.
+      await locks.wait(key, Math.max(1, deadline - Date.now()));
+      const stored = await cache.get(key);
+      if (stored) return stored;
+      if (Date.now() >= deadline) return compute();
+    }
+  }
+  return cache;
 }

@@ -23,6 +23,10 @@ export interface Config {
   probeTimeoutMs: number;
   freeQuota: number;
   freeQuotaWindowSecs: number;
+  /** Requests per UTC month of a pro key without a quota of its own. */
+  proQuota: number;
+  /** How long a failed extraction is remembered, so a storm of identical bad requests costs one attempt. */
+  failureTtlMs: number;
   concurrency: number;
   browserConcurrency: number;
   browserQueue: number;
@@ -45,7 +49,7 @@ export const ENV_DOCS: Record<string, string> = {
   REFRACT_ALLOW_PRIVATE_HOSTS: 'Comma-separated host names or CIDRs exempt from the SSRF guard (default none).',
   PROXY_URLS: 'Comma-separated proxy URLs; requests rotate over them by session (default none).',
   REDIS_URL: 'Redis connection URL for shared cache and quotas (default: in memory).',
-  REFRACT_API_KEYS: 'Comma-separated API keys of the pro endpoint, or the path of a file with one per line.',
+  REFRACT_API_KEYS: 'Comma-separated API keys of the pro endpoint, or the path (starting with `/` or `./`) of a file with one key per line, optionally followed by that key\'s monthly quota; the file is re-read when it changes, so keys rotate without a restart.',
   REFRACT_PLUGINS: 'Comma-separated module names or paths of third-party plugins to load.',
   REFRACT_CACHE_MAX_BYTES: 'Upper bound of the in-memory response cache in bytes (default 128 MiB).',
   REFRACT_CACHE_TTL: 'Default cache lifetime, milliseconds or text such as 24h (default 24h).',
@@ -55,6 +59,8 @@ export const ENV_DOCS: Record<string, string> = {
   REFRACT_PROBE_TIMEOUT: 'Longest time one media probe (size, dimensions, duration) may take (default 3s); 0 turns probing off.',
   REFRACT_FREE_QUOTA: 'Requests per window per IP on the free endpoint (default 250).',
   REFRACT_FREE_QUOTA_WINDOW: 'Length of the free quota window (default 24h).',
+  REFRACT_PRO_QUOTA: 'Requests per UTC calendar month of each pro key that sets no quota of its own in the key file (default 46000).',
+  REFRACT_FAILURE_TTL: 'How long a failed extraction is cached and answered again without new work (default 30s; 0 = not cached).',
   REFRACT_CONCURRENCY: 'Requests processed at once by the executor (default 16).',
   REFRACT_BROWSER_CONCURRENCY: 'Browser pages open at once (default 4).',
   REFRACT_BROWSER_QUEUE: 'Requests that may wait for a browser page; past it EBUSY (503) answers at once (default 32).',
@@ -111,6 +117,8 @@ export function loadConfig(env: Env = process.env): Config {
     probeTimeoutMs: duration(env, 'REFRACT_PROBE_TIMEOUT', 3000),
     freeQuota: int(env, 'REFRACT_FREE_QUOTA', 250),
     freeQuotaWindowSecs: duration(env, 'REFRACT_FREE_QUOTA_WINDOW', 24 * 3600_000) / 1000,
+    proQuota: int(env, 'REFRACT_PRO_QUOTA', 46_000),
+    failureTtlMs: duration(env, 'REFRACT_FAILURE_TTL', 30_000),
     concurrency: int(env, 'REFRACT_CONCURRENCY', 16),
     browserConcurrency: Math.max(1, int(env, 'REFRACT_BROWSER_CONCURRENCY', 4)),
     browserQueue: int(env, 'REFRACT_BROWSER_QUEUE', 32),

@@ -51,7 +51,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const executor: Executor = await createExecutor({
     concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
   });
-  const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks };
+  const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks, defaultTtlMs: config.cacheTtlMs };
   const browsers = createBrowsers({ concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages, maxMemoryBytes: config.browserMaxMemoryBytes });
   const assets = createAssetStore(config.assetsDir, config.publicUrl);
   const deps = {

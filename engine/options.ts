@@ -1,5 +1,9 @@
 import { z, bool, device, duration, text, list, num, oneOf, options, toBoolean } from './schema.ts';
 
+/** The range of `ttl`: one minute to 31 days (SPEC limits). */
+export const TTL_MIN = 60_000;
+export const TTL_MAX = 31 * 24 * 3600_000;
+
 /** Pro-only parameters and the code each is refused with on the free plan. */
 export const PRO_ONLY = {
   cacheKey: 'ECACHEKEY', filename: 'EFILENAME', headers: 'EHEADERS', proxy: 'EPROXY', staleTtl: 'ESTTL', ttl: 'ETTL',
@@ -32,8 +36,13 @@ export const coreSchema = z.object({
   }, z.union([z.literal('auto'), z.boolean()], { error: 'expected auto, true or false' })).default('auto'),
   userAgent: text().optional(),
   headers: z.record(z.string(), z.string({ error: 'expected one text value per header' }), { error: 'expected dotted header names' }).optional(),
-  ttl: duration().optional(),
-  staleTtl: z.union([duration(), bool()]).optional(),
+  // `min` and `max` are aliases of the range ends; the range is checked in the plan, after aliasing.
+  ttl: z.preprocess((v) => (v === 'min' ? TTL_MIN : v === 'max' ? TTL_MAX : v), duration({ min: TTL_MIN, max: TTL_MAX })).optional(),
+  // `true` serves the stored copy at any age while refreshing it (a stale threshold of 0); `false` turns it off.
+  staleTtl: z.preprocess((v) => {
+    const flag = toBoolean(v);
+    return flag === true ? 0 : flag === false ? undefined : v;
+  }, duration({ max: TTL_MAX }).optional()),
   cacheKey: text().optional(),
   filename: text().optional(),
   proxy: z.union([text(), z.record(z.string(), z.unknown())]).optional(),

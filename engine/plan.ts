@@ -22,7 +22,7 @@ export interface Plan {
 }
 
 /** Limits the plan builder enforces that come from configuration. */
-export interface PlanLimits { defaultTimeoutMs: number; maxTimeoutMs: number; testHooks: boolean }
+export interface PlanLimits { defaultTimeoutMs: number; maxTimeoutMs: number; testHooks: boolean; defaultTtlMs?: number }
 
 const UTM = /^utm_/i;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -94,6 +94,10 @@ export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limi
   }
   const timeout = options.timeout ?? limits.defaultTimeoutMs;
   if (timeout > limits.maxTimeoutMs) fail('EINVALQUERY', `Invalid \`timeout\`: expected at most ${limits.maxTimeoutMs} ms`, 'timeout');
+  const ttl = options.ttl ?? limits.defaultTtlMs;
+  if (options.staleTtl !== undefined && ttl !== undefined && options.staleTtl > ttl) {
+    fail('EINVALSTTL', `Invalid \`staleTtl\`: expected at most the cache lifetime (${ttl} ms)`, 'staleTtl');
+  }
   const url = canonicalTarget(checkTargetUrl(options.url));
   const steps = pluginSteps(query, registry);
   const onlyFunction = steps.length > 0 && steps.every((s) => s.name === 'function' || s.name === 'meta');

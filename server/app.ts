@@ -8,6 +8,8 @@ import { createCache } from '../engine/cache.ts';
 import { defaultPlugins } from '../plugins/index.ts';
 import { createHandler, type HandlerRequest, type HandlerResponse } from './handler.ts';
 import { createQuota } from './quota.ts';
+import { createKeyRing } from './keys.ts';
+import { createState, systemClock, type Clock } from './state.ts';
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -43,7 +45,8 @@ function listen(server: http.Server, port: number, host: string): Promise<string
 }
 
 /** Starts the engine and both endpoints; extra plugins come after the built-in ones and those named in config. */
-export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin[] = []): Promise<App> {
+export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin[] = [], opts: { clock?: Clock } = {}): Promise<App> {
+  const clock = opts.clock ?? systemClock;
   const plugins = [...defaultPlugins, ...(await loadPlugins(baseConfig.plugins)), ...extraPlugins];
   let handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[] = [];
   let engine: Engine | undefined;
@@ -75,10 +78,13 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   const proUrl = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
   const config = { ...baseConfig, publicUrl: baseConfig.publicUrl || freeUrl };
   engine = await createEngine({ config, plugins });
-  const cache = createCache({ maxBytes: config.cacheMaxBytes });
-  const quota = createQuota(config.freeQuota, config.freeQuotaWindowSecs);
+  // Cache, quotas and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them.
+  const state = await createState(config.redisUrl, clock);
+  const cache = createCache({ maxBytes: config.cacheMaxBytes, store: state.store, locks: state.locks, now: () => clock.now() });
+  const quota = createQuota(state.counters, clock);
+  const keys = createKeyRing(config.apiKeys);
   const docsUrl = `${config.publicUrl}/docs/errors`;
-  handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: engine!, cache, quota, tier, apiKeys: config.apiKeys, docsUrl }));
+  handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: engine!, cache, quota, tier, keys, docsUrl, clock }));
   const ready = engine;
   return {
     engine: ready,
@@ -88,6 +94,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); })));
       await ready.close();
       await cache.close();
+      await state.close();
     },
   };
 }

@@ -3,14 +3,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Plugin } from '../../engine/index.ts';
 import { startApp, type App } from '../../server/app.ts';
+import type { Clock } from '../../server/state.ts';
+
+/** A clock that moves only when told: quota windows and cache ages are tested without sleeping. */
+export function manualClock(start = Date.UTC(2026, 0, 31, 23, 0, 0)): Clock & { advance(ms: number): void; set(t: number): void } {
+  let t = start;
+  return { now: () => t, advance: (ms) => { t += ms; }, set: (v) => { t = v; } };
+}
 
 /** Starts the real Refract server on ephemeral ports with the loopback allowlist and extra environment. */
-export async function startRefract(env: Record<string, string> = {}, plugins: Plugin[] = []): Promise<App> {
+export async function startRefract(env: Record<string, string> = {}, plugins: Plugin[] = [], opts: { clock?: Clock } = {}): Promise<App> {
   const config = loadConfig({
     PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: process.env.REFRACT_LOG_LEVEL ?? 'silent',
     REFRACT_FREE_QUOTA: '100000', REFRACT_API_KEYS: 'test-key', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')), ...env,
   });
-  return startApp(config, plugins);
+  return startApp(config, plugins, opts);
 }
 
 /** Calls Refract and returns status, headers and the parsed JSON body (or raw bytes when not JSON). */
