@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import zlib from 'node:zlib';
@@ -17,7 +18,12 @@ const COMPRESSIBLE = /json|text|markdown|xml|javascript|svg/;
 const MIN_COMPRESS = 512;
 
 /** A running Refract: the engine and its free and pro endpoints. */
-export interface App { engine: Engine; freeUrl: string; proUrl: string; close(): Promise<void> }
+export interface App {
+  engine: Engine; freeUrl: string; proUrl: string;
+  /** Background events: `refresh` ({ url, ok }) when a stale cache entry was regenerated. */
+  events: EventEmitter;
+  close(): Promise<void>;
+}
 
 async function compress(res: HandlerResponse, acceptEncoding: string): Promise<HandlerResponse> {
   const body = typeof res.body === 'string' ? Buffer.from(res.body) : res.body;
@@ -84,10 +90,12 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   const quota = createQuota(state.counters, clock);
   const keys = createKeyRing(config.apiKeys);
   const docsUrl = `${config.publicUrl}/docs/errors`;
-  handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: engine!, cache, quota, tier, keys, docsUrl, clock }));
+  const events = new EventEmitter();
+  handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: engine!, cache, quota, tier, keys, docsUrl, clock, events }));
   const ready = engine;
   return {
     engine: ready,
+    events,
     freeUrl,
     proUrl,
     async close() {

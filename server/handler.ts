@@ -8,6 +8,7 @@ import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
 import type { KeyRing, KeyOwner } from './keys.ts';
 import type { Clock } from './state.ts';
 import { createHash } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
 import { fetchAsset } from './asset.ts';
 
 /** A request as the handler sees it: no sockets. */
@@ -19,6 +20,8 @@ export interface HandlerResponse { status: number; headers: Record<string, strin
 /** What a handler serves with: the engine, the cache, the quotas, keys, the endpoint's tier, and the clock. */
 export interface HandlerDeps {
   engine: Engine; cache: Cache; quota: Quota; tier: Tier; keys: KeyRing; docsUrl: string; clock: Clock;
+  /** Where background work reports: `refresh` with `{ url, ok }` when a stale entry was regenerated. */
+  events: EventEmitter;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -138,7 +141,11 @@ export function createHandler(deps: HandlerDeps) {
     if (refreshing.has(key)) return;
     refreshing.add(key);
     void cache.coalesce(key, () => compute(plan, key), plan.options.timeout + 5000)
-      .catch((err) => engine.logger.warn('background refresh failed', { url: plan.url, error: (err as Error).message }))
+      .then((entry) => deps.events.emit('refresh', { url: plan.url, ok: !entry.failure }))
+      .catch((err) => {
+        engine.logger.warn('background refresh failed', { url: plan.url, error: (err as Error).message });
+        deps.events.emit('refresh', { url: plan.url, ok: false });
+      })
       .finally(() => refreshing.delete(key));
   }
 

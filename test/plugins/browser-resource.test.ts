@@ -94,6 +94,7 @@ test('past the browser queue a request is refused at once with EBUSY (503)', asy
     assert.is(second.body.status, 'error');
     assert.ok(Date.now() - started < 1000, 'answered quickly, not after a wait');
     assert.is(second.headers.get('retry-after'), null);
+    assert.is(second.headers.get('x-rate-limit-reset'), null, 'no reset time on a 503: clients would retry at it');
     release?.();
     assert.is((await first).status, 200);
   } finally {
