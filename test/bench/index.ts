@@ -3,6 +3,7 @@ import os from 'node:os';
 import { benchMetaHttp } from './meta-http.ts';
 import { benchMetaCorpus } from './meta-corpus.ts';
 import { benchScreenshot } from './screenshot.ts';
+import { benchCache } from './cache.ts';
 
 const only = process.argv[2];
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
@@ -13,6 +14,10 @@ if (!only || only === 'corpus') {
 if (!only || only === 'http') {
   console.log('\n# metadata over HTTP (sequential unless noted)');
   for (const line of await benchMetaHttp()) console.log(line);
+}
+if (!only || only === 'cache') {
+  console.log('\n# cache hits: in-memory store vs Redis (real redis-server on loopback)');
+  for (const line of await benchCache()) console.log(line);
 }
 if (!only || only === 'screenshot') {
   console.log('\n# screenshot of a fixture page (sequential)');

@@ -9,7 +9,7 @@ import { serveFixtures } from '../util/serve.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/meta/helpers.ts';
 import { measure, get, row, stats, type Stats } from './lib.ts';
-import { startChild as spawnServer } from './child.ts';
+import { startChild as spawnServer } from '../util/child.ts';
 import { loadConfig, createEngine, parseQuery } from '../../engine/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { serveFixtures } from '../util/serve.ts';
-import { startChild } from './child.ts';
+import { startChild } from '../util/child.ts';
 import { measure, get, row, type Stats } from './lib.ts';
 import { CHROMIUM, CHROME_ARGS } from '../../engine/browser/pool.ts';
 
