@@ -12,6 +12,8 @@ export interface Config {
   publicUrl: string;
   allowPrivateHosts: string[];
   proxyUrls: string[];
+  /** Proxies by country (lower-case ISO 3166 code) for `proxy.location` and the pro challenge retry. */
+  proxyLocations: Record<string, string[]>;
   redisUrl: string | undefined;
   apiKeys: string[];
   plugins: string[];
@@ -48,6 +50,7 @@ export const ENV_DOCS: Record<string, string> = {
   PUBLIC_URL: 'Base URL under which assets and error docs are linked (default: the free endpoint\'s own address).',
   REFRACT_ALLOW_PRIVATE_HOSTS: 'Comma-separated host names or CIDRs exempt from the SSRF guard (default none).',
   PROXY_URLS: 'Comma-separated proxy URLs; requests rotate over them by session (default none).',
+  REFRACT_PROXY_LOCATIONS: 'Comma-separated `country=proxyUrl` pairs (`us=http://u:p@host:8000`, repeat a country to rotate) serving `proxy.location` and the pro retry of challenge pages (default none).',
   REDIS_URL: 'Redis connection URL for shared cache and quotas (default: in memory).',
   REFRACT_API_KEYS: 'Comma-separated API keys of the pro endpoint, or the path (starting with `/` or `./`) of a file with one key per line, optionally followed by that key\'s monthly quota; the file is re-read when it changes, so keys rotate without a restart.',
   REFRACT_PLUGINS: 'Comma-separated module names or paths of third-party plugins to load.',
@@ -95,6 +98,16 @@ function duration(env: Env, name: string, fallback: number): number {
   return n;
 }
 
+function locations(pairs: string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const pair of pairs) {
+    const m = /^([a-z]{2})=(.+)$/i.exec(pair);
+    if (!m) throw new Error(`REFRACT_PROXY_LOCATIONS entries must look like us=http://host:8000, got "${pair}"`);
+    (out[m[1]!.toLowerCase()] ??= []).push(m[2]!);
+  }
+  return out;
+}
+
 /** Builds the configuration from an environment (process.env by default); throws on a malformed value. */
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000);
@@ -106,6 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: (env.PUBLIC_URL ?? '').replace(/\/+$/, ''),
     allowPrivateHosts: list(env.REFRACT_ALLOW_PRIVATE_HOSTS),
     proxyUrls: list(env.PROXY_URLS),
+    proxyLocations: locations(list(env.REFRACT_PROXY_LOCATIONS)),
     redisUrl: env.REDIS_URL || undefined,
     apiKeys: list(env.REFRACT_API_KEYS),
     plugins: list(env.REFRACT_PLUGINS),

@@ -10,6 +10,8 @@ import { createLogger, type Logger } from './log.ts';
 import { createBrowsers, type Browsers } from './browser/browsers.ts';
 import { createAssetStore, type AssetStore } from './assets.ts';
 import { HostMemory } from './fetch/prerender.ts';
+import { createProxyChooser } from './proxies.ts';
+import { RefractError } from './errors.ts';
 
 /** What an engine is made of: its configuration and the plugins to register, in output order. */
 export interface EngineOptions { config: Config; plugins: readonly Plugin[]; logger?: Logger }
@@ -54,6 +56,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks, defaultTtlMs: config.cacheTtlMs };
   const browsers = createBrowsers({ concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages, maxMemoryBytes: config.browserMaxMemoryBytes });
   const assets = createAssetStore(config.assetsDir, config.publicUrl);
+  const proxies = createProxyChooser(config, guard);
   const deps = {
     registry, guard, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs, prerenderBudgetMs: config.prerenderBudgetMs,
     browsers, assets, hosts: new HostMemory(), logger, config,
@@ -66,7 +69,18 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     assets,
     browsers,
     plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
-    run: (plan) => executor.run(plan.url, (lease) => runPlan(plan, deps, lease)),
+    run: (plan) => executor.run(plan.url, async (lease) => {
+      const proxyUrl = await proxies.forPlan(plan, lease.proxyUrl);
+      try {
+        return await runPlan(plan, deps, { ...lease, proxyUrl });
+      } catch (err) {
+        // On pro a bot challenge is retried once through another proxy of the pool before it is reported.
+        const retry = err instanceof RefractError && err.code === 'EPROXYNEEDED' && plan.tier === 'pro' && !plan.options.proxy ? proxies.another(proxyUrl) : undefined;
+        if (!retry) throw err;
+        logger.warn('challenge page, retrying through a pool proxy', { url: plan.url });
+        return runPlan(plan, deps, { ...lease, proxyUrl: retry });
+      }
+    }),
     extract: (url, query) => engine.run(engine.plan(toQuery(url, query), 'pro')),
     close: async () => {
       await executor.close();

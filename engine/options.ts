@@ -45,7 +45,11 @@ export const coreSchema = z.object({
   }, duration({ max: TTL_MAX }).optional()),
   cacheKey: text().optional(),
   filename: text().optional(),
-  proxy: z.union([text(), z.record(z.string(), z.unknown())]).optional(),
+  // A proxy URL, or `{ url, location }`: the plan normalizes both forms to the object.
+  proxy: z.preprocess((v) => (typeof v === 'string' ? { url: v } : v), options({
+    url: text().refine((v) => { try { return ['http:', 'https:'].includes(new URL(v).protocol); } catch { return false; } }, { error: 'expected an http(s) proxy URL such as http://user:pass@host:8080' }).optional(),
+    location: text().transform((v) => v.toLowerCase()).refine((v) => /^[a-z]{2}$/.test(v), { error: 'expected a two-letter country code such as us' }).optional(),
+  })).optional(),
   retry: num({ min: 0, max: 5, int: true }).optional(),
   waitUntil: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v), z.array(oneOf(['load', 'domcontentloaded', 'networkidle', 'networkidle0', 'networkidle2', 'commit', 'auto']))).optional(),
   device: device().optional(),

@@ -46,7 +46,26 @@ export interface PipelineDeps {
 // The test hook reads its HTML from a loopback copy; the plan admitted only loopback hosts for it.
 const LOOPBACK_GUARD = createGuard(['127.0.0.0/8', '::1']);
 
+/** A failure to go through a proxy is EPROXY, whoever chose the proxy; other failures keep their code. */
+function proxyFailure(err: unknown, proxyUrl: string | undefined): unknown {
+  if (!proxyUrl) return err;
+  const message = (err as Error)?.message ?? '';
+  const viaProxy = /ERR_PROXY|ERR_TUNNEL_CONNECTION_FAILED|ERR_NO_SUPPORTED_PROXIES|proxy/i.test(message)
+    || (err instanceof RefractError && err.code === 'EFATALCLIENT');
+  if (!viaProxy || (err instanceof RefractError && err.code !== 'EFATALCLIENT' && err.code !== 'EFATAL')) return err;
+  const host = (() => { try { return new URL(proxyUrl).host; } catch { return 'the proxy'; } })();
+  return new RefractError('EPROXY', `The request through the proxy ${host} failed: ${message.split('\n')[0]}`, { cause: err, data: { proxy: host } });
+}
+
 async function fetchFor(plan: Plan, deps: PipelineDeps, lease: Lease, signal: AbortSignal): Promise<FetchResult> {
+  try {
+    return await fetchDirect(plan, deps, lease, signal);
+  } catch (err) {
+    throw proxyFailure(err, lease.proxyUrl);
+  }
+}
+
+async function fetchDirect(plan: Plan, deps: PipelineDeps, lease: Lease, signal: AbortSignal): Promise<FetchResult> {
   const source = plan.options.htmlUrl ?? plan.url;
   const response = await fetchTarget(source, {
     guard: plan.options.htmlUrl ? LOOPBACK_GUARD : deps.guard, signal, maxBytes: deps.maxBodyBytes, headers: plan.options.headers,
@@ -178,6 +197,14 @@ function finish(data: Record<string, unknown>, response: FetchResult): Record<st
 
 /** Runs the whole plan in one browser page: navigate once, then every step on the live page. */
 async function inBrowser(plan: Plan, deps: PipelineDeps, lease: Lease, signal: AbortSignal, budgetMs: number, started: number) {
+  try {
+    return await inBrowserDirect(plan, deps, lease, signal, budgetMs, started);
+  } catch (err) {
+    throw proxyFailure(err, lease.proxyUrl);
+  }
+}
+
+async function inBrowserDirect(plan: Plan, deps: PipelineDeps, lease: Lease, signal: AbortSignal, budgetMs: number, started: number) {
   const setup = pageSetupOf(plan, deps.registry);
   return deps.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, async (page) => {
     const openedAt = performance.now();
