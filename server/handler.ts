@@ -137,10 +137,15 @@ export function createHandler(deps: HandlerDeps) {
   }
 
   /** Refreshes a stale entry once (per process; across processes the cache lock makes it once in all). */
-  function refreshInBackground(plan: Plan, key: string): void {
+  function refreshInBackground(plan: Plan, key: string, staleSince: number): void {
     if (refreshing.has(key)) return;
     refreshing.add(key);
-    void cache.coalesce(key, () => compute(plan, key), plan.options.timeout + 5000)
+    // Another process may have refreshed it while this one waited for the lock: a newer entry is kept as it is.
+    const refresh = async () => {
+      const current = await cache.get(key);
+      return current && current.createdAt > staleSince ? current : compute(plan, key);
+    };
+    void cache.coalesce(key, refresh, plan.options.timeout + 5000)
       .then((entry) => deps.events.emit('refresh', { url: plan.url, ok: !entry.failure }))
       .catch((err) => {
         engine.logger.warn('background refresh failed', { url: plan.url, error: (err as Error).message });
@@ -180,7 +185,7 @@ export function createHandler(deps: HandlerDeps) {
         const { staleTtl } = plan.options;
         if (!entry.failure && staleTtl !== undefined && now - entry.createdAt >= staleTtl) {
           status = 'STALE';
-          refreshInBackground(plan, key);
+          refreshInBackground(plan, key, entry.createdAt);
         }
       } else {
         rate = await quota.consume(caller, policy);
