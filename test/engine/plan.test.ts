@@ -4,12 +4,11 @@ import { buildPlan } from '../../engine/plan.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { definePlugin } from '../../engine/plugin.ts';
 import { parseQuery } from '../../engine/params.ts';
-import { options, z } from '../../engine/schema.ts';
+import { options } from '../../engine/schema.ts';
 import { RefractError } from '../../engine/errors.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 
-const fn = definePlugin({ name: 'function', description: 'user code', needs: 'browser', params: options({ code: z.string().optional() }), shorthand: (code) => ({ code }), run: () => null });
-const registry = createRegistry([...defaultPlugins, fn]);
+const registry = createRegistry(defaultPlugins);
 const limits = { defaultTimeoutMs: 28000, maxTimeoutMs: 60000, testHooks: false };
 const plan = (qs: string, tier: 'free' | 'pro' = 'free') => buildPlan(parseQuery(qs), registry, tier, limits);
 

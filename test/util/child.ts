@@ -3,7 +3,7 @@ import path from 'node:path';
 
 /** Starts the real server (server/main.ts) in a child process and resolves with its free endpoint's URL. */
 export async function startChild(root: string, env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(root, 'server/main.ts')], {
+  const child = spawn(process.execPath, ['--no-node-snapshot', path.join(root, 'server/main.ts')], {
     env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = await new Promise<string>((resolve, reject) => {

@@ -1,0 +1,27 @@
+import { definePlugin, z } from '../../engine/index.ts';
+import { decodeSource, runInSandbox } from './sandbox.ts';
+
+/** Memory ceiling of a function's isolate, in MB. */
+const MEMORY_MB = 64;
+/** The longest a function may run, within the request's own timeout. */
+const MAX_RUN_MS = 20_000;
+
+const params = z.object({ code: z.string({ error: 'expected JavaScript source' }).trim().min(1, { error: 'expected JavaScript source' }) });
+
+/** JavaScript run against the live page in an isolated V8 sandbox; its JSON result is `data.function`. */
+export default definePlugin({
+  name: 'function',
+  description: 'Runs your JavaScript with a page handle (goto, evaluate, click, ...) in an isolated sandbox.',
+  needs: 'browser',
+  invalid: 'EINVALFUNCTION',
+  params,
+  shorthand: (value) => ({ code: value }),
+  async run(ctx, { code }) {
+    if (!ctx.page) throw new Error('function needs a browser page');
+    const source = await decodeSource(code);
+    // The request's other parameters reach the function as Microlink passes them (its options, minus the code).
+    const { url, timeout, ...rest } = ctx.options as Record<string, unknown>;
+    const remaining = Math.max(1000, Number(timeout) - 1000);
+    return runInSandbox(source, ctx.page, JSON.parse(JSON.stringify({ url, ...rest })), { memoryMb: MEMORY_MB, timeoutMs: Math.min(MAX_RUN_MS, remaining) });
+  },
+});

@@ -1,0 +1,145 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import http from 'node:http';
+import zlib from 'node:zlib';
+import type { AddressInfo } from 'node:net';
+import LZString from 'lz-string';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+let fx: Fixture;
+let app: App;
+let privateHost: { url: string; seen: string[]; close(): Promise<void> };
+
+test.before(async () => {
+  fx = await serveFixtures();
+  app = await startRefract();
+  // 127.0.0.2 is loopback but not on the tests' allowlist: it stands for any host the sandbox must not reach.
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => { seen.push(req.url ?? ''); res.end('secret'); });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+  privateHost = {
+    url: `http://127.0.0.2:${(server.address() as AddressInfo).port}`, seen,
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+});
+
+test.after(async () => {
+  await privateHost.close();
+  await app.close();
+  await fx.close();
+});
+
+const page = () => `${fx.url}/sites/function/index.html`;
+const run = (source: string, extra = '') => call(app.freeUrl, `url=${q(page())}&function=${encodeURIComponent(source)}${extra}`);
+
+async function value(source: string, extra = '') {
+  const res = await run(source, extra);
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  return res.body.data.function;
+}
+
+async function healthy() {
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&force`);
+  assert.is(res.status, 200, 'the server still answers');
+}
+
+test('function returns values computed with the page; metadata is left out unless meta=true', async () => {
+  const res = await run(`async ({ page }) => ({
+    title: await page.title(),
+    heading: await page.$eval('h1', (el) => el.textContent),
+    items: await page.$$eval('li', (els) => els.map((e) => e.textContent)),
+    version: await page.evaluate(() => window.appVersion),
+    sum: await page.evaluate((a, b) => a + b, 2, 3),
+  })`);
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.data.function, { isFulfilled: true, value: { title: 'Counter', heading: 'Clicks', items: ['one', 'two', 'three'], version: '2.5.0', sum: 5 } });
+  assert.is(res.body.data.title, undefined);
+  const withMeta = await run('({ page }) => page.url()', '&meta=true');
+  assert.is(withMeta.body.data.title, 'Counter');
+  assert.is(withMeta.body.data.function.value, page());
+});
+
+test('function drives the page (click, fill, waitForSelector, screenshot bytes) and receives the query parameters', async () => {
+  const out = await value(`async ({ page, colorScheme }) => {
+    await page.click('#inc');
+    await page.click('#inc');
+    await page.fill('#name', 'Ada');
+    await page.waitForSelector('#count');
+    const shot = await page.screenshot();
+    return { count: await page.$eval('#count', (el) => el.textContent), name: await page.evaluate(() => document.getElementById('name').value), png: [shot[0], shot[1], shot[2], shot[3]], bytes: shot.length > 1000, colorScheme };
+  }`, '&colorScheme=dark');
+  assert.equal(out.value, { count: '2', name: 'Ada', png: [0x89, 0x50, 0x4e, 0x47], bytes: true, colorScheme: 'dark' });
+});
+
+test('compressed forms as sent by Microlink clients: br#, gz#, lz#', async () => {
+  const source = '({ page }) => page.title()';
+  const b64 = (buf: Buffer) => buf.toString('base64');
+  for (const encoded of [`br#${b64(zlib.brotliCompressSync(source))}`, `gz#${b64(zlib.gzipSync(source))}`, `lz#${LZString.compressToEncodedURIComponent(source)}`]) {
+    assert.equal(await value(encoded), { isFulfilled: true, value: 'Counter' }, encoded.slice(0, 3));
+  }
+  const broken = await run('gz#bm90IGd6aXA=');
+  assert.is(broken.body.code, 'EINVALFUNCTION');
+});
+
+test('a syntax error is EINVALFUNCTION; a thrown error is EINVALEVAL with its message', async () => {
+  const syntax = await run('({ page }) => { return page.title( }');
+  assert.is(syntax.status, 400);
+  assert.is(syntax.body.code, 'EINVALFUNCTION');
+  const thrown = await run("() => { throw new Error('nope, not today') }");
+  assert.is(thrown.status, 400);
+  assert.is(thrown.body.code, 'EINVALEVAL');
+  assert.match(thrown.body.message, /nope, not today/);
+});
+
+test('escape suite: no process, require, modules, files, environment or child processes inside the sandbox', async () => {
+  assert.equal((await value('() => [typeof process, typeof require, typeof module, typeof Buffer, typeof fetch, typeof setTimeout]')).value, ['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
+  for (const attempt of [
+    "() => require('fs').readFileSync('/etc/passwd', 'utf8')",
+    "() => require('child_process').execSync('id').toString()",
+    "() => process.env",
+    "async () => (await import('node:fs')).readFileSync('/etc/hostname', 'utf8')",
+    "() => Function('return process')().env",
+  ]) {
+    const res = await run(attempt);
+    assert.is(res.status, 400, attempt);
+    assert.is(res.body.code, 'EINVALEVAL', attempt);
+    assert.not.match(JSON.stringify(res.body), /root:|PATH=|HOME/, attempt);
+  }
+  await healthy();
+});
+
+test('escape suite: the prototype chains of the page handle and the parameters lead only to the sandbox globals', async () => {
+  const out = await value(`({ page, ...params }) => {
+    const viaPage = page.constructor.constructor('return this')();
+    const viaParams = params.constructor.constructor('return this')();
+    const viaMethod = Object.getPrototypeOf(page.goto).constructor('return typeof process')();
+    return [typeof viaPage.process, typeof viaParams.process, viaMethod, Object.isFrozen(page), typeof viaPage.__bridge];
+  }`);
+  assert.equal(out.value, ['undefined', 'undefined', 'undefined', true, 'undefined']);
+  await healthy();
+});
+
+test('escape suite: the network is reached only through the page, behind the SSRF guard', async () => {
+  const goto = await run(`({ page }) => page.goto('${privateHost.url}/from-goto')`);
+  assert.is(goto.body.code, 'EINVALEVAL', JSON.stringify(goto.body));
+  const fromPage = await value(`({ page }) => page.evaluate(() => fetch('${privateHost.url}/from-page').then(() => 'reached', () => 'refused'))`);
+  assert.is(fromPage.value, 'refused');
+  assert.equal(privateHost.seen, [], 'nothing reached the private host');
+  await healthy();
+});
+
+test('escape suite: endless loops (sync and after an await) and memory bombs are stopped and reported', async () => {
+  const loop = await value('() => { while (true) {} }', '&timeout=5s');
+  assert.equal(loop, { isFulfilled: false, value: { name: 'TimeoutError', message: loop.value.message } });
+  const later = await value('async ({ page }) => { await page.title(); for (;;) {} }', '&timeout=5s');
+  assert.is(later.isFulfilled, false);
+  assert.is(later.value.name, 'TimeoutError');
+  const bomb = await value('() => { const keep = []; for (;;) keep.push(new Array(1e6).fill(Math.random())); }');
+  assert.is(bomb.isFulfilled, false);
+  assert.is(bomb.value.name, 'MemoryLimitError');
+  await healthy();
+});
+
+test.run();
