@@ -178,6 +178,7 @@ function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signa
     signal,
     warn: (message) => deps.logger.warn(message, { url: plan.url }),
     data: {},
+    guard: deps.guard,
     config: deps.config,
     isAsset: (url) => deps.assets.nameOf(url) !== undefined,
     readAsset: async (url) => {

@@ -8,6 +8,7 @@ import type { PageSetup } from './browser/page.ts';
 import type { Media } from './media.ts';
 import type { Code } from './errors.ts';
 import type { Config } from './config.ts';
+import type { Guard } from './fetch/guard.ts';
 
 /** What a step consumes: the HTTP response only, the parsed document, or a live browser page. */
 export type Need = 'http' | 'html' | 'browser';
@@ -44,6 +45,8 @@ export interface Context {
    * placed after others, as `palette` and `ping` are, can read and amend their Media objects).
    */
   data: Record<string, unknown>;
+  /** The SSRF guard, for plugins that hand URLs to a client of their own (an audit's browser, say). */
+  guard: Guard;
   /** The service's configuration, read-only (plugins read their own settings from it). */
   config: Readonly<Config>;
   /** Reads a file this service generated (a screenshot, say) by its asset URL; undefined for any other URL. */

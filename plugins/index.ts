@@ -7,6 +7,7 @@ import palette from './palette/index.ts';
 import iframe from './iframe/index.ts';
 import ping from './ping/index.ts';
 import fn from './function/index.ts';
+import insights from './insights/index.ts';
 
 /** The built-in plugins; their order is the order of outputs in `data`. */
-export const defaultPlugins: readonly Plugin[] = [meta, data, iframe, screenshot, pdf, fn, ping, palette];
+export const defaultPlugins: readonly Plugin[] = [meta, data, iframe, insights, screenshot, pdf, fn, ping, palette];

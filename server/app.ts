@@ -64,7 +64,11 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       } else if ((req.method === 'GET' || req.method === 'HEAD') && req.url?.startsWith('/assets/') && engine) {
         const asset = await engine.assets.get(req.url.slice('/assets/'.length));
         out = asset
-          ? { status: 200, headers: { 'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*' }, body: asset.bytes }
+          ? { status: 200, headers: {
+            'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*',
+            // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.
+            ...(asset.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
+          }, body: asset.bytes }
           : { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ status: 'fail', code: 'ENOTFOUND', message: 'No such asset' }) };
       } else {
         out = await handlers[i]!({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress ?? '' });

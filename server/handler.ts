@@ -199,7 +199,9 @@ export function createHandler(deps: HandlerDeps) {
       const out = await render(plan, entry, deps);
       const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-      const headers = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(entry, status, now), etag, 'content-type': out.type };
+      const headers: Record<string, string> = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(entry, status, now), etag, 'content-type': out.type };
+      // Embedded HTML (a report, or whatever a target served) runs sandboxed, in an opaque origin, never as this service.
+      if (/^text\/html/i.test(out.type)) headers['content-security-policy'] = 'sandbox allow-scripts allow-popups';
       if (matches(header(req, 'if-none-match'), etag)) return { status: 304, headers, body: '' };
       return { status: 200, headers, body };
     } catch (err) {

@@ -1,0 +1,72 @@
+import lighthouse, { desktopConfig } from 'lighthouse';
+import { launch } from 'chrome-launcher';
+import { Server, RequestError } from 'proxy-chain';
+import { RefractError, type Guard } from '../../engine/index.ts';
+import { CHROMIUM, CHROME_ARGS } from '../../engine/browser/pool.ts';
+
+/** What an audit is asked for: categories (all when empty), the device preset, the report format. */
+export interface AuditOptions { categories?: string[]; preset: 'mobile' | 'desktop'; output: 'json' | 'html' | 'csv' }
+
+/** An audit's outcome: the category scores (0-100) and the report in the asked format. */
+export interface AuditResult { scores: Record<string, number | null>; report: string; lhr: Record<string, unknown> }
+
+// One audit at a time per process: Lighthouse measures performance, and two at once on two cores measure each other.
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * A loopback forward proxy that lets through only what the SSRF guard allows: the audit's Chrome sends every
+ * request (loopback ones included, see --proxy-bypass-list) through it.
+ */
+async function guardProxy(guard: Guard): Promise<Server> {
+  const server = new Server({
+    port: 0, host: '127.0.0.1', verbose: false,
+    prepareRequestFunction: async ({ hostname, port, isHttp }) => {
+      try {
+        guard.checkUrl(new URL(`${isHttp ? 'http' : 'https'}://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`));
+        await guard.resolve(hostname);
+      } catch {
+        throw new RequestError(`${hostname} is not allowed`, 403);
+      }
+      return {};
+    },
+  });
+  await server.listen();
+  return server;
+}
+
+/** Runs one Lighthouse audit of `url` in a dedicated Chrome behind the guard proxy; Chrome is always killed. */
+export function audit(url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal): Promise<AuditResult> {
+  const run = queue.then(() => runAudit(url, opts, guard, signal));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal): Promise<AuditResult> {
+  if (signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout before the audit could start');
+  const proxy = await guardProxy(guard);
+  const chrome = await launch({
+    chromePath: CHROMIUM,
+    chromeFlags: [...CHROME_ARGS, '--headless=new', `--proxy-server=http://127.0.0.1:${proxy.port}`, '--proxy-bypass-list=<-loopback>'],
+    logLevel: 'silent',
+  });
+  const stop = () => { try { chrome.kill(); } catch { /* already gone */ } };
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    const flags = { port: chrome.port, output: opts.output, logLevel: 'error' as const, onlyCategories: opts.categories?.length ? opts.categories : undefined };
+    const result = await lighthouse(url, flags, opts.preset === 'desktop' ? desktopConfig : undefined);
+    if (signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout during the audit');
+    if (!result) throw new Error('Lighthouse returned no result');
+    const lhr = result.lhr as unknown as { categories: Record<string, { score: number | null }>; runtimeError?: { message: string } };
+    if (lhr.runtimeError) throw new Error(lhr.runtimeError.message);
+    const scores = Object.fromEntries(Object.entries(lhr.categories).map(([id, c]) => [id, c.score === null ? null : Math.round(c.score * 100)]));
+    const report = Array.isArray(result.report) ? result.report[0]! : result.report;
+    return { scores, report, lhr: result.lhr as unknown as Record<string, unknown> };
+  } catch (err) {
+    if (signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout during the audit', { cause: err });
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', stop);
+    stop();
+    await proxy.close(true);
+  }
+}

