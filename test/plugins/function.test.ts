@@ -65,12 +65,13 @@ test('function drives the page (click, fill, waitForSelector, screenshot bytes) 
   const out = await value(`async ({ page, colorScheme }) => {
     await page.click('#inc');
     await page.click('#inc');
-    await page.fill('#name', 'Ada');
+    await page.fill('#name', 'Ad');
+    await page.type('#name', 'a');
     await page.waitForSelector('#count');
     const shot = await page.screenshot();
-    return { count: await page.$eval('#count', (el) => el.textContent), name: await page.evaluate(() => document.getElementById('name').value), png: [shot[0], shot[1], shot[2], shot[3]], bytes: shot.length > 1000, colorScheme };
+    return { count: await page.$eval('#count', (el) => el.textContent), name: await page.evaluate(() => document.getElementById('name').value), png: [shot[0], shot[1], shot[2], shot[3]], bytes: shot.length > 1000, colorScheme, html: (await page.content()).includes('<h1>Clicks</h1>'), at: await page.url() };
   }`, '&colorScheme=dark');
-  assert.equal(out.value, { count: '2', name: 'Ada', png: [0x89, 0x50, 0x4e, 0x47], bytes: true, colorScheme: 'dark' });
+  assert.equal(out.value, { count: '2', name: 'Ada', png: [0x89, 0x50, 0x4e, 0x47], bytes: true, colorScheme: 'dark', html: true, at: page() });
 });
 
 test('compressed forms as sent by Microlink clients: br#, gz#, lz#', async () => {
