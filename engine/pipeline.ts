@@ -26,7 +26,7 @@ export interface Extraction {
   fetchMode: string;
   fetchTimeMs: number;
   prerenderReason?: string;
-  warnings: { plugin: string; code: string; message: string }[];
+  warnings: { plugin: string; code: string; message: string; reason?: 'threw' | 'timeout' | 'not-json' }[];
 }
 
 /** What the pipeline needs besides the plan. */
@@ -135,22 +135,54 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-async function runSteps(plan: Plan, deps: PipelineDeps, ctx: Context, warnings: Extraction['warnings']): Promise<Record<string, unknown>> {
+/** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
+const STEP_RESERVE_MS = 1000;
+
+/** Why a step produced no output, as the answer's `warnings` report it. */
+function stepFailure(step: string, reason: 'threw' | 'timeout' | 'not-json', detail: string): Extraction['warnings'][number] {
+  const what = reason === 'timeout' ? 'did not finish in time' : reason === 'not-json' ? 'returned a value that is not JSON' : `failed: ${detail}`;
+  return { plugin: step, code: 'EPLUGIN', message: `The ${step} output ${what}`, reason };
+}
+
+/**
+ * Runs the steps in registry order. Each is contained: one that throws, hangs past its share of the time, or
+ * returns something that is not JSON leaves its output null with an EPLUGIN warning, and the rest of the answer
+ * stands. Coded errors (a bad rule, a forbidden URL) still fail the request, as does the request's own timeout.
+ */
+async function runSteps(plan: Plan, deps: PipelineDeps, ctx: Context, warnings: Extraction['warnings'], deadline: number): Promise<Record<string, unknown>> {
   const { data } = ctx;
   for (const step of plan.steps) {
     const plugin = deps.registry.get(step.name)!;
     if (ctx.signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout');
+    const left = deadline - STEP_RESERVE_MS - performance.now();
+    const stepSignal = AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.max(1, Math.floor(left)))]);
+    // The step sees its own signal; everything else (the lazy document included) comes from the request's context.
+    const cutoff = deadline - STEP_RESERVE_MS;
+    const stepCtx = Object.create(ctx, { signal: { value: stepSignal }, timeLeft: { value: () => Math.max(0, cutoff - performance.now()) } }) as Context;
     try {
-      // A step that ignores the signal (a page script that never settles, say) still ends at the request's timeout.
-      const result = await untilAborted(Promise.resolve(plugin.run(ctx, step.opts)), ctx.signal);
+      const result = await untilAborted(Promise.resolve(plugin.run(stepCtx, step.opts)), stepSignal);
+      let json: string | undefined;
+      try { json = JSON.stringify(result); } catch { json = undefined; }
+      if (result !== undefined && result !== null && json === undefined) {
+        warnings.push(stepFailure(step.name, 'not-json', ''));
+        if (!plugin.merge) data[step.name] = null;
+        continue;
+      }
       if (plugin.merge && result && typeof result === 'object') Object.assign(data, result);
       else data[step.name] = result ?? null;
     } catch (err) {
+      if (ctx.signal.aborted) throw err instanceof RefractError && err.code === 'ETIMEOUT' ? err : new RefractError('ETIMEOUT', 'The request reached its timeout', { cause: err });
+      if (stepSignal.aborted) {
+        deps.logger.warn(`plugin ${step.name} timed out`, { url: plan.url });
+        warnings.push(stepFailure(step.name, 'timeout', ''));
+        if (!plugin.merge) data[step.name] = null;
+        continue;
+      }
       if (err instanceof RefractError) throw err;
-      if (ctx.signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout', { cause: err });
       deps.logger.error(`plugin ${step.name} failed`, err);
-      warnings.push({ plugin: step.name, code: 'EPLUGIN', message: `The ${step.name} output failed: ${(err as Error).message}` });
-      data[step.name] = null;
+      warnings.push(stepFailure(step.name, 'threw', (err as Error)?.message ?? String(err)));
+      // A merged output (metadata, rules) adds no key of its own; any other output is there, as null.
+      if (!plugin.merge) data[step.name] = null;
     }
   }
   return data;
@@ -178,6 +210,8 @@ function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signa
     signal,
     warn: (message) => deps.logger.warn(message, { url: plan.url }),
     data: {},
+    // Each step gets its own clock in runSteps; outside a step the whole timeout is the bound.
+    timeLeft: () => plan.options.timeout,
     guard: deps.guard,
     config: deps.config,
     isAsset: (url) => deps.assets.nameOf(url) !== undefined,
@@ -218,7 +252,7 @@ async function inBrowserDirect(plan: Plan, deps: PipelineDeps, lease: Lease, sig
     checkChallenge(result, lease);
     const fetchTimeMs = Math.round(performance.now() - started);
     const warnings: Extraction['warnings'] = [];
-    const data = await runSteps(plan, deps, contextFor(plan, deps, result, signal, page, openedAt), warnings);
+    const data = await runSteps(plan, deps, contextFor(plan, deps, result, signal, page, openedAt), warnings, started + plan.options.timeout);
     return { data: finish(data, result), fetchTimeMs, warnings };
   }, plan.options.retry ?? 1);
 }
@@ -269,6 +303,6 @@ export async function runPlan(plan: Plan, deps: PipelineDeps, lease: Lease): Pro
 async function fromFetch(plan: Plan, deps: PipelineDeps, response: FetchResult, signal: AbortSignal, started: number, reason: string, document?: CheerioAPI): Promise<Extraction> {
   const fetchTimeMs = Math.round(performance.now() - started);
   const warnings: Extraction['warnings'] = [];
-  const data = await runSteps(plan, deps, contextFor(plan, deps, response, signal, undefined, undefined, document), warnings);
+  const data = await runSteps(plan, deps, contextFor(plan, deps, response, signal, undefined, undefined, document), warnings, started + plan.options.timeout);
   return { data: finish(data, response), fetchMode: 'fetch', fetchTimeMs, prerenderReason: reason, warnings };
 }

@@ -36,8 +36,10 @@ export interface Context {
   fetchBytes(url: string, kind?: 'image' | 'html' | 'text'): Promise<Buffer | undefined>;
   /** Probes a media URL (ranged read through the SSRF guard, once per URL per request). */
   probe: Prober;
-  /** Aborted when the request's time budget runs out. */
+  /** Aborted when this step's share of the request's time runs out. */
   signal: AbortSignal;
+  /** Milliseconds left before this step is cut off (for plugins that budget work of their own). */
+  timeLeft(): number;
   /** Records a non-fatal problem; it is logged and does not fail the request. */
   warn(message: string): void;
   /**

@@ -20,8 +20,9 @@ export default definePlugin({
     if (!ctx.page) throw new Error('function needs a browser page');
     const source = await decodeSource(code);
     // The request's other parameters reach the function as Microlink passes them (its options, minus the code).
-    const { url, timeout, ...rest } = ctx.options as Record<string, unknown>;
-    const remaining = Math.max(1000, Number(timeout) - 1000);
-    return runInSandbox(source, ctx.page, JSON.parse(JSON.stringify({ url, ...rest })), { memoryMb: MEMORY_MB, timeoutMs: Math.min(MAX_RUN_MS, remaining) });
+    const { url, timeout: _timeout, ...rest } = ctx.options as Record<string, unknown>;
+    // The sandbox ends a little before this step would be cut off, so a limit is reported as the function's own.
+    const budget = Math.floor(Math.max(500, Math.min(MAX_RUN_MS, ctx.timeLeft() - 300)));
+    return runInSandbox(source, ctx.page, JSON.parse(JSON.stringify({ url, ...rest })), { memoryMb: MEMORY_MB, timeoutMs: budget });
   },
 });

@@ -252,10 +252,12 @@ test('evaluate cannot reach private addresses: fetch and WebSockets pass the SSR
   }
 });
 
-test('an evaluate that never settles ends at the request timeout with ETIMEOUT', async () => {
-  const res = await extract('doc.html', { stuck: { evaluate: 'new Promise(() => {})' } }, '&timeout=3s');
-  assert.is(res.status, 408, JSON.stringify(res.body));
-  assert.is(res.body.code, 'ETIMEOUT');
+test('an evaluate that never settles is cut off: the other outputs come back, with a typed warning', async () => {
+  const res = await extract('doc.html', { stuck: { evaluate: 'new Promise(() => {})' } }, '&timeout=4s&meta=true');
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.is(res.body.data.title, 'Streams in Node');
+  assert.is(res.body.data.stuck, undefined);
+  assert.equal(res.body.warnings, [{ plugin: 'data', code: 'EPLUGIN', message: 'The data output did not finish in time', reason: 'timeout' }]);
 });
 
 test('broken rules fail with EINVALDATA naming the rule, before any fetch', async () => {

@@ -13,9 +13,19 @@ const broken = definePlugin({
   run() { throw new Error('boom'); },
 });
 
+const stalled = definePlugin({
+  name: 'stalled', description: 'never settles and ignores its signal', needs: 'html', params: options({}),
+  run: () => new Promise(() => undefined),
+});
+
+const odd = definePlugin({
+  name: 'odd', description: 'returns a value JSON cannot carry', needs: 'http', params: options({}),
+  run: () => ({ count: 10n }),
+});
+
 test.before(async () => {
   fx = await serveFixtures();
-  app = await startRefract({ REFRACT_PLUGINS: './fixtures/plugins/word-count/index.ts' }, [broken]);
+  app = await startRefract({ REFRACT_PLUGINS: './fixtures/plugins/word-count/index.ts' }, [broken, stalled, odd]);
 });
 
 test.after(async () => {
@@ -43,7 +53,20 @@ test('a plugin that throws is contained: null output, a typed warning, the rest 
   const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&broken`);
   assert.is(status, 200);
   assert.is(body.data.broken, null);
-  assert.equal(body.warnings, [{ plugin: 'broken', code: 'EPLUGIN', message: 'The broken output failed: boom' }]);
+  assert.equal(body.warnings, [{ plugin: 'broken', code: 'EPLUGIN', message: 'The broken output failed: boom', reason: 'threw' }]);
+  assert.is(body.data.author, 'Jane Doe');
+});
+
+test('a plugin that hangs or returns something that is not JSON is contained the same way', async () => {
+  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&stalled&odd&wordCount&timeout=3s`);
+  assert.is(status, 200, JSON.stringify(body));
+  assert.is(body.data.stalled, null);
+  assert.is(body.data.odd, null);
+  assert.ok(body.data.wordCount.words > 0, 'the plugins after them still ran');
+  assert.equal(body.warnings, [
+    { plugin: 'stalled', code: 'EPLUGIN', message: 'The stalled output did not finish in time', reason: 'timeout' },
+    { plugin: 'odd', code: 'EPLUGIN', message: 'The odd output returned a value that is not JSON', reason: 'not-json' },
+  ]);
   assert.is(body.data.author, 'Jane Doe');
 });
 
