@@ -18,6 +18,7 @@ test.before(async () => {
   // 127.0.0.2 is loopback but not on the tests' allowlist: it stands for any host the sandbox must not reach.
   const seen: string[] = [];
   const server = http.createServer((req, res) => { seen.push(req.url ?? ''); res.end('secret'); });
+  server.on('upgrade', (req, socket) => { seen.push(`upgrade ${req.url}`); socket.destroy(); });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
   privateHost = {
     url: `http://127.0.0.2:${(server.address() as AddressInfo).port}`, seen,
@@ -127,6 +128,8 @@ test('escape suite: the network is reached only through the page, behind the SSR
   assert.is(goto.body.code, 'EINVALEVAL', JSON.stringify(goto.body));
   const fromPage = await value(`({ page }) => page.evaluate(() => fetch('${privateHost.url}/from-page').then(() => 'reached', () => 'refused'))`);
   assert.is(fromPage.value, 'refused');
+  const socket = await value(`({ page }) => page.evaluate(() => new Promise((done) => { const ws = new WebSocket('${privateHost.url.replace('http', 'ws')}/socket'); ws.onopen = () => done('open'); ws.onerror = () => done('refused'); ws.onclose = () => done('refused'); }))`);
+  assert.is(socket.value, 'refused');
   assert.equal(privateHost.seen, [], 'nothing reached the private host');
   await healthy();
 });
