@@ -11,6 +11,7 @@ import { createBrowsers, type Browsers } from './browser/browsers.ts';
 import { createAssetStore, type AssetStore } from './assets.ts';
 import { HostMemory } from './fetch/prerender.ts';
 import { createProxyChooser } from './proxies.ts';
+import { crawl, type CrawlInput, type CrawlOptions, type CrawlResult } from './crawl.ts';
 import { RefractError } from './errors.ts';
 
 /** What an engine is made of: its configuration and the plugins to register, in output order. */
@@ -31,6 +32,8 @@ export interface Engine {
   plan(query: RawObject, tier?: Tier): Plan;
   /** Runs a plan through Crawlee and the plugins. */
   run(plan: Plan): Promise<Extraction>;
+  /** Crawls a list, a sitemap or a site from a start page, yielding each page's result as it comes. */
+  crawl(input: CrawlInput, options?: CrawlOptions, stateDir?: string): AsyncGenerator<CrawlResult>;
   /** Convenience for library users: `extract('https://x', 'screenshot&palette')` or with an options object. */
   extract(url: string, query?: string | Record<string, unknown>): Promise<Extraction>;
   close(): Promise<void>;
@@ -81,6 +84,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         return runPlan(plan, deps, { ...lease, proxyUrl: retry });
       }
     }),
+    crawl: (input, opts, stateDir) => crawl(engine, input, opts, stateDir),
     extract: (url, query) => engine.run(engine.plan(toQuery(url, query), 'pro')),
     close: async () => {
       await executor.close();

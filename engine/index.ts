@@ -12,3 +12,4 @@ export type { FetchResult } from './fetch/http.ts';
 export { ffprobe, type Prober, type ProbeOutcome } from './fetch/probe.ts';
 export { mediaType, prettyBytes, prettyDuration, withSize, type Media } from './media.ts';
 export { createEngine, type Engine, type EngineOptions } from './engine.ts';
+export type { CrawlInput, CrawlOptions, CrawlResult } from './crawl.ts';

@@ -26,6 +26,8 @@ export interface Extraction {
   fetchMode: string;
   fetchTimeMs: number;
   prerenderReason?: string;
+  /** The page's links, when the plan asked for them (crawls). */
+  links?: string[];
   warnings: { plugin: string; code: string; message: string; reason?: 'threw' | 'timeout' | 'not-json' }[];
 }
 
@@ -222,6 +224,20 @@ function contextFor(plan: Plan, deps: PipelineDeps, response: FetchResult, signa
   };
 }
 
+/** The page's links (absolute http(s), no fragments, each once), for crawls that follow them. */
+function linksOf(ctx: Context): string[] {
+  if (ctx.response.kind !== 'html') return [];
+  const out = new Set<string>();
+  for (const el of ctx.$('a[href]').toArray()) {
+    try {
+      const url = new URL((el as { attribs: Record<string, string> }).attribs.href!, ctx.url);
+      url.hash = '';
+      if (url.protocol === 'http:' || url.protocol === 'https:') out.add(url.href);
+    } catch { /* not a link */ }
+  }
+  return [...out];
+}
+
 function finish(data: Record<string, unknown>, response: FetchResult): Record<string, unknown> {
   data.url ??= response.url;
   data.statusCode = response.statusCode;
@@ -252,8 +268,9 @@ async function inBrowserDirect(plan: Plan, deps: PipelineDeps, lease: Lease, sig
     checkChallenge(result, lease);
     const fetchTimeMs = Math.round(performance.now() - started);
     const warnings: Extraction['warnings'] = [];
-    const data = await runSteps(plan, deps, contextFor(plan, deps, result, signal, page, openedAt), warnings, started + plan.options.timeout);
-    return { data: finish(data, result), fetchTimeMs, warnings };
+    const ctx = contextFor(plan, deps, result, signal, page, openedAt);
+    const data = await runSteps(plan, deps, ctx, warnings, started + plan.options.timeout);
+    return { data: finish(data, result), fetchTimeMs, warnings, ...(plan.collectLinks ? { links: linksOf(ctx) } : {}) };
   }, plan.options.retry ?? 1);
 }
 
@@ -303,6 +320,7 @@ export async function runPlan(plan: Plan, deps: PipelineDeps, lease: Lease): Pro
 async function fromFetch(plan: Plan, deps: PipelineDeps, response: FetchResult, signal: AbortSignal, started: number, reason: string, document?: CheerioAPI): Promise<Extraction> {
   const fetchTimeMs = Math.round(performance.now() - started);
   const warnings: Extraction['warnings'] = [];
-  const data = await runSteps(plan, deps, contextFor(plan, deps, response, signal, undefined, undefined, document), warnings, started + plan.options.timeout);
-  return { data: finish(data, response), fetchMode: 'fetch', fetchTimeMs, prerenderReason: reason, warnings };
+  const ctx = contextFor(plan, deps, response, signal, undefined, undefined, document);
+  const data = await runSteps(plan, deps, ctx, warnings, started + plan.options.timeout);
+  return { data: finish(data, response), fetchMode: 'fetch', fetchTimeMs, prerenderReason: reason, warnings, ...(plan.collectLinks ? { links: linksOf(ctx) } : {}) };
 }

@@ -19,6 +19,8 @@ export interface Plan {
   steps: Step[];
   options: CoreOptions;
   tier: Tier;
+  /** Set by crawls (never from a query): also return the page's links. */
+  collectLinks?: boolean;
 }
 
 /** Limits the plan builder enforces that come from configuration. */

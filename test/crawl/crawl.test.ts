@@ -1,0 +1,125 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { createEngine, loadConfig, type Engine, type CrawlResult } from '../../engine/index.ts';
+import { defaultPlugins } from '../../plugins/index.ts';
+import wordCount from '../../fixtures/plugins/word-count/index.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PAGES = 60;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-crawl-'));
+let fx: Fixture;
+let engine: Engine;
+
+/** Page i of a binary tree of pages: it links to 2i+1 and 2i+2, a page robots.txt forbids, and another host. */
+function sitePage(req: IncomingMessage, res: ServerResponse): boolean {
+  const m = /^\/site\/p\/(\d+)$/.exec(req.url ?? '');
+  if (!m) return false;
+  const i = Number(m[1]);
+  const links = [2 * i + 1, 2 * i + 2].filter((n) => n < PAGES).map((n) => `<a href="/site/p/${n}">page ${n}</a>`).join(' ');
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(`<html><head><title>Page ${i}</title></head><body><main><p>Words on page number ${i} of the site.</p>${links}
+    <a href="/site/private/${i}">private</a> <a href="http://127.0.0.2:9/elsewhere">elsewhere</a> <a href="#top">top</a></main></body></html>`);
+  return true;
+}
+
+test.before(async () => {
+  fx = await serveFixtures({
+    '/robots.txt': (_: IncomingMessage, res: ServerResponse) => { res.writeHead(200, { 'content-type': 'text/plain' }); res.end('User-agent: *\nDisallow: /site/private/\n'); },
+    '/sitemap.xml': (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${fx.url}/sitemap-1.xml</loc></sitemap></sitemapindex>`);
+    },
+    '/sitemap-1.xml': (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${[3, 5, 8].map((i) => `<url><loc>${fx.url}/site/p/${i}</loc></url>`).join('')}</urlset>`);
+    },
+  }, sitePage);
+  engine = await createEngine({
+    config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REFRACT_ASSETS_DIR: path.join(dir, 'assets') }),
+    plugins: [...defaultPlugins, wordCount],
+  });
+});
+
+test.after(async () => {
+  await engine.close();
+  await fx.close();
+});
+
+async function collect(gen: AsyncGenerator<CrawlResult>): Promise<CrawlResult[]> {
+  const out: CrawlResult[] = [];
+  for await (const r of gen) out.push(r);
+  return out;
+}
+
+/** Runs the CLI (`npx refract crawl ...`) and resolves with its JSON lines and its exit code. */
+function cli(args: string[], stdin?: string): Promise<{ code: number; lines: CrawlResult[]; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--no-node-snapshot', path.join(ROOT, 'bin/refract.ts'), 'crawl', ...args], {
+      env: { ...process.env, REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent' }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => { out += c; });
+    child.stderr.on('data', (c: Buffer) => { err += c; });
+    child.stdin.end(stdin ?? '');
+    child.on('close', (code) => resolve({ code: code ?? 1, stderr: err, lines: out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as CrawlResult) }));
+  });
+}
+
+test('engine.crawl follows links on the start host, once per page, honours robots.txt, with a plugin on every page', async () => {
+  const results = await collect(engine.crawl({ start: `${fx.url}/site/p/0` }, { query: 'wordCount.selector=main p&meta=false', maxDepth: 10, concurrency: 4 }));
+  const ok = results.filter((r) => r.status === 'success');
+  const urls = ok.map((r) => r.url).sort();
+  assert.is(ok.length, PAGES, `every page once: ${ok.length}`);
+  assert.is(new Set(urls).size, PAGES);
+  // "Words on page number N of the site." is eight words on every page.
+  for (const r of ok) assert.is((r as unknown as { data: { wordCount: { words: number } } }).data.wordCount.words, 8, r.url);
+  const refused = results.filter((r) => r.status !== 'success');
+  assert.ok(refused.length > 0 && refused.every((r) => r.url.includes('/site/private/') && (r as { code: string }).code === 'EROBOTS'), JSON.stringify(refused.slice(0, 3)));
+  assert.not.ok(results.some((r) => r.url.includes('127.0.0.2')), 'other hosts are not followed');
+});
+
+test('max depth and max pages bound the walk', async () => {
+  const shallow = await collect(engine.crawl({ start: `${fx.url}/site/p/0` }, { maxDepth: 2, robots: false, include: [`${fx.url}/site/p/**`] }));
+  assert.equal(shallow.map((r) => r.url).sort(), [0, 1, 2, 3, 4, 5, 6].map((i) => `${fx.url}/site/p/${i}`).sort());
+  const capped = await collect(engine.crawl({ start: `${fx.url}/site/p/0` }, { maxDepth: 10, maxPages: 5 }));
+  assert.is(capped.length, 5);
+});
+
+test('the CLI crawls a sitemap index to JSON lines in a file', async () => {
+  const out = path.join(dir, 'sitemap.jsonl');
+  const { code, stderr } = await cli(['--sitemap', `${fx.url}/sitemap.xml`, '--out', out, '--query', 'meta=true']);
+  assert.is(code, 0, stderr);
+  const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as CrawlResult);
+  assert.equal(lines.map((l) => l.url).sort(), [3, 5, 8].map((i) => `${fx.url}/site/p/${i}`).sort());
+  for (const l of lines) assert.is((l as unknown as { data: { title: string } }).data.title, `Page ${l.url.split('/').pop()}`);
+  assert.match(stderr, /done: 3 pages, 0 failed/);
+});
+
+test('a list with bad URLs mixed in: each bad one is a failed line, the rest succeed', async () => {
+  const list = [`${fx.url}/site/p/1`, 'not a url', 'http://127.0.0.2:9/private', `${fx.url}/missing`, `${fx.url}/site/p/2`].join('\n');
+  const file = path.join(dir, 'list.txt');
+  writeFileSync(file, list);
+  const fromFile = await cli(['--urls', file]);
+  const fromStdin = await cli(['--urls', '-'], list);
+  for (const { code, lines } of [fromFile, fromStdin]) {
+    assert.is(code, 0);
+    assert.is(lines.length, 5);
+    const by = (u: string) => lines.find((l) => l.url === u)!;
+    assert.is(by(`${fx.url}/site/p/1`).status, 'success');
+    assert.is(by(`${fx.url}/site/p/2`).status, 'success');
+    assert.is((by('not a url') as { code: string }).code, 'EINVALURL');
+    assert.is((by('http://127.0.0.2:9/private') as { code: string }).code, 'EFORBIDDENURL');
+    const missing = by(`${fx.url}/missing`) as unknown as { status: string; data: { statusCode: number } };
+    assert.is(missing.status, 'success');
+    assert.is(missing.data.statusCode, 404);
+  }
+});
+
+test.run();
