@@ -60,7 +60,7 @@ test('a rendered page adds what its JavaScript globals reveal', async () => {
   assert.is(find(list, 'jQuery')?.version, '3.7.1');
 });
 
-test('Lighthouse: category scores in the JSON report, and an HTML report served by embed', async () => {
+test('Lighthouse: category scores in the JSON report, and HTML and CSV reports served by embed', async () => {
   const target = q(`${fx.url}/sites/article/index.html`);
   const json = await call(app.freeUrl, `url=${target}&insights.lighthouse.categories=performance,seo&insights.lighthouse.preset=desktop&meta=false&timeout=60s`);
   assert.is(json.status, 200, JSON.stringify(json.body).slice(0, 500));
@@ -75,6 +75,12 @@ test('Lighthouse: category scores in the JSON report, and an HTML report served 
   assert.match(html.headers.get('content-security-policy') ?? '', /sandbox/);
   assert.match(html.raw.toString('utf8').slice(0, 200).toLowerCase(), /<!doctype html>/);
   assert.ok(html.raw.toString('utf8').includes('Lighthouse'));
+  const csv = await call(app.freeUrl, `url=${target}&insights.lighthouse.output=csv&insights.lighthouse.categories=seo&meta=false&timeout=60s&embed=insights.lighthouse.report.url`);
+  assert.is(csv.status, 200);
+  assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+  const csvText = csv.raw.toString('utf8');
+  assert.ok(csvText.includes(`"${fx.url}/sites/article/index.html"`), 'the audited URL heads the report');
+  assert.match(csvText, /^category,score\r?\n"seo","[\d.]+"/m);
   // The audit's own Chrome (the only one started with a debugging port) is gone once the answer is out.
   const left = spawnSync('pgrep', ['-f', '--', '--remote-debugging-port=']);
   assert.is(left.stdout.toString().trim(), '', 'no audit browser is left running');

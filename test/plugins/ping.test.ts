@@ -1,8 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import net from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { serveFixtures, freePort, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
 
@@ -10,17 +9,8 @@ let fx: Fixture;
 let app: App;
 let dead: string;
 
-/** A loopback port nothing listens on: connections to it are refused. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 test.before(async () => {
-  dead = `http://127.0.0.1:${await closedPort()}/gone.png`;
+  dead = `http://127.0.0.1:${await freePort()}/gone.png`;
   fx = await serveFixtures({
     '/page': (_: IncomingMessage, res: ServerResponse) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });

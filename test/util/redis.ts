@@ -1,17 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
+import { freePort } from './serve.ts';
 import { createClient } from '@keyv/redis';
 
 /** A real Redis for a test: the one CI started (REFRACT_TEST_REDIS_URL), or a private redis-server on a free port. */
 export interface TestRedis { url: string; flush(): Promise<void>; close(): Promise<void> }
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function flushAll(url: string): Promise<void> {
   const client = createClient({ url });

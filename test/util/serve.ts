@@ -9,6 +9,15 @@ const TYPES: Record<string, string> = {
   '.ico': 'image/x-icon', '.mp4': 'video/mp4', '.mp3': 'audio/mpeg', '.xml': 'application/xml', '.txt': 'text/plain',
 };
 
+/** A loopback port that was free a moment ago (nothing listens on it now: connections to it are refused). */
+export async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 /** Answers with bytes, honouring a single `Range: bytes=a-b` (or `bytes=-n`) request as real servers do. */
 export function sendBytes(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, type: string): void {
   const m = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
