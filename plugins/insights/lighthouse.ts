@@ -49,6 +49,11 @@ async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: A
     chromeFlags: [...CHROME_ARGS, '--headless=new', `--proxy-server=http://127.0.0.1:${proxy.port}`, '--proxy-bypass-list=<-loopback>'],
     logLevel: 'silent',
   });
+  // SIGKILL to Chrome's process group; `gone` resolves when the main process has exited (its children go with it).
+  const gone = new Promise<void>((resolve) => {
+    if (!chrome.process || chrome.process.exitCode !== null || chrome.process.signalCode !== null) resolve();
+    else chrome.process.once('close', () => resolve());
+  });
   const stop = () => { try { chrome.kill(); } catch { /* already gone */ } };
   signal.addEventListener('abort', stop, { once: true });
   try {
@@ -67,6 +72,8 @@ async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: A
   } finally {
     signal.removeEventListener('abort', stop);
     stop();
+    // The answer waits for Chrome to be gone (bounded), so no audit browser outlives its request.
+    await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
     await proxy.close(true);
   }
 }

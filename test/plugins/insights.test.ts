@@ -81,8 +81,9 @@ test('Lighthouse: category scores in the JSON report, and HTML and CSV reports s
   const csvText = csv.raw.toString('utf8');
   assert.ok(csvText.includes(`"${fx.url}/sites/article/index.html"`), 'the audited URL heads the report');
   assert.match(csvText, /^category,score\r?\n"seo","[\d.]+"/m);
-  // The audit's own Chrome (the only one started with a debugging port) is gone once the answer is out.
-  const left = spawnSync('pgrep', ['-f', '--', '--remote-debugging-port=']);
+  // The audit's own Chrome (the only child of this process started with a debugging port) is gone once the
+  // answer is out.
+  const left = spawnSync('pgrep', ['-P', String(process.pid), '-f', '--', '--remote-debugging-port=']);
   assert.is(left.stdout.toString().trim(), '', 'no audit browser is left running');
 });
 
