@@ -192,7 +192,8 @@ export function createHandler(deps: HandlerDeps) {
         if (rate.exceeded) throw new RefractError('ERATE', 'The request quota of this window is used up; wait for the reset');
         status = plan.options.force ? 'BYPASS' : 'MISS';
         if (plan.options.force) await cache.delete(key);
-        entry = await cache.coalesce(key, () => compute(plan, key), plan.options.timeout + 5000);
+        // Checked again once this request holds the computation (another process may have stored it meanwhile).
+        entry = await cache.coalesce(key, async () => (await cache.get(key)) ?? compute(plan, key), plan.options.timeout + 5000);
       }
       cacheStatus = status;
       if (entry.failure) throw new RefractError(entry.failure.code as Code, entry.failure.message, { data: entry.failure.data as Record<string, unknown> | undefined });
