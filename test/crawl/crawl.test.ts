@@ -92,6 +92,19 @@ test('max depth and max pages bound the walk', async () => {
   assert.is(capped.length, 5);
 });
 
+test('the CLI walks from a start page with its limits and filters (depth, pages, include, robots, other hosts)', async () => {
+  const bounded = await cli([`${fx.url}/site/p/0`, '--max-depth', '2', '--include', `${fx.url}/site/p/**`, '--no-robots', '--concurrency', '2', '--query', 'meta=false']);
+  assert.is(bounded.code, 0, bounded.stderr);
+  assert.equal(bounded.lines.map((l) => l.url).sort(), [0, 1, 2, 3, 4, 5, 6].map((i) => `${fx.url}/site/p/${i}`).sort());
+  const capped = await cli([`${fx.url}/site/p/0`, '--max-pages', '4']);
+  assert.is(capped.lines.length, 4);
+  // Other hosts are followed only when asked, and then still pass the SSRF guard.
+  const wide = await cli([`${fx.url}/site/p/0`, '--max-depth', '1', '--any-host', '--no-robots', '--exclude', `${fx.url}/site/private/**`]);
+  const elsewhere = wide.lines.find((l) => l.url.startsWith('http://127.0.0.2'));
+  assert.is((elsewhere as { code?: string } | undefined)?.code, 'EFORBIDDENURL');
+  assert.not.ok(wide.lines.some((l) => l.url.includes('/site/private/')), 'excluded links are not followed');
+});
+
 test('the CLI crawls a sitemap index to JSON lines in a file', async () => {
   const out = path.join(dir, 'sitemap.jsonl');
   const { code, stderr } = await cli(['--sitemap', `${fx.url}/sitemap.xml`, '--out', out, '--query', 'meta=true']);
