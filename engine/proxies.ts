@@ -27,7 +27,6 @@ export function createProxyChooser(config: Pick<Config, 'proxyLocations' | 'prox
         // A caller's proxy is a host this service connects to: it passes the same SSRF guard as any URL.
         const url = new URL(asked.url);
         try {
-          guard.checkUrl(url);
           await guard.resolve(url.hostname);
         } catch (err) {
           if (err instanceof RefractError && err.code === 'EFORBIDDENURL') throw new RefractError('EFORBIDDENURL', `The proxy ${url.host} is a private or reserved address`, { cause: err, data: { param: 'proxy' } });

@@ -64,17 +64,17 @@ export async function guardRequests(page: Page, guard: Guard, adblock = false): 
   const allowed = (url: URL): Promise<boolean> => {
     let verdict = verdicts.get(url.hostname);
     if (!verdict) {
-      verdict = (async () => { guard.checkUrl(url); await guard.resolve(url.hostname); return true; })().catch(() => false);
+      // resolve() checks address literals as well as names, so it is the whole check.
+      verdict = guard.resolve(url.hostname).then(() => true, () => false);
       verdicts.set(url.hostname, verdict);
     }
     return verdict;
   };
-  // WebSockets are not requests page.route sees: they pass the same guard (as http/https) before connecting.
+  // WebSockets are not requests page.route sees: their host passes the same guard before connecting.
   await page.routeWebSocket(/.*/, async (ws) => {
     try {
       const url = new URL(ws.url());
-      const asHttp = new URL(url.href.replace(/^ws/, 'http'));
-      if ((url.protocol === 'ws:' || url.protocol === 'wss:') && await allowed(asHttp)) { ws.connectToServer(); return; }
+      if ((url.protocol === 'ws:' || url.protocol === 'wss:') && await allowed(url)) { ws.connectToServer(); return; }
     } catch { /* refused below */ }
     await ws.close({ code: 1008, reason: 'blocked by the SSRF guard' }).catch(() => undefined);
   });

@@ -78,7 +78,7 @@ const call = async (name, args) => {
   if (out.error !== undefined) throw new Error(out.error);
   return out.value;
 };
-const src = (fn) => typeof fn === 'function' ? String(fn) : String(fn);
+const src = (fn) => String(fn);
 const page = Object.freeze({
   goto: (url, opts) => call('goto', [url, opts ?? null]),
   evaluate: (fn, ...args) => call('evaluate', [typeof fn === 'function' ? src(fn) : '() => (' + String(fn) + ')', args]),

@@ -1,4 +1,4 @@
-import { definePlugin, options, bool, oneOf, list, z, type Need } from '../../engine/index.ts';
+import { definePlugin, options, bool, oneOf, list, z } from '../../engine/index.ts';
 import { detectTechnologies } from './technologies.ts';
 import { audit } from './lighthouse.ts';
 
@@ -25,7 +25,7 @@ const TYPES = { json: 'application/json', html: 'text/html', csv: 'text/csv' } a
 export default definePlugin({
   name: 'insights',
   description: 'Technologies the page is built with, and a Lighthouse audit (JSON, HTML or CSV report).',
-  needs: (): Need => 'html',
+  needs: 'html',
   params,
   async run(ctx, o) {
     const out: Record<string, unknown> = {};

@@ -20,9 +20,8 @@ let queue: Promise<unknown> = Promise.resolve();
 async function guardProxy(guard: Guard): Promise<Server> {
   const server = new Server({
     port: 0, host: '127.0.0.1', verbose: false,
-    prepareRequestFunction: async ({ hostname, port, isHttp }) => {
+    prepareRequestFunction: async ({ hostname }) => {
       try {
-        guard.checkUrl(new URL(`${isHttp ? 'http' : 'https'}://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}/`));
         await guard.resolve(hostname);
       } catch {
         throw new RequestError(`${hostname} is not allowed`, 403);

@@ -1,9 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import http from 'node:http';
-import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { serveFixtures, recordingServer, socketProbe, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
 
@@ -210,31 +207,10 @@ test('evaluate runs in the page (browser) and is typed like any rule', async () 
   assert.equal(d.headings, ['Kinds of streams', 'Piping']);
 });
 
-/** An HTTP server that also completes WebSocket handshakes, counting every request and upgrade it sees. */
-async function listener(host: string): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
-  const seen: string[] = [];
-  const server = http.createServer((req, res) => { seen.push(`http ${req.url}`); res.end('reached'); });
-  const upgraded = new Set<import('node:stream').Duplex>();
-  server.on('upgrade', (req, socket) => {
-    seen.push(`ws ${req.url}`);
-    upgraded.add(socket);
-    const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  return {
-    url: `${host}:${(server.address() as AddressInfo).port}`, seen,
-    // Upgraded sockets are no longer the server's connections: they are ended here, or close() would wait on them.
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); for (const s of upgraded) s.destroy(); }),
-  };
-}
-
-const socketProbe = (url: string) => `new Promise((done) => { const ws = new WebSocket('ws://${url}/live'); ws.onopen = () => { ws.close(); done('open'); }; ws.onerror = () => done('refused'); ws.onclose = () => done('refused'); })`;
-
 test('evaluate cannot reach private addresses: fetch and WebSockets pass the SSRF guard', async () => {
   // 127.0.0.2 is loopback but not on the tests' allowlist (127.0.0.1), so it stands for any private host.
-  const blocked = await listener('127.0.0.2');
-  const allowed = await listener('127.0.0.1');
+  const blocked = await recordingServer('127.0.0.2');
+  const allowed = await recordingServer('127.0.0.1');
   try {
     const d = await data('doc.html', {
       fetched: { evaluate: `fetch('http://${blocked.url}/secret').then(() => 'reached', () => 'refused')` },

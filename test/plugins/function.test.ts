@@ -1,29 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import http from 'node:http';
 import zlib from 'node:zlib';
-import type { AddressInfo } from 'node:net';
 import LZString from 'lz-string';
-import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { serveFixtures, recordingServer, socketProbe, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
 
 let fx: Fixture;
 let app: App;
-let privateHost: { url: string; seen: string[]; close(): Promise<void> };
+let privateHost: Awaited<ReturnType<typeof recordingServer>>;
 
 test.before(async () => {
   fx = await serveFixtures();
   app = await startRefract();
   // 127.0.0.2 is loopback but not on the tests' allowlist: it stands for any host the sandbox must not reach.
-  const seen: string[] = [];
-  const server = http.createServer((req, res) => { seen.push(req.url ?? ''); res.end('secret'); });
-  server.on('upgrade', (req, socket) => { seen.push(`upgrade ${req.url}`); socket.destroy(); });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
-  privateHost = {
-    url: `http://127.0.0.2:${(server.address() as AddressInfo).port}`, seen,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
-  };
+  privateHost = await recordingServer('127.0.0.2');
 });
 
 test.after(async () => {
@@ -124,11 +115,11 @@ test('escape suite: the prototype chains of the page handle and the parameters l
 });
 
 test('escape suite: the network is reached only through the page, behind the SSRF guard', async () => {
-  const goto = await run(`({ page }) => page.goto('${privateHost.url}/from-goto')`);
+  const goto = await run(`({ page }) => page.goto('http://${privateHost.url}/from-goto')`);
   assert.is(goto.body.code, 'EINVALEVAL', JSON.stringify(goto.body));
-  const fromPage = await value(`({ page }) => page.evaluate(() => fetch('${privateHost.url}/from-page').then(() => 'reached', () => 'refused'))`);
+  const fromPage = await value(`({ page }) => page.evaluate(() => fetch('http://${privateHost.url}/from-page').then(() => 'reached', () => 'refused'))`);
   assert.is(fromPage.value, 'refused');
-  const socket = await value(`({ page }) => page.evaluate(() => new Promise((done) => { const ws = new WebSocket('${privateHost.url.replace('http', 'ws')}/socket'); ws.onopen = () => done('open'); ws.onerror = () => done('refused'); ws.onclose = () => done('refused'); }))`);
+  const socket = await value(`({ page }) => page.evaluate(() => ${socketProbe(privateHost.url)})`);
   assert.is(socket.value, 'refused');
   assert.equal(privateHost.seen, [], 'nothing reached the private host');
   await healthy();

@@ -1,5 +1,7 @@
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 
@@ -67,3 +69,28 @@ export async function serveFixtures(routes: Record<string, Route> = {}, fallback
     close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
   };
 }
+
+/**
+ * An HTTP server on `host` (127.0.0.2 stands for a private host: loopback, but not on the tests' allowlist) that
+ * also completes WebSocket handshakes, recording every request and upgrade it sees; `url` is `host:port`.
+ */
+export async function recordingServer(host: string): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => { seen.push(`http ${req.url}`); res.end('reached'); });
+  const upgraded = new Set<Duplex>();
+  server.on('upgrade', (req, socket) => {
+    seen.push(`ws ${req.url}`);
+    upgraded.add(socket);
+    const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return {
+    url: `${host}:${(server.address() as AddressInfo).port}`, seen,
+    // Upgraded sockets are no longer the server's connections: they are ended here, or close() would wait on them.
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); for (const s of upgraded) s.destroy(); }),
+  };
+}
+
+/** Page script that opens a WebSocket to `host:port` and settles with 'open' or 'refused'. */
+export const socketProbe = (url: string) => `new Promise((done) => { const ws = new WebSocket('ws://${url}/live'); ws.onopen = () => { ws.close(); done('open'); }; ws.onerror = () => done('refused'); ws.onclose = () => done('refused'); })`;
