@@ -1,45 +1,90 @@
 #!/usr/bin/env node
-// `npx refract crawl ...`: the engine from the command line. Results are JSON lines, one per page.
-import { createWriteStream, readFileSync } from 'node:fs';
+// `npx refract crawl ...` and `npx refract worker ...`: the engine from the command line.
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEngine, loadConfig, loadPlugins, type CrawlInput } from '../engine/index.ts';
+import { createEngine, crawlDistributed, loadConfig, loadPlugins, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
+import { readLines } from '../engine/journal.ts';
 import { defaultPlugins } from '../plugins/index.ts';
 
 const USAGE = `usage: refract crawl [start-url] [options]
-  input (one of):
+       refract worker --redis <url> [--concurrency <n>] [--name <name>] [--lock-ms <ms>]
+  crawl input (one of):
     <start-url>              follow links from this page (same host unless --any-host)
     --urls <file|->          a list of URLs, one per line (- reads standard input)
     --sitemap <url>          the pages of a sitemap (or sitemap index)
-  options:
+  crawl options:
     --query <options>        API query options for every page, e.g. "screenshot&palette&data.price.selector=.price"
-    --out <file>             JSON lines output (default: standard output); assets go to <file>.assets/
-    --state <dir>            keep the crawl queue in this folder
+    --out <file>             JSON lines output (default: standard output); assets go to <file>.assets/.
+                             Pages already in the file are not redone: run the same command again to resume.
+    --state <dir>            keep the crawl's journal here, so a killed crawl resumes where it stopped
     --max-pages <n>          stop after n pages
     --max-depth <n>          link depth from the start page (default 3)
-    --concurrency <n>        pages at once (default 4)
+    --concurrency <n>        pages at once (default 4; for a worker, its own pages at once)
     --include <glob>         follow only links matching (repeatable)
     --exclude <glob>         never follow links matching (repeatable)
     --any-host               follow links to other hosts too
     --no-robots              ignore robots.txt
     --proxy-urls <list>      comma-separated proxies to rotate over
+    --redis <url>            queue the pages in Redis for \`refract worker\` processes (on any machine)
+    --crawl-id <id>          the distributed crawl's id (default: derived from the input and options)
   environment: the server's (REFRACT_ALLOW_PRIVATE_HOSTS, PROXY_URLS, REFRACT_PLUGINS, ...)`;
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command !== 'crawl') {
-    process.stderr.write(`${USAGE}\n`);
-    return command === undefined || command === '--help' ? 0 : 2;
-  }
-  const { values, positionals } = parseArgs({
-    args: rest, allowPositionals: true,
-    options: {
-      urls: { type: 'string' }, sitemap: { type: 'string' }, query: { type: 'string' }, out: { type: 'string' }, state: { type: 'string' },
-      'max-pages': { type: 'string' }, 'max-depth': { type: 'string' }, concurrency: { type: 'string' },
-      include: { type: 'string', multiple: true }, exclude: { type: 'string', multiple: true },
-      'any-host': { type: 'boolean' }, 'no-robots': { type: 'boolean' }, 'proxy-urls': { type: 'string' }, help: { type: 'boolean' },
+const OPTIONS = {
+  urls: { type: 'string' }, sitemap: { type: 'string' }, query: { type: 'string' }, out: { type: 'string' }, state: { type: 'string' },
+  'max-pages': { type: 'string' }, 'max-depth': { type: 'string' }, concurrency: { type: 'string' },
+  include: { type: 'string', multiple: true }, exclude: { type: 'string', multiple: true },
+  'any-host': { type: 'boolean' }, 'no-robots': { type: 'boolean' }, 'proxy-urls': { type: 'string' },
+  redis: { type: 'string' }, 'crawl-id': { type: 'string' }, name: { type: 'string' }, 'lock-ms': { type: 'string' }, help: { type: 'boolean' },
+} as const;
+
+function int(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${flag} must be a whole number, got "${v}"`);
+  return n;
+}
+
+class UsageError extends Error {}
+
+async function engineFor(values: { out?: string; 'proxy-urls'?: string }) {
+  const env: Record<string, string | undefined> = { ...process.env };
+  if (values.out) env.REFRACT_ASSETS_DIR ??= `${path.resolve(values.out)}.assets`;
+  if (values['proxy-urls']) env.PROXY_URLS = values['proxy-urls'];
+  env.REFRACT_LOG_LEVEL ??= 'warn';
+  const config = loadConfig(env);
+  return createEngine({ config, plugins: [...defaultPlugins, ...(await loadPlugins(config.plugins))] });
+}
+
+/** Progress on a terminal (one rewritten line), plain periodic stats otherwise, and a summary at the end. */
+function progress() {
+  const started = Date.now();
+  const tty = process.stderr.isTTY;
+  let done = 0;
+  let failed = 0;
+  let known = 0;
+  let lastReport = 0;
+  const line = () => {
+    const secs = (Date.now() - started) / 1000;
+    const perSec = done / Math.max(secs, 0.001);
+    const left = Math.max(known - done, 0);
+    const eta = known && perSec > 0 ? `, eta ${Math.ceil(left / perSec)} s` : '';
+    return `${done} pages, ${failed} failed, ${(perSec * 60).toFixed(0)} pages/min, ${secs.toFixed(0)} s${known ? `, ${left} to go${eta}` : ''}`;
+  };
+  return {
+    known(n: number) { known = Math.max(n, done); },
+    page(result: CrawlResult) {
+      done++;
+      if (result.status !== 'success') failed++;
+      if (tty) process.stderr.write(`\r${line()}\u001b[K`);
+      else if (Date.now() - lastReport > 10_000) { lastReport = Date.now(); process.stderr.write(`${line()}\n`); }
     },
-  });
+    end() { known = done; process.stderr.write(`${tty ? '\r' : ''}done: ${line()}\n`); },
+  };
+}
+
+async function crawlCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
   if (values.help) { process.stdout.write(`${USAGE}\n`); return 0; }
   let input: CrawlInput;
   if (values.urls) {
@@ -47,43 +92,63 @@ async function main(argv: string[]): Promise<number> {
     input = { urls: text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')) };
   } else if (values.sitemap) input = { sitemap: values.sitemap };
   else if (positionals[0]) input = { start: positionals[0] };
-  else { process.stderr.write(`${USAGE}\n`); return 2; }
-  const int = (v: string | undefined) => (v === undefined ? undefined : Number.parseInt(v, 10));
-  const out = values.out ? createWriteStream(values.out, { flags: 'a' }) : process.stdout;
-  const env: Record<string, string | undefined> = { ...process.env };
-  if (values.out) env.REFRACT_ASSETS_DIR ??= `${path.resolve(values.out)}.assets`;
-  if (values['proxy-urls']) env.PROXY_URLS = values['proxy-urls'];
-  env.REFRACT_LOG_LEVEL ??= 'warn';
-  const config = loadConfig(env);
-  const engine = await createEngine({ config, plugins: [...defaultPlugins, ...(await loadPlugins(config.plugins))] });
-  const started = Date.now();
-  let done = 0;
-  let failed = 0;
-  const tty = process.stderr.isTTY;
-  let lastReport = 0;
-  const report = (final = false) => {
-    const secs = (Date.now() - started) / 1000;
-    const line = `${done} pages, ${failed} failed, ${(done / Math.max(secs, 0.001) * 60).toFixed(0)} pages/min, ${secs.toFixed(0)} s`;
-    if (final) process.stderr.write(`${tty ? '\r' : ''}done: ${line}\n`);
-    else if (tty) process.stderr.write(`\r${line}`);
-    else if (Date.now() - lastReport > 10_000) { lastReport = Date.now(); process.stderr.write(`${line}\n`); }
+  else throw new UsageError('give a start URL, --urls or --sitemap');
+  const options = {
+    query: values.query, maxPages: int('max-pages', values['max-pages']), maxDepth: int('max-depth', values['max-depth']),
+    concurrency: int('concurrency', values.concurrency), include: values.include, exclude: values.exclude,
+    anyHost: values['any-host'], robots: !values['no-robots'], stateDir: values.state,
   };
+  // The output file is the record of what is done: its pages are not redone, and each line is one write, so a
+  // killed crawl leaves at most a torn last line (cut off here) and never a page twice.
+  const done = values.out ? (readLines(values.out) as { url?: string }[]).map((l) => l.url).filter((u): u is string => typeof u === 'string') : [];
+  const fd = values.out ? openSync(values.out, 'a') : 1;
+  const engine = await engineFor(values);
+  const shown = progress();
   try {
-    for await (const result of engine.crawl(input, {
-      query: values.query, maxPages: int(values['max-pages']), maxDepth: int(values['max-depth']), concurrency: int(values.concurrency),
-      include: values.include, exclude: values.exclude, anyHost: values['any-host'], robots: !values['no-robots'],
-    }, values.state)) {
-      done++;
-      if (result.status !== 'success') failed++;
-      out.write(`${JSON.stringify(result)}\n`);
-      report();
+    const results = values.redis
+      ? crawlDistributed(engine, input, { ...options, done, redis: values.redis, id: values['crawl-id'], onKnown: shown.known })
+      : engine.crawl(input, { ...options, done, onKnown: shown.known });
+    for await (const result of results) {
+      writeSync(fd, `${JSON.stringify(result)}\n`);
+      shown.page(result);
     }
   } finally {
-    report(true);
-    if (out !== process.stdout) await new Promise<void>((resolve) => (out as NodeJS.WritableStream).end(resolve));
+    shown.end();
+    if (fd !== 1) closeSync(fd);
     await engine.close();
   }
   return 0;
+}
+
+async function workerCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: OPTIONS });
+  if (!values.redis) throw new UsageError('a worker needs --redis <url>');
+  const engine = await engineFor(values);
+  const worker = await startWorker(engine, {
+    redis: values.redis, concurrency: int('concurrency', values.concurrency), name: values.name, lockMs: int('lock-ms', values['lock-ms']),
+  });
+  process.stderr.write(`worker ${values.name ?? process.pid} is taking pages from ${new URL(values.redis).host}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await worker.close();
+  await engine.close();
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === 'crawl') return await crawlCommand(rest);
+    if (command === 'worker') return await workerCommand(rest);
+  } catch (err) {
+    if (!(err instanceof UsageError) && (err as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw err;
+    process.stderr.write(`refract: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  process.stderr.write(`${USAGE}\n`);
+  return command === undefined || command === '--help' ? 0 : 2;
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -1,5 +1,5 @@
 import { BasicCrawler } from '@crawlee/basic';
-import { Configuration, RequestQueue, enqueueLinks, type Request } from '@crawlee/core';
+import { Configuration, Request, RequestQueue, constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
 import { MemoryStorage } from '@crawlee/memory-storage';
 import { load } from 'cheerio';
 import { createRequire } from 'node:module';
@@ -7,6 +7,7 @@ import { RefractError } from './errors.ts';
 import { parseQuery, type RawObject } from './params.ts';
 import { lightGet } from './fetch/light.ts';
 import { checkTargetUrl } from './fetch/url.ts';
+import { openJournal } from './journal.ts';
 import type { Engine } from './engine.ts';
 import type { Tier } from './plan.ts';
 
@@ -29,6 +30,15 @@ export interface CrawlOptions {
   robots?: boolean;
   concurrency?: number;
   tier?: Tier;
+  /**
+   * A folder that keeps the crawl's journal, so that running the same crawl again resumes it: pages already
+   * taken are not redone, and the links they found are walked.
+   */
+  stateDir?: string;
+  /** Pages whose results the caller already holds (for example, the URLs of an existing output file). */
+  done?: Iterable<string>;
+  /** Told how many pages the crawl knows of so far (done, in progress and queued), for progress and eta. */
+  onKnown?: (pages: number) => void;
 }
 
 /** One page's outcome, as a line of the crawl's output. */
@@ -41,9 +51,14 @@ const USER_AGENT_ROBOTS = 'Refract';
 interface Robots { isAllowed(url: string, ua?: string): boolean | undefined }
 const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => Robots;
 
-function failure(url: string, err: unknown): CrawlResult {
+export function failure(url: string, err: unknown): CrawlResult {
   const e = err instanceof RefractError ? err : new RefractError('EFATAL', (err as Error)?.message ?? 'unexpected error');
   return { url, status: e.status < 500 ? 'fail' : 'error', code: e.code, message: e.message };
+}
+
+/** The identity of a page in a crawl: Crawlee's unique key (normalized URL), or the text itself when it is no URL. */
+export function pageKey(url: string): string {
+  try { return new Request({ url }).uniqueKey; } catch { return url; }
 }
 
 /** Reads a sitemap (or a sitemap index, one level deep) through the SSRF guard. */
@@ -73,70 +88,136 @@ function robotsCheck(engine: Engine) {
   };
 }
 
+/** A link to walk: where, and how deep. */
+export interface Link { url: string; depth: number }
+
+/** What one page of a crawl gave: its result line, and the links to walk from it (already filtered). */
+export interface Visit { result: CrawlResult; links: Link[] }
+
+/**
+ * A crawl's walk, shared by the local crawler and the Redis workers: the seeds, how one page is visited (the
+ * API's plan for its query options, robots.txt), and which of its links are followed.
+ */
+export interface Walk {
+  seeds(): Promise<{ valid: string[]; invalid: CrawlResult[] }>;
+  visit(url: string, depth: number): Promise<Visit>;
+  /** The links of a page at `depth` that the walk follows (host, include/exclude globs, max depth). */
+  follow(pageUrl: string, depth: number, links: readonly string[]): Link[];
+}
+
+export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOptions = {}): Walk {
+  const query: RawObject = typeof options.query === 'string' || options.query === undefined ? parseQuery(new URLSearchParams(options.query ?? '')) : options.query;
+  const tier = options.tier ?? 'pro';
+  const following = 'start' in input;
+  const maxDepth = options.maxDepth ?? (following ? 3 : 0);
+  const allowed = options.robots === false ? async () => true : robotsCheck(engine);
+  const include = options.include?.length ? constructGlobObjectsFromGlobs(options.include) : undefined;
+  const exclude = options.exclude?.length ? constructGlobObjectsFromGlobs(options.exclude) : [];
+  // Validate the query once, before any page: a bad option is the caller's error, not every page's.
+  engine.plan({ ...query, url: 'https://example.com/' }, tier);
+
+  const follow = (pageUrl: string, depth: number, links: readonly string[]): Link[] => {
+    if (!following || depth >= maxDepth) return [];
+    const host = new URL(pageUrl).hostname;
+    const candidates = options.anyHost ? links : links.filter((l) => URL.canParse(l) && new URL(l).hostname === host);
+    return createRequests([...candidates], include, exclude).map((r) => ({ url: r.url, depth: depth + 1 }));
+  };
+
+  return {
+    async seeds() {
+      const seeds = 'urls' in input ? [...input.urls] : 'sitemap' in input ? await sitemapUrls(engine, input.sitemap) : [input.start];
+      const valid: string[] = [];
+      const invalid: CrawlResult[] = [];
+      for (const url of seeds) {
+        try { valid.push(checkTargetUrl(url).href); } catch (err) { invalid.push(failure(url, err)); }
+      }
+      return { valid, invalid };
+    },
+    async visit(url, depth) {
+      try {
+        if (!(await allowed(url))) return { result: { url, status: 'fail', code: 'EROBOTS', message: 'robots.txt disallows this page' }, links: [] };
+        const plan = { ...engine.plan({ ...query, url }, tier), collectLinks: following && depth < maxDepth };
+        const out = await engine.run(plan);
+        return {
+          result: { url, status: 'success', data: out.data, ...(out.warnings.length ? { warnings: out.warnings } : {}) },
+          links: follow(url, depth, out.links ?? []),
+        };
+      } catch (err) {
+        return { result: failure(url, err), links: [] };
+      }
+    },
+    follow,
+  };
+}
+
 /**
  * Crawls with the engine: every page runs the same plan an API request would (its query options), on a Crawlee
  * crawler with bounded concurrency; links are followed for `start` input. Yields each page's result as it
- * comes; one bad page never stops the crawl. `stateDir` keeps the queue on disk (Crawlee's storage).
+ * comes; one bad page never stops the crawl.
+ *
+ * With `stateDir`, every visited page's links are journaled before its result is yielded, and every result the
+ * caller has taken (asked for the next one after) is journaled as done; running the same crawl again skips the
+ * done pages (and those in `done`) and walks the journaled links, so a killed crawl finishes without redoing or
+ * losing a page.
  */
-export async function* crawl(engine: Engine, input: CrawlInput, options: CrawlOptions = {}, stateDir?: string): AsyncGenerator<CrawlResult> {
-  const query: RawObject = typeof options.query === 'string' || options.query === undefined ? parseQuery(new URLSearchParams(options.query ?? '')) : options.query;
-  const tier = options.tier ?? 'pro';
-  const follow = 'start' in input;
-  const maxDepth = options.maxDepth ?? (follow ? 3 : 0);
-  const allowed = options.robots === false ? async () => true : robotsCheck(engine);
+export async function* crawl(engine: Engine, input: CrawlInput, options: CrawlOptions = {}): AsyncGenerator<CrawlResult> {
+  let walk: Walk;
+  let seeds: { valid: string[]; invalid: CrawlResult[] };
+  try {
+    walk = createWalk(engine, input, options);
+    seeds = await walk.seeds();
+  } catch (err) {
+    yield failure('sitemap' in input ? input.sitemap : 'start' in input ? input.start : '', err);
+    return;
+  }
+  const journal = options.stateDir ? openJournal(options.stateDir) : undefined;
+  const done = new Set<string>();
+  for (const url of options.done ?? []) done.add(pageKey(url));
+  for (const url of journal?.done ?? []) done.add(pageKey(url));
+  let taken = done.size;
+  const room = () => options.maxPages === undefined || taken < options.maxPages;
+
   const results: CrawlResult[] = [];
   let wake: (() => void) | undefined;
   let finished = false;
   const emit = (r: CrawlResult) => { results.push(r); wake?.(); };
-  let started = 0;
-
-  // The start: the list (invalid entries are reported at once, not queued), the sitemap's pages, or the start page.
-  let seeds: string[] = [];
-  try {
-    seeds = 'urls' in input ? [...input.urls] : 'sitemap' in input ? await sitemapUrls(engine, input.sitemap) : [input.start];
-  } catch (err) {
-    yield failure('sitemap' in input ? input.sitemap : '', err);
-    return;
-  }
-  const valid: string[] = [];
-  for (const url of seeds) {
-    try { valid.push(checkTargetUrl(url).href); } catch (err) { emit(failure(url, err)); }
+  for (const r of seeds.invalid) {
+    if (done.has(pageKey(r.url)) || !room()) continue;
+    taken++;
+    emit(r);
   }
 
-  const config = new Configuration({ persistStorage: !!stateDir, purgeOnStart: false, storageClient: new MemoryStorage({ localDataDirectory: stateDir, persistStorage: !!stateDir, writeMetadata: !!stateDir }) });
-  const queue = await RequestQueue.open('crawl', { config });
-  await queue.addRequests(valid.map((url) => ({ url, userData: { depth: 0 } })));
+  const storage = new MemoryStorage({ persistStorage: false, writeMetadata: false });
+  const config = new Configuration({ persistStorage: false, purgeOnStart: true, storageClient: storage });
+  const queue = await RequestQueue.open(null, { config });
+  let known = taken;
+  const enqueue = async (links: readonly Link[]) => {
+    const fresh = links.filter((l) => !done.has(pageKey(l.url)));
+    if (!fresh.length) return;
+    const added = await queue.addRequests(fresh.map((l) => ({ url: l.url, userData: { depth: l.depth } })));
+    known += added.processedRequests.filter((r) => !r.wasAlreadyPresent).length;
+    options.onKnown?.(options.maxPages === undefined ? known : Math.min(known, options.maxPages));
+  };
+  await enqueue(seeds.valid.map((url) => ({ url, depth: 0 })));
+  // Resuming: the pages walked before found these links (the queue itself is rebuilt, not trusted).
+  for (const page of journal?.pages ?? []) await enqueue(page.links);
+
   const crawler = new BasicCrawler({
     requestQueue: queue,
     maxConcurrency: options.concurrency ?? 4,
     minConcurrency: Math.min(options.concurrency ?? 4, 2),
-    maxRequestsPerCrawl: options.maxPages,
     maxRequestRetries: 0,
     requestHandlerTimeoutSecs: Math.ceil(engine.config.maxTimeoutMs / 1000) + 30,
     statusMessageLoggingInterval: 3600,
     async requestHandler({ request }) {
-      // Crawlee's own cap can overshoot by the pages already in flight: the count here is exact.
-      if (options.maxPages !== undefined && started >= options.maxPages) return;
-      started++;
+      // The cap is counted here, exactly (Crawlee's own cap can overshoot by the pages in flight).
+      if (done.has(request.uniqueKey) || !room()) return;
+      taken++;
       const depth = Number(request.userData.depth ?? 0);
-      if (!(await allowed(request.url))) {
-        emit({ url: request.url, status: 'fail', code: 'EROBOTS', message: 'robots.txt disallows this page' });
-        return;
-      }
-      try {
-        const plan = { ...engine.plan({ ...query, url: request.url }, tier), collectLinks: follow && depth < maxDepth };
-        const out = await engine.run(plan);
-        if (plan.collectLinks && out.links?.length) {
-          await enqueueLinks({
-            urls: out.links, requestQueue: queue, baseUrl: request.url, strategy: options.anyHost ? 'all' : 'same-hostname',
-            globs: options.include?.length ? [...options.include] : undefined, exclude: options.exclude?.length ? [...options.exclude] : undefined,
-            userData: { depth: depth + 1 },
-          });
-        }
-        emit({ url: request.url, status: 'success', data: out.data, ...(out.warnings.length ? { warnings: out.warnings } : {}) });
-      } catch (err) {
-        emit(failure(request.url, err));
-      }
+      const { result, links } = await walk.visit(request.url, depth);
+      journal?.page(request.url, depth, links);
+      if (room()) await enqueue(links);
+      emit(result);
     },
     async failedRequestHandler({ request }: { request: Request }, error: Error) {
       emit(failure(request.url, error));
@@ -145,14 +226,23 @@ export async function* crawl(engine: Engine, input: CrawlInput, options: CrawlOp
   const run = crawler.run().finally(() => { finished = true; wake?.(); });
   try {
     for (;;) {
-      while (results.length) yield results.shift()!;
+      while (results.length) {
+        const r = results.shift()!;
+        yield r;
+        journal?.taken(r.url);
+      }
       if (finished) break;
       await new Promise<void>((resolve) => { wake = resolve; });
       wake = undefined;
     }
     await run;
-    while (results.length) yield results.shift()!;
+    while (results.length) {
+      const r = results.shift()!;
+      yield r;
+      journal?.taken(r.url);
+    }
   } finally {
     if (!finished) crawler.autoscaledPool?.abort();
+    journal?.close();
   }
 }

@@ -33,7 +33,7 @@ export interface Engine {
   /** Runs a plan through Crawlee and the plugins. */
   run(plan: Plan): Promise<Extraction>;
   /** Crawls a list, a sitemap or a site from a start page, yielding each page's result as it comes. */
-  crawl(input: CrawlInput, options?: CrawlOptions, stateDir?: string): AsyncGenerator<CrawlResult>;
+  crawl(input: CrawlInput, options?: CrawlOptions): AsyncGenerator<CrawlResult>;
   /** Convenience for library users: `extract('https://x', 'screenshot&palette')` or with an options object. */
   extract(url: string, query?: string | Record<string, unknown>): Promise<Extraction>;
   close(): Promise<void>;
@@ -84,7 +84,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
         return runPlan(plan, deps, { ...lease, proxyUrl: retry });
       }
     }),
-    crawl: (input, opts, stateDir) => crawl(engine, input, opts, stateDir),
+    crawl: (input, opts) => crawl(engine, input, opts),
     extract: (url, query) => engine.run(engine.plan(toQuery(url, query), 'pro')),
     close: async () => {
       await executor.close();

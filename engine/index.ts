@@ -13,3 +13,4 @@ export { ffprobe, type Prober, type ProbeOutcome } from './fetch/probe.ts';
 export { mediaType, prettyBytes, prettyDuration, withSize, type Media } from './media.ts';
 export { createEngine, type Engine, type EngineOptions } from './engine.ts';
 export type { CrawlInput, CrawlOptions, CrawlResult } from './crawl.ts';
+export { crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';

@@ -1,0 +1,219 @@
+// Crawls past one machine: the pages go on a BullMQ queue in Redis, any number of `refract worker` processes
+// visit them, and each page's result is committed exactly once to a Redis stream that the coordinator reads.
+import { createHash } from 'node:crypto';
+import { Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import { createWalk, failure, pageKey, type CrawlInput, type CrawlOptions, type CrawlResult, type Link, type Walk } from './crawl.ts';
+import type { Engine } from './engine.ts';
+
+const QUEUE = 'refract-crawl';
+/** Finished crawls' keys and jobs are kept this long (a rerun of the same crawl within it writes nothing new). */
+const KEEP_SECS = 7 * 24 * 3600;
+
+/** A page job: which crawl, which page, how deep. */
+interface PageJob { crawl: string; url: string; depth: number }
+
+/** What a crawl stores for its workers: its input and options (without the local-only ones). */
+interface CrawlSpec { input: CrawlInput; options: Omit<CrawlOptions, 'stateDir' | 'done' | 'concurrency'> }
+
+const keys = (id: string) => ({
+  spec: `refract:crawl:${id}:spec`,
+  admitted: `refract:crawl:${id}:admitted`,
+  done: `refract:crawl:${id}:done`,
+  results: `refract:crawl:${id}:results`,
+});
+
+/**
+ * Admits pages to a crawl, atomically: a page already admitted stays admitted (so a redone page re-adds the
+ * same jobs); a new page is admitted while the crawl has room under its page cap. Returns the indexes admitted.
+ */
+const ADMIT = `
+local out = {}
+local max = tonumber(ARGV[1])
+for i = 2, #ARGV do
+  if redis.call('SISMEMBER', KEYS[1], ARGV[i]) == 1 then
+    table.insert(out, i - 2)
+  elseif max < 0 or redis.call('SCARD', KEYS[1]) < max then
+    redis.call('SADD', KEYS[1], ARGV[i])
+    table.insert(out, i - 2)
+  end
+end
+return out`;
+
+/** Commits a page's result once: the first commit of a page appends it to the results stream, later ones do nothing. */
+const COMMIT = `
+if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
+  redis.call('XADD', KEYS[2], '*', 'page', ARGV[1], 'result', ARGV[2])
+  return 1
+end
+return 0`;
+
+function connect(url: string): Redis {
+  // BullMQ's workers need commands that wait for Redis indefinitely instead of failing after retries.
+  return new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
+}
+
+/** The job of a page: one id per crawl and page, so adding a page twice adds one job. */
+function jobOf(id: string, link: Link) {
+  const hash = createHash('sha256').update(pageKey(link.url)).digest('hex').slice(0, 32);
+  return { name: 'page', data: { crawl: id, url: link.url, depth: link.depth } satisfies PageJob, opts: { jobId: `${id}-${hash}` } };
+}
+
+async function admit(redis: Redis, queue: Queue, id: string, maxPages: number | undefined, links: readonly Link[]): Promise<void> {
+  if (!links.length) return;
+  const admitted = (await redis.eval(ADMIT, 1, keys(id).admitted, String(maxPages ?? -1), ...links.map((l) => pageKey(l.url)))) as number[];
+  if (admitted.length) await queue.addBulk(admitted.map((i) => jobOf(id, links[i]!)));
+}
+
+async function commit(redis: Redis, id: string, result: CrawlResult): Promise<void> {
+  const k = keys(id);
+  await redis.eval(COMMIT, 2, k.done, k.results, pageKey(result.url), JSON.stringify(result));
+}
+
+/** A crawl's id: the same input and options give the same id, so running the same command again resumes it. */
+export function crawlId(input: CrawlInput, options: CrawlOptions): string {
+  const { stateDir: _s, done: _d, concurrency: _c, ...rest } = options;
+  return createHash('sha256').update(JSON.stringify({ input, options: rest })).digest('hex').slice(0, 16);
+}
+
+export interface DistributedCrawlOptions extends CrawlOptions {
+  redis: string;
+  /** The crawl's id (default: derived from the input and options). */
+  id?: string;
+  /** How often the coordinator looks for pages whose jobs failed for good (default 2 s). */
+  pollMs?: number;
+}
+
+/**
+ * The coordinator: stores the crawl, queues its seeds, and yields every page's result as the workers commit it,
+ * until every admitted page has one. Results already in `done` (for example, an existing output file) are skipped,
+ * so running the same crawl again resumes it; a page whose job failed for good (its worker died too often) gets
+ * an error line instead of going missing.
+ */
+export async function* crawlDistributed(engine: Engine, input: CrawlInput, options: DistributedCrawlOptions): AsyncGenerator<CrawlResult> {
+  const id = options.id ?? crawlId(input, options);
+  const k = keys(id);
+  const redis = connect(options.redis);
+  const reader = connect(options.redis);
+  const queue = new Queue(QUEUE, { connection: redis });
+  const written = new Set<string>();
+  for (const url of options.done ?? []) written.add(pageKey(url));
+  try {
+    const walk = createWalk(engine, input, options);
+    const { stateDir: _s, done: _d, concurrency: _c, redis: _r, id: _i, pollMs: _p, ...rest } = options;
+    await redis.set(k.spec, JSON.stringify({ input, options: rest } satisfies CrawlSpec));
+    let seeds: Awaited<ReturnType<Walk['seeds']>>;
+    try {
+      seeds = await walk.seeds();
+    } catch (err) {
+      yield failure('sitemap' in input ? input.sitemap : 'start' in input ? input.start : '', err);
+      return;
+    }
+    // Bad seeds are pages of the crawl too: admitted (they count toward the cap) and committed at once.
+    const bad = seeds.invalid.map((r) => ({ url: r.url, depth: 0 }));
+    const admittedBad = (await redis.eval(ADMIT, 1, k.admitted, String(options.maxPages ?? -1), ...bad.map((l) => pageKey(l.url)))) as number[];
+    for (const i of admittedBad) await commit(redis, id, seeds.invalid[i]!);
+    await admit(redis, queue, id, options.maxPages, seeds.valid.map((url) => ({ url, depth: 0 })));
+
+    let cursor = '0';
+    let lastPoll = 0;
+    let finishing = false;
+    for (;;) {
+      const batch = (finishing
+        ? await reader.xread('COUNT', 500, 'STREAMS', k.results, cursor)
+        : await reader.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', k.results, cursor)) as [string, [string, string[]][]][] | null;
+      for (const [, entries] of batch ?? []) {
+        for (const [entryId, fields] of entries) {
+          cursor = entryId;
+          const page = fields[fields.indexOf('page') + 1]!;
+          if (written.has(page)) continue;
+          written.add(page);
+          yield JSON.parse(fields[fields.indexOf('result') + 1]!) as CrawlResult;
+        }
+      }
+      if (finishing && !batch) break;
+      const [admittedCount, doneCount] = await Promise.all([redis.scard(k.admitted), redis.scard(k.done)]);
+      options.onKnown?.(admittedCount);
+      if (batch || finishing) continue;
+      // Nothing new for a second. A page's commit adds it to the done set and the stream at once, so once every
+      // admitted page is done, what is left to read is in the stream already: read it without waiting, and stop.
+      if (doneCount >= admittedCount) { finishing = true; continue; }
+      if (Date.now() - lastPoll > (options.pollMs ?? 2000)) {
+        lastPoll = Date.now();
+        for (const job of await queue.getJobs(['failed'])) {
+          const data = job.data as PageJob;
+          if (data.crawl !== id) continue;
+          await commit(redis, id, { url: data.url, status: 'error', code: 'EFATAL', message: `The page's job failed: ${job.failedReason}` });
+        }
+      }
+    }
+    await Promise.all([k.spec, k.admitted, k.done, k.results].map((key) => redis.expire(key, KEEP_SECS)));
+  } finally {
+    await queue.close();
+    redis.disconnect();
+    reader.disconnect();
+  }
+}
+
+export interface WorkerOptions {
+  redis: string;
+  /** Pages this worker visits at once (default 4). */
+  concurrency?: number;
+  /** A name stored on every job this worker takes (BullMQ's `processedBy`). */
+  name?: string;
+  /** How long a job's lock lasts without renewal; a dead worker's pages are redone after about this long (default 30 s). */
+  lockMs?: number;
+}
+
+/**
+ * A worker: takes page jobs of any crawl from the queue and visits them with this engine. The order within a
+ * job makes every page's result land exactly once: visit; admit and queue its links (idempotent); commit the
+ * result (the first commit wins). A worker killed mid-page leaves the job's lock to expire; BullMQ's stalled-job
+ * check gives the page to another worker, which redoes it unless its result was already committed.
+ */
+export async function startWorker(engine: Engine, options: WorkerOptions): Promise<{ close(): Promise<void>; worker: Worker }> {
+  const redis = connect(options.redis);
+  const queue = new Queue(QUEUE, { connection: redis });
+  const walks = new Map<string, Promise<{ walk: Walk; spec: CrawlSpec }>>();
+  const walkOf = (id: string) => {
+    let w = walks.get(id);
+    if (!w) {
+      w = redis.get(keys(id).spec).then((text) => {
+        if (!text) throw new Error(`crawl ${id} is not stored in Redis`);
+        const spec = JSON.parse(text) as CrawlSpec;
+        return { walk: createWalk(engine, spec.input, spec.options), spec };
+      });
+      w.catch(() => walks.delete(id));
+      walks.set(id, w);
+    }
+    return w;
+  };
+  const lockMs = options.lockMs ?? 30_000;
+  const worker = new Worker(QUEUE, async (job: Job) => {
+    const { crawl: id, url, depth } = job.data as PageJob;
+    if (await redis.sismember(keys(id).done, pageKey(url))) return 'already done';
+    const { walk, spec } = await walkOf(id);
+    const { result, links } = await walk.visit(url, depth);
+    await admit(redis, queue, id, spec.options.maxPages, links);
+    await commit(redis, id, result);
+    return result.status;
+  }, {
+    connection: connect(options.redis),
+    concurrency: options.concurrency ?? 4,
+    name: options.name,
+    lockDuration: lockMs,
+    stalledInterval: Math.max(1000, Math.floor(lockMs / 2)),
+    maxStalledCount: 3,
+    removeOnComplete: { age: KEEP_SECS },
+    removeOnFail: { age: KEEP_SECS },
+  });
+  await worker.waitUntilReady();
+  return {
+    worker,
+    async close() {
+      await worker.close();
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}
