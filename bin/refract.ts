@@ -2,6 +2,7 @@
 // `npx refract crawl ...` and `npx refract worker ...`: the engine from the command line.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createEngine, crawlDistributed, loadConfig, loadPlugins, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
 import { readLines } from '../engine/journal.ts';
@@ -50,6 +51,8 @@ class UsageError extends Error {}
 async function engineFor(values: { out?: string; 'proxy-urls'?: string }) {
   const env: Record<string, string | undefined> = { ...process.env };
   if (values.out) env.REFRACT_ASSETS_DIR ??= `${path.resolve(values.out)}.assets`;
+  // No server serves a crawl's files: their links are the files themselves.
+  env.REFRACT_ASSETS_URL ??= pathToFileURL(path.resolve(env.REFRACT_ASSETS_DIR ?? '.assets')).href;
   if (values['proxy-urls']) env.PROXY_URLS = values['proxy-urls'];
   env.REFRACT_LOG_LEVEL ??= 'warn';
   const config = loadConfig(env);

@@ -20,9 +20,9 @@ export interface AssetStore {
   nameOf(url: string): string | undefined;
 }
 
-/** Creates the store in a local folder; `publicUrl` is the base the links are built on. */
-export function createAssetStore(dir: string, publicUrl: string): AssetStore {
-  const base = `${publicUrl.replace(/\/+$/, '')}/assets/`;
+/** Creates the store in a local folder; links are `baseUrl` + file name (default `<publicUrl>/assets/`). */
+export function createAssetStore(dir: string, publicUrl: string, baseUrl = ''): AssetStore {
+  const base = baseUrl ? `${baseUrl.replace(/\/+$/, '')}/` : `${publicUrl.replace(/\/+$/, '')}/assets/`;
   let ready: Promise<unknown> | undefined;
   return {
     async put(bytes, contentType) {

@@ -36,6 +36,8 @@ export interface Config {
   browserMaxMemoryBytes: number;
   prerenderBudgetMs: number;
   assetsDir: string;
+  /** Base URL of generated files; empty = `<publicUrl>/assets/`. */
+  assetsUrl: string;
   /** Path of a JSON file of extra oEmbed providers (the same format as the shipped list), checked first. */
   oembedProviders: string | undefined;
   testHooks: boolean;
@@ -71,6 +73,7 @@ export const ENV_DOCS: Record<string, string> = {
   REFRACT_BROWSER_MAX_MEMORY: 'Resident memory of all browser processes, in bytes, past which browsers are replaced (default 2 GiB; 0 = no ceiling).',
   REFRACT_PRERENDER_BUDGET: 'How long prerendering may take before the plain fetch answers instead (default 8s).',
   REFRACT_ASSETS_DIR: 'Folder of generated screenshots, PDFs and videos (default ./.assets).',
+  REFRACT_ASSETS_URL: 'Base URL that generated files are linked under (default: PUBLIC_URL + `/assets/`; `refract crawl` links the files in its assets folder with `file:` URLs).',
   REFRACT_OEMBED_PROVIDERS: 'Path of a JSON file of extra oEmbed providers for `iframe`, in the format of the shipped providers list; they are matched before it (default none).',
   REFRACT_TEST_HOOKS: 'Set to 1 to accept the `html_url` test parameter (loopback only); never in production.',
   REFRACT_LOG_LEVEL: 'debug, info, warn, error or silent (default info).',
@@ -140,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     browserMaxMemoryBytes: int(env, 'REFRACT_BROWSER_MAX_MEMORY', 2 * 1024 ** 3),
     prerenderBudgetMs: duration(env, 'REFRACT_PRERENDER_BUDGET', 8000),
     assetsDir: env.REFRACT_ASSETS_DIR || '.assets',
+    assetsUrl: env.REFRACT_ASSETS_URL ?? '',
     oembedProviders: env.REFRACT_OEMBED_PROVIDERS || undefined,
     testHooks: env.REFRACT_TEST_HOOKS === '1',
     logLevel: ['debug', 'info', 'warn', 'error', 'silent'].includes(level) ? level : 'info',

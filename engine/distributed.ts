@@ -189,6 +189,7 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
     return w;
   };
   const lockMs = options.lockMs ?? 30_000;
+  const blocking = connect(options.redis);
   const worker = new Worker(QUEUE, async (job: Job) => {
     const { crawl: id, url, depth } = job.data as PageJob;
     if (await redis.sismember(keys(id).done, pageKey(url))) return 'already done';
@@ -198,7 +199,7 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
     await commit(redis, id, result);
     return result.status;
   }, {
-    connection: connect(options.redis),
+    connection: blocking,
     concurrency: options.concurrency ?? 4,
     name: options.name,
     lockDuration: lockMs,
@@ -214,6 +215,7 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
       await worker.close();
       await queue.close();
       redis.disconnect();
+      blocking.disconnect();
     },
   };
 }

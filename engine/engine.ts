@@ -58,7 +58,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   });
   const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks, defaultTtlMs: config.cacheTtlMs };
   const browsers = createBrowsers({ concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages, maxMemoryBytes: config.browserMaxMemoryBytes });
-  const assets = createAssetStore(config.assetsDir, config.publicUrl);
+  const assets = createAssetStore(config.assetsDir, config.publicUrl, config.assetsUrl);
   const proxies = createProxyChooser(config, guard);
   const deps = {
     registry, guard, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs, prerenderBudgetMs: config.prerenderBudgetMs,

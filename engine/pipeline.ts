@@ -264,7 +264,7 @@ async function inBrowserDirect(plan: Plan, deps: PipelineDeps, lease: Lease, sig
     const response = await navigate(page, plan.url, setup, budgetMs);
     await consent?.(CONSENT_CAP_MS);
     const needsDocument = plan.steps.some((s) => needOf(deps.registry.get(s.name)!, s.opts) !== 'browser');
-    const result = await browserResult(page, response, needsDocument);
+    const result = await browserResult(page, response, needsDocument || !!plan.collectLinks);
     checkChallenge(result, lease);
     const fetchTimeMs = Math.round(performance.now() - started);
     const warnings: Extraction['warnings'] = [];

@@ -4,6 +4,7 @@ import { benchMetaHttp } from './meta-http.ts';
 import { benchMetaCorpus } from './meta-corpus.ts';
 import { benchScreenshot } from './screenshot.ts';
 import { benchCache } from './cache.ts';
+import { benchCrawl } from './crawl.ts';
 
 const only = process.argv[2];
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
@@ -22,5 +23,9 @@ if (!only || only === 'cache') {
 if (!only || only === 'screenshot') {
   console.log('\n# screenshot of a fixture page (sequential)');
   for (const line of await benchScreenshot()) console.log(line);
+}
+if (!only || only === 'crawl') {
+  console.log('\n# crawl throughput, links followed on loopback fixture sites (bare Crawlee crawler vs engine.crawl)');
+  for (const line of await benchCrawl()) console.log(line);
 }
 process.exit(0);

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { sitePages } from '../util/site.ts';
 import { createEngine, loadConfig, type Engine, type CrawlResult } from '../../engine/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
@@ -15,18 +16,6 @@ const PAGES = 60;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-crawl-'));
 let fx: Fixture;
 let engine: Engine;
-
-/** Page i of a binary tree of pages: it links to 2i+1 and 2i+2, a page robots.txt forbids, and another host. */
-function sitePage(req: IncomingMessage, res: ServerResponse): boolean {
-  const m = /^\/site\/p\/(\d+)$/.exec(req.url ?? '');
-  if (!m) return false;
-  const i = Number(m[1]);
-  const links = [2 * i + 1, 2 * i + 2].filter((n) => n < PAGES).map((n) => `<a href="/site/p/${n}">page ${n}</a>`).join(' ');
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(`<html><head><title>Page ${i}</title></head><body><main><p>Words on page number ${i} of the site.</p>${links}
-    <a href="/site/private/${i}">private</a> <a href="http://127.0.0.2:9/elsewhere">elsewhere</a> <a href="#top">top</a></main></body></html>`);
-  return true;
-}
 
 test.before(async () => {
   fx = await serveFixtures({
@@ -39,7 +28,7 @@ test.before(async () => {
       res.writeHead(200, { 'content-type': 'application/xml' });
       res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${[3, 5, 8].map((i) => `<url><loc>${fx.url}/site/p/${i}</loc></url>`).join('')}</urlset>`);
     },
-  }, sitePage);
+  }, sitePages(PAGES));
   engine = await createEngine({
     config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REFRACT_ASSETS_DIR: path.join(dir, 'assets') }),
     plugins: [...defaultPlugins, wordCount],

@@ -1,0 +1,60 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { allPages, pageUrl, sitePages } from '../util/site.ts';
+import { jsonLines, startCli, untilLines } from '../util/cli.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PAGES = 300;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-resume-'));
+let fx: Fixture;
+
+test.before(async () => {
+  fx = await serveFixtures({}, sitePages(PAGES));
+});
+
+test.after(async () => {
+  await fx.close();
+});
+
+type Line = { url: string; status: string; data?: { wordCount?: { words: number }; screenshot?: { url: string; type: string } } };
+
+test('a 300-page crawl with a plugin and screenshots, killed midway, finishes on the second run: every page once, none redone', async () => {
+  const out = path.join(dir, 'site.jsonl');
+  writeFileSync(out, '');
+  const args = ['crawl', pageUrl(fx.url, 0), '--out', out, '--state', path.join(dir, 'state'), '--max-depth', '20', '--include', `${fx.url}/site/p/**`,
+    '--query', 'screenshot&wordCount.selector=main p&meta=false'];
+  const env = { REFRACT_PLUGINS: path.join(ROOT, 'fixtures/plugins/word-count/index.ts') };
+
+  const first = startCli(args, env);
+  await untilLines(out, 100, first.exited);
+  first.kill('SIGKILL');
+  assert.is(await first.exited, -1, 'the first run was killed');
+  const before = new Set(jsonLines<Line>(out).map((l) => l.url));
+  assert.ok(before.size >= 100 && before.size < PAGES, `killed midway: ${before.size} pages written`);
+  const hitsBefore = fx.hits.length;
+
+  const second = startCli(args, env);
+  assert.is(await second.exited, 0, second.stderrText());
+  const lines = jsonLines<Line>(out);
+  const urls = lines.map((l) => l.url);
+  assert.is(lines.length, PAGES, `lines: ${lines.length}`);
+  assert.equal([...new Set(urls)].sort(), allPages(fx.url, PAGES).sort(), 'every page exactly once');
+  for (const l of lines) {
+    assert.is(l.status, 'success', l.url);
+    assert.is(l.data?.wordCount?.words, 8, l.url);
+    assert.is(l.data?.screenshot?.type, 'png', l.url);
+  }
+  // The second run fetched exactly the pages the first had not written (the assets of both runs are on disk).
+  const fetched = new Set(fx.hits.slice(hitsBefore).filter((h) => h.startsWith('/site/p/')).map((h) => `${fx.url}${h}`));
+  assert.equal([...fetched].sort(), allPages(fx.url, PAGES).filter((u) => !before.has(u)).sort());
+  // Each screenshot links its file in the folder beside the output.
+  for (const l of lines) assert.ok(existsSync(fileURLToPath(l.data!.screenshot!.url)) && l.data!.screenshot!.url.startsWith(pathToFileURL(`${out}.assets`).href), l.data!.screenshot!.url);
+  assert.match(second.stderrText(), new RegExp(`done: ${PAGES - before.size} pages, 0 failed`));
+});
+
+test.run();

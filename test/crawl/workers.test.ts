@@ -1,0 +1,89 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { allPages, pageUrl, sitePages } from '../util/site.ts';
+import { jsonLines, startCli } from '../util/cli.ts';
+import { startRedis, type TestRedis } from '../util/redis.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PAGES = 300;
+const HELD = 150;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-workers-'));
+let fx: Fixture;
+let redis: TestRedis;
+/** Resolves when a worker is in the middle of the held page: its request reached the site and got no answer. */
+let heldPage: Promise<void>;
+
+test.before(async () => {
+  redis = await startRedis();
+  let held: (() => void) | undefined;
+  heldPage = new Promise((resolve) => { held = resolve; });
+  const site = sitePages(PAGES);
+  fx = await serveFixtures({}, (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === `/site/p/${HELD}` && held) {
+      // The first visit of this page never gets an answer: its worker is killed while it waits.
+      const release = held;
+      held = undefined;
+      release();
+      return true;
+    }
+    return site(req, res);
+  });
+});
+
+test.after(async () => {
+  await fx.close();
+  await redis.close();
+});
+
+type Line = { url: string; status: string; data?: { wordCount?: { words: number } } };
+
+test('two workers share a 300-page crawl through Redis; one is killed mid-page; every page is done exactly once', async () => {
+  const out = path.join(dir, 'site.jsonl');
+  writeFileSync(out, '');
+  const env = { REFRACT_PLUGINS: path.join(ROOT, 'fixtures/plugins/word-count/index.ts') };
+  const coordinator = startCli(['crawl', pageUrl(fx.url, 0), '--redis', redis.url, '--crawl-id', 'two-workers', '--out', out, '--max-depth', '20',
+    '--include', `${fx.url}/site/p/**`, '--query', 'wordCount.selector=main p&meta=false'], env);
+  const worker = (name: string) => startCli(['worker', '--redis', redis.url, '--name', name, '--lock-ms', '2000', '--concurrency', '4'], env);
+  const workers = { a: worker('a'), b: worker('b') };
+
+  // Kill whichever worker holds the held page, while it waits for it.
+  await heldPage;
+  const client = new Redis(redis.url, { maxRetriesPerRequest: null });
+  const queue = new Queue('refract-crawl', { connection: client });
+  const active = await queue.getJobs(['active']);
+  const holder = active.find((j) => (j.data as { url: string }).url === pageUrl(fx.url, HELD))?.processedBy as 'a' | 'b' | undefined;
+  assert.ok(holder === 'a' || holder === 'b', `the held page is active on a worker: ${holder}`);
+  workers[holder].kill('SIGKILL');
+  assert.is(await workers[holder].exited, -1);
+  const survivor = workers[holder === 'a' ? 'b' : 'a'];
+
+  assert.is(await coordinator.exited, 0, coordinator.stderrText());
+  const lines = jsonLines<Line>(out);
+  assert.is(lines.length, PAGES, `lines: ${lines.length}`);
+  assert.equal([...new Set(lines.map((l) => l.url))].sort(), allPages(fx.url, PAGES).sort(), 'every page exactly once');
+  for (const l of lines) {
+    assert.is(l.status, 'success', l.url);
+    assert.is(l.data?.wordCount?.words, 8, l.url);
+  }
+  // The held page was redone by the survivor; the shared sink holds each page once; both workers did pages.
+  assert.is(fx.hits.filter((h) => h === `/site/p/${HELD}`).length, 2);
+  assert.is(await client.xlen('refract:crawl:two-workers:results'), PAGES);
+  const completed = await queue.getJobs(['completed'], 0, -1);
+  assert.is(completed.length, PAGES);
+  assert.equal(new Set(completed.map((j) => j.processedBy)), new Set(['a', 'b']));
+  assert.is((await queue.getJobs(['failed'])).length, 0);
+
+  survivor.kill('SIGTERM');
+  assert.is(await survivor.exited, 0, survivor.stderrText());
+  await queue.close();
+  client.disconnect();
+});
+
+test.run();
