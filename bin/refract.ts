@@ -4,7 +4,7 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createEngine, crawlDistributed, loadConfig, loadPlugins, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
+import { createEngine, crawlDistributed, loadConfig, loadPlugins, parseQuery, RefractError, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
 import { readLines } from '../engine/journal.ts';
 import { defaultPlugins } from '../plugins/index.ts';
 
@@ -106,6 +106,14 @@ async function crawlCommand(args: string[]): Promise<number> {
   const done = values.out ? (readLines(values.out) as { url?: string }[]).map((l) => l.url).filter((u): u is string => typeof u === 'string') : [];
   const fd = values.out ? openSync(values.out, 'a') : 1;
   const engine = await engineFor(values);
+  try {
+    // A bad query option is the command's error (exit 2), not a failure of every page.
+    engine.plan({ ...parseQuery(new URLSearchParams(values.query ?? '')), url: 'https://example.com/' }, 'pro');
+  } catch (err) {
+    await engine.close();
+    if (err instanceof RefractError) throw new UsageError(`--query: ${err.code}: ${err.message}`);
+    throw err;
+  }
   const shown = progress();
   try {
     const results = values.redis

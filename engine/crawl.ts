@@ -2,6 +2,7 @@ import { BasicCrawler } from '@crawlee/basic';
 import { Configuration, Request, RequestQueue, constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
 import { MemoryStorage } from '@crawlee/memory-storage';
 import { load } from 'cheerio';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { RefractError } from './errors.ts';
 import { parseQuery, type RawObject } from './params.ts';
@@ -103,6 +104,8 @@ export interface Walk {
   visit(url: string, depth: number): Promise<Visit>;
   /** The links of a page at `depth` that the walk follows (host, include/exclude globs, max depth). */
   follow(pageUrl: string, depth: number, links: readonly string[]): Link[];
+  /** Closes what the walk's pages shared (its browser contexts). */
+  close(): Promise<void>;
 }
 
 export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOptions = {}): Walk {
@@ -115,6 +118,8 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
   const exclude = options.exclude?.length ? constructGlobObjectsFromGlobs(options.exclude) : [];
   // Validate the query once, before any page: a bad option is the caller's error, not every page's.
   engine.plan({ ...query, url: 'https://example.com/' }, tier);
+  // The walk's browser pages share contexts, like one crawler session (cookies carry from page to page).
+  const share = `crawl-${randomUUID()}`;
 
   const follow = (pageUrl: string, depth: number, links: readonly string[]): Link[] => {
     if (!following || depth >= maxDepth) return [];
@@ -136,7 +141,7 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
     async visit(url, depth) {
       try {
         if (!(await allowed(url))) return { result: { url, status: 'fail', code: 'EROBOTS', message: 'robots.txt disallows this page' }, links: [] };
-        const plan = { ...engine.plan({ ...query, url }, tier), collectLinks: following && depth < maxDepth };
+        const plan = { ...engine.plan({ ...query, url }, tier), collectLinks: following && depth < maxDepth, shareContext: share };
         const out = await engine.run(plan);
         return {
           result: { url, status: 'success', data: out.data, ...(out.warnings.length ? { warnings: out.warnings } : {}) },
@@ -147,6 +152,7 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
       }
     },
     follow,
+    close: () => engine.browsers.closeShared(share),
   };
 }
 
@@ -224,12 +230,16 @@ export async function* crawl(engine: Engine, input: CrawlInput, options: CrawlOp
     },
   }, config);
   const run = crawler.run().finally(() => { finished = true; wake?.(); });
+  // The result handed out last: taken once the caller asks for the next, or stops asking (`break`).
+  let handed: string | undefined;
+  const take = () => { if (handed !== undefined) journal?.taken(handed); handed = undefined; };
   try {
     for (;;) {
       while (results.length) {
         const r = results.shift()!;
+        handed = r.url;
         yield r;
-        journal?.taken(r.url);
+        take();
       }
       if (finished) break;
       await new Promise<void>((resolve) => { wake = resolve; });
@@ -238,11 +248,14 @@ export async function* crawl(engine: Engine, input: CrawlInput, options: CrawlOp
     await run;
     while (results.length) {
       const r = results.shift()!;
+      handed = r.url;
       yield r;
-      journal?.taken(r.url);
+      take();
     }
   } finally {
+    take();
     if (!finished) crawler.autoscaledPool?.abort();
     journal?.close();
+    await walk.close();
   }
 }

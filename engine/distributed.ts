@@ -98,8 +98,9 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
   const queue = new Queue(QUEUE, { connection: redis });
   const written = new Set<string>();
   for (const url of options.done ?? []) written.add(pageKey(url));
+  let walk: Walk | undefined;
   try {
-    const walk = createWalk(engine, input, options);
+    walk = createWalk(engine, input, options);
     const { stateDir: _s, done: _d, concurrency: _c, redis: _r, id: _i, pollMs: _p, ...rest } = options;
     await redis.set(k.spec, JSON.stringify({ input, options: rest } satisfies CrawlSpec));
     let seeds: Awaited<ReturnType<Walk['seeds']>>;
@@ -149,6 +150,7 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
     }
     await Promise.all([k.spec, k.admitted, k.done, k.results].map((key) => redis.expire(key, KEEP_SECS)));
   } finally {
+    await walk?.close();
     await queue.close();
     redis.disconnect();
     reader.disconnect();
@@ -213,6 +215,7 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
     worker,
     async close() {
       await worker.close();
+      for (const w of walks.values()) await w.then(({ walk }) => walk.close(), () => undefined);
       await queue.close();
       redis.disconnect();
       blocking.disconnect();

@@ -44,11 +44,13 @@ export function openJournal(dir: string): Journal {
     else if (typeof rec.done === 'string') done.push(rec.done);
   }
   const fd = openSync(file, 'a');
-  const write = (rec: unknown) => { writeSync(fd, `${JSON.stringify(rec)}\n`); };
+  let open = true;
+  // After close (a caller that stopped early), pages still in flight write nothing: the descriptor may be reused.
+  const write = (rec: unknown) => { if (open) writeSync(fd, `${JSON.stringify(rec)}\n`); };
   return {
     pages, done,
     page: (url, depth, links) => write({ page: url, depth, links }),
     taken: (url) => write({ done: url }),
-    close: () => closeSync(fd),
+    close: () => { if (open) { open = false; closeSync(fd); } },
   };
 }

@@ -271,7 +271,7 @@ async function inBrowserDirect(plan: Plan, deps: PipelineDeps, lease: Lease, sig
     const ctx = contextFor(plan, deps, result, signal, page, openedAt);
     const data = await runSteps(plan, deps, ctx, warnings, started + plan.options.timeout);
     return { data: finish(data, result), fetchTimeMs, warnings, ...(plan.collectLinks ? { links: linksOf(ctx) } : {}) };
-  }, plan.options.retry ?? 1);
+  }, plan.options.retry ?? 1, plan.shareContext);
 }
 
 /**

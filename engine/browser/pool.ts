@@ -17,7 +17,7 @@ export interface PoolOptions { maxPagesPerBrowser: number; retireAfterPages: num
 
 /** Creates Crawlee's browser pool over playwright-core and Chromium: one incognito context per page. */
 export function createBrowserPool(opts: PoolOptions) {
-  return new BrowserPool({
+  const pool = new BrowserPool({
     browserPlugins: [new PlaywrightPlugin(chromium, {
       launchOptions: { executablePath: CHROMIUM, args: CHROME_ARGS, headless: true },
       useIncognitoPages: true,
@@ -27,4 +27,16 @@ export function createBrowserPool(opts: PoolOptions) {
     closeInactiveBrowserAfterSecs: 300,
     useFingerprints: false,
   });
+  // Crawlee opens pages one at a time (a limiter of 1), so that concurrent calls do not each launch a browser. A
+  // fresh incognito context costs 100-300 ms, and one at a time that made every page wait for the others'. Only a
+  // call that may launch a browser (none is active) waits for the ones before it; the rest open their contexts at
+  // once (callers bound the pages in flight below a browser's page limit).
+  let serial: Promise<unknown> = Promise.resolve();
+  (pool as unknown as { limiter: <T>(fn: () => Promise<T>) => Promise<T> }).limiter = <T>(fn: () => Promise<T>): Promise<T> => {
+    if (pool.activeBrowserControllers.size > 0) return serial.then(fn);
+    const run = serial.then(fn);
+    serial = run.catch(() => undefined);
+    return run;
+  };
+  return pool;
 }

@@ -17,7 +17,7 @@ const CONCURRENCY = 4;
 /** A page that the browser builds: the title and links are written by a script. */
 function renderedPages(pages: number) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
-    const m = /^\/app\/p\/(\d+)$/.exec(req.url ?? '');
+    const m = /^\/app\/p\/(\d+)(?:\?.*)?$/.exec(req.url ?? '');
     if (!m) return false;
     const i = Number(m[1]);
     const links = [2 * i + 1, 2 * i + 2].filter((n) => n < pages);
@@ -51,7 +51,7 @@ export async function benchCrawl(staticPages = 300, renderedCount = 120, rounds 
     let n = 0;
     round++;
     for await (const r of engine.crawl({ start: `${start}?round=${round}` }, { query, maxDepth: 50, robots: false, concurrency: CONCURRENCY, include: [`${fx.url}/${start.includes('/app/') ? 'app' : 'site'}/p/**`] })) {
-      if (r.status !== 'success' || !(r.data as { title?: string }).title) throw new Error(`bad page ${JSON.stringify(r).slice(0, 300)}`);
+      if (r.status !== 'success' || !/^Page \d+$/.test(String((r.data as { title?: string }).title))) throw new Error(`bad page ${JSON.stringify(r).slice(0, 300)}`);
       n++;
     }
     return n;

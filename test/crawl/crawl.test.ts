@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { sitePages } from '../util/site.ts';
+import { allPages, sitePages } from '../util/site.ts';
+import { Server } from 'proxy-chain';
 import { createEngine, loadConfig, type Engine, type CrawlResult } from '../../engine/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
@@ -122,6 +123,45 @@ test('a list with bad URLs mixed in: each bad one is a failed line, the rest suc
     assert.is(missing.status, 'success');
     assert.is(missing.data.statusCode, 404);
   }
+});
+
+test('engine.crawl with a state folder: a caller that stops after 20 pages gets the rest, and only the rest, next time', async () => {
+  const stateDir = path.join(dir, 'state-lib');
+  const options = { query: 'meta=false', maxDepth: 10, include: [`${fx.url}/site/p/**`], stateDir };
+  const first: CrawlResult[] = [];
+  for await (const r of engine.crawl({ start: `${fx.url}/site/p/0` }, options)) {
+    first.push(r);
+    if (first.length === 20) break;
+  }
+  const second = await collect(engine.crawl({ start: `${fx.url}/site/p/0` }, options));
+  assert.is(first.length + second.length, PAGES, `${first.length} + ${second.length}`);
+  assert.equal([...first, ...second].map((r) => r.url).sort(), allPages(fx.url, PAGES).sort());
+  const third = await collect(engine.crawl({ start: `${fx.url}/site/p/0` }, options));
+  assert.is(third.length, 0, 'a finished crawl has nothing left');
+});
+
+test('the CLI sends every page through --proxy-urls, and refuses a bad --query before any fetch', async () => {
+  const seen: string[] = [];
+  const proxy = new Server({ port: 0, host: '127.0.0.1', verbose: false, prepareRequestFunction: ({ request }) => { seen.push(request.url ?? ''); return {}; } });
+  await proxy.listen();
+  try {
+    const pages = [1, 2, 3].map((i) => `${fx.url}/site/p/${i}?via-proxy`);
+    const { code, lines, stderr } = await cli(['--urls', '-', '--proxy-urls', `http://127.0.0.1:${proxy.port}`, '--query', 'meta=true'], pages.join('\n'));
+    assert.is(code, 0, stderr);
+    assert.equal(lines.map((l) => (l as unknown as { data: { title: string } }).data.title).sort(), ['Page 1', 'Page 2', 'Page 3']);
+    assert.equal(seen.filter((u) => u.includes('?via-proxy')).sort(), pages.sort());
+  } finally {
+    await proxy.close(true);
+  }
+  const hitsBefore = fx.hits.length;
+  const bad = await cli([`${fx.url}/site/p/0`, '--query', 'screenshot.type=gif']);
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /--query: EINVALQUERY/);
+  assert.is(bad.lines.length, 0);
+  assert.is(fx.hits.length, hitsBefore, 'nothing was fetched');
+  const badFlag = await cli([`${fx.url}/site/p/0`, '--max-pages', 'ten']);
+  assert.is(badFlag.code, 2);
+  assert.match(badFlag.stderr, /--max-pages must be a whole number/);
 });
 
 test.run();

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export function sitePages(pages: number) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
-    const m = /^\/site\/p\/(\d+)$/.exec(req.url ?? '');
+    const m = /^\/site\/p\/(\d+)(?:\?.*)?$/.exec(req.url ?? '');
     if (!m) return false;
     const i = Number(m[1]);
     const links = [2 * i + 1, 2 * i + 2].filter((n) => n < pages).map((n) => `<a href="/site/p/${n}">page ${n}</a>`).join(' ');
