@@ -19,9 +19,11 @@ const USAGE = `usage: refract crawl [start-url] [options]
     --out <file>             JSON lines output (default: standard output); assets go to <file>.assets/.
                              Pages already in the file are not redone: run the same command again to resume.
     --state <dir>            keep the crawl's journal here, so a killed crawl resumes where it stopped
+                             (default with --out: <file>.state/)
     --max-pages <n>          stop after n pages
     --max-depth <n>          link depth from the start page (default 3)
     --concurrency <n>        pages at once (default 4; for a worker, its own pages at once)
+    --retries <n>            tries again after a failure that may pass: time-out, network error (default 2)
     --include <glob>         follow only links matching (repeatable)
     --exclude <glob>         never follow links matching (repeatable)
     --any-host               follow links to other hosts too
@@ -33,7 +35,7 @@ const USAGE = `usage: refract crawl [start-url] [options]
 
 const OPTIONS = {
   urls: { type: 'string' }, sitemap: { type: 'string' }, query: { type: 'string' }, out: { type: 'string' }, state: { type: 'string' },
-  'max-pages': { type: 'string' }, 'max-depth': { type: 'string' }, concurrency: { type: 'string' },
+  'max-pages': { type: 'string' }, 'max-depth': { type: 'string' }, concurrency: { type: 'string' }, retries: { type: 'string' },
   include: { type: 'string', multiple: true }, exclude: { type: 'string', multiple: true },
   'any-host': { type: 'boolean' }, 'no-robots': { type: 'boolean' }, 'proxy-urls': { type: 'string' },
   redis: { type: 'string' }, 'crawl-id': { type: 'string' }, name: { type: 'string' }, 'lock-ms': { type: 'string' }, help: { type: 'boolean' },
@@ -98,8 +100,9 @@ async function crawlCommand(args: string[]): Promise<number> {
   else throw new UsageError('give a start URL, --urls or --sitemap');
   const options = {
     query: values.query, maxPages: int('max-pages', values['max-pages']), maxDepth: int('max-depth', values['max-depth']),
-    concurrency: int('concurrency', values.concurrency), include: values.include, exclude: values.exclude,
-    anyHost: values['any-host'], robots: !values['no-robots'], stateDir: values.state,
+    concurrency: int('concurrency', values.concurrency), retries: int('retries', values.retries), include: values.include, exclude: values.exclude,
+    // With an output file the journal goes beside it unless --state says where: the same command resumes.
+    anyHost: values['any-host'], robots: !values['no-robots'], stateDir: values.state ?? (values.out ? `${values.out}.state` : undefined),
   };
   // The output file is the record of what is done: its pages are not redone, and each line is one write, so a
   // killed crawl leaves at most a torn last line (cut off here) and never a page twice.

@@ -30,13 +30,18 @@ export interface CrawlOptions {
   /** Obey robots.txt (default true). */
   robots?: boolean;
   concurrency?: number;
+  /** Times a page is tried again after a failure that may pass (time-outs, network errors, a busy browser); default 2. */
+  retries?: number;
   tier?: Tier;
   /**
    * A folder that keeps the crawl's journal, so that running the same crawl again resumes it: pages already
    * taken are not redone, and the links they found are walked.
    */
   stateDir?: string;
-  /** Pages whose results the caller already holds (for example, the URLs of an existing output file). */
+  /**
+   * Pages whose results the caller already holds (for example, the URLs of an existing output file). When links
+   * are followed, give `stateDir` too: the journal keeps the links those pages found, which are walked on.
+   */
   done?: Iterable<string>;
   /** Told how many pages the crawl knows of so far (done, in progress and queued), for progress and eta. */
   onKnown?: (pages: number) => void;
@@ -48,6 +53,9 @@ export type CrawlResult =
   | { url: string; status: 'fail' | 'error'; code: string; message: string };
 
 const USER_AGENT_ROBOTS = 'Refract';
+/** Failures that may pass when the page is tried again, and the first wait before that (doubling). */
+const TRANSIENT = new Set(['ETIMEOUT', 'EBRWSRTIMEOUT', 'EBUSY', 'EFATAL', 'EFATALCLIENT', 'EPROXY']);
+const RETRY_BACKOFF_MS = 500;
 
 interface Robots { isAllowed(url: string, ua?: string): boolean | undefined }
 const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => Robots;
@@ -116,6 +124,7 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
   const allowed = options.robots === false ? async () => true : robotsCheck(engine);
   const include = options.include?.length ? constructGlobObjectsFromGlobs(options.include) : undefined;
   const exclude = options.exclude?.length ? constructGlobObjectsFromGlobs(options.exclude) : [];
+  const retries = options.retries ?? 2;
   // Validate the query once, before any page: a bad option is the caller's error, not every page's.
   engine.plan({ ...query, url: 'https://example.com/' }, tier);
   // The walk's browser pages share contexts, like one crawler session (cookies carry from page to page).
@@ -139,16 +148,20 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
       return { valid, invalid };
     },
     async visit(url, depth) {
-      try {
-        if (!(await allowed(url))) return { result: { url, status: 'fail', code: 'EROBOTS', message: 'robots.txt disallows this page' }, links: [] };
-        const plan = { ...engine.plan({ ...query, url }, tier), collectLinks: following && depth < maxDepth, shareContext: share };
-        const out = await engine.run(plan);
-        return {
-          result: { url, status: 'success', data: out.data, ...(out.warnings.length ? { warnings: out.warnings } : {}) },
-          links: follow(url, depth, out.links ?? []),
-        };
-      } catch (err) {
-        return { result: failure(url, err), links: [] };
+      for (let attempt = 0; ; attempt++) {
+        try {
+          if (!(await allowed(url))) return { result: { url, status: 'fail', code: 'EROBOTS', message: 'robots.txt disallows this page' }, links: [] };
+          const plan = { ...engine.plan({ ...query, url }, tier), collectLinks: following && depth < maxDepth, shareContext: share };
+          const out = await engine.run(plan);
+          return {
+            result: { url, status: 'success', data: out.data, ...(out.warnings.length ? { warnings: out.warnings } : {}) },
+            links: follow(url, depth, out.links ?? []),
+          };
+        } catch (err) {
+          const result = failure(url, err);
+          if (attempt >= retries || result.status === 'success' || !TRANSIENT.has(result.code)) return { result, links: [] };
+          await new Promise((resolve) => setTimeout(resolve, RETRY_BACKOFF_MS * 2 ** attempt));
+        }
       }
     },
     follow,

@@ -17,6 +17,7 @@ const PAGES = 60;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-crawl-'));
 let fx: Fixture;
 let engine: Engine;
+const flaky = new Set<string>();
 
 test.before(async () => {
   fx = await serveFixtures({
@@ -28,6 +29,12 @@ test.before(async () => {
     '/sitemap-1.xml': (_: IncomingMessage, res: ServerResponse) => {
       res.writeHead(200, { 'content-type': 'application/xml' });
       res.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${[3, 5, 8].map((i) => `<url><loc>${fx.url}/site/p/${i}</loc></url>`).join('')}</urlset>`);
+    },
+    // Drops the connection the first time each distinct URL is asked for, then answers.
+    '/flaky': (req: IncomingMessage, res: ServerResponse) => {
+      if (!flaky.has(req.url!)) { flaky.add(req.url!); req.socket.destroy(); return; }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Second time lucky</title></head><body>ok</body></html>');
     },
   }, sitePages(PAGES));
   engine = await createEngine({
@@ -162,6 +169,17 @@ test('the CLI sends every page through --proxy-urls, and refuses a bad --query b
   const badFlag = await cli([`${fx.url}/site/p/0`, '--max-pages', 'ten']);
   assert.is(badFlag.code, 2);
   assert.match(badFlag.stderr, /--max-pages must be a whole number/);
+});
+
+test('a page whose connection drops is tried again (--retries, default 2); with --retries 0 it is a failed line', async () => {
+  const retried = await cli(['--urls', '-', '--query', 'meta=true'], `${fx.url}/flaky?a`);
+  assert.is(retried.code, 0, retried.stderr);
+  assert.is(retried.lines.length, 1);
+  assert.is((retried.lines[0] as unknown as { data: { title: string } }).data.title, 'Second time lucky');
+  assert.is(fx.hits.filter((h) => h === '/flaky?a').length, 2);
+  const once = await cli(['--urls', '-', '--retries', '0'], `${fx.url}/flaky?b`);
+  assert.equal(once.lines.map((l) => [l.status, (l as { code?: string }).code]), [['error', 'EFATALCLIENT']]);
+  assert.is(fx.hits.filter((h) => h === '/flaky?b').length, 1);
 });
 
 test.run();
