@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-node-snapshot
 // `npx refract crawl ...` and `npx refract worker ...`: the engine from the command line.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -69,12 +69,12 @@ function progress() {
   let failed = 0;
   let known = 0;
   let lastReport = 0;
-  const line = () => {
+  const line = (final = false) => {
     const secs = (Date.now() - started) / 1000;
     const perSec = done / Math.max(secs, 0.001);
     const left = Math.max(known - done, 0);
     const eta = known && perSec > 0 ? `, eta ${Math.ceil(left / perSec)} s` : '';
-    return `${done} pages, ${failed} failed, ${(perSec * 60).toFixed(0)} pages/min, ${secs.toFixed(0)} s${known ? `, ${left} to go${eta}` : ''}`;
+    return `${done} pages, ${failed} failed, ${(perSec * 60).toFixed(0)} pages/min, ${secs.toFixed(0)} s${known && !final ? `, ${left} to go${eta}` : ''}`;
   };
   return {
     known(n: number) { known = Math.max(n, done); },
@@ -84,7 +84,7 @@ function progress() {
       if (tty) process.stderr.write(`\r${line()}\u001b[K`);
       else if (Date.now() - lastReport > 10_000) { lastReport = Date.now(); process.stderr.write(`${line()}\n`); }
     },
-    end() { known = done; process.stderr.write(`${tty ? '\r' : ''}done: ${line()}\n`); },
+    end() { process.stderr.write(`${tty ? '\r' : ''}done: ${line(true)}${tty ? '\u001b[K' : ''}\n`); },
   };
 }
 
