@@ -157,9 +157,12 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'crawl') return await crawlCommand(rest);
     if (command === 'worker') return await workerCommand(rest);
   } catch (err) {
-    if (!(err instanceof UsageError) && (err as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw err;
-    process.stderr.write(`refract: ${(err as Error).message}\n${USAGE}\n`);
-    return 2;
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`refract: ${(err as Error).message}\n${USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`refract: ${(err as Error).message}\n`);
+    return 1;
   }
   process.stderr.write(`${USAGE}\n`);
   return command === undefined || command === '--help' ? 0 : 2;

@@ -50,7 +50,19 @@ return 0`;
 
 function connect(url: string): Redis {
   // BullMQ's workers need commands that wait for Redis indefinitely instead of failing after retries.
-  return new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
+  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
+  redis.on('error', () => undefined); // reconnects on its own; an unreachable Redis is reported by `reachable`
+  return redis;
+}
+
+/** Fails clearly when Redis does not answer in time, instead of waiting for it forever. */
+async function reachable(redis: Redis, url: string, ms = 5000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([redis.ping(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`Redis at ${new URL(url).host} did not answer within ${ms / 1000} s`)), ms); })]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The job of a page: one id per crawl and page, so adding a page twice adds one job. */
@@ -94,6 +106,12 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
   const id = options.id ?? crawlId(input, options);
   const k = keys(id);
   const redis = connect(options.redis);
+  try {
+    await reachable(redis, options.redis);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
   const reader = connect(options.redis);
   const queue = new Queue(QUEUE, { connection: redis });
   const written = new Set<string>();
@@ -175,6 +193,12 @@ export interface WorkerOptions {
  */
 export async function startWorker(engine: Engine, options: WorkerOptions): Promise<{ close(): Promise<void>; worker: Worker }> {
   const redis = connect(options.redis);
+  try {
+    await reachable(redis, options.redis);
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  }
   const queue = new Queue(QUEUE, { connection: redis });
   const walks = new Map<string, Promise<{ walk: Walk; spec: CrawlSpec }>>();
   const walkOf = (id: string) => {

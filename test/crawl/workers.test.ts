@@ -86,4 +86,34 @@ test('two workers share a 300-page crawl through Redis; one is killed mid-page; 
   client.disconnect();
 });
 
+test('through Redis too: a list with bad URLs gives a line for each, --max-pages caps a walk exactly, a rerun writes nothing new', async () => {
+  const worker = startCli(['worker', '--redis', redis.url, '--name', 'c', '--lock-ms', '2000']);
+  try {
+    const list = [pageUrl(fx.url, 1), 'not a url', 'http://127.0.0.2:9/private', pageUrl(fx.url, 2)].join('\n');
+    const listed = startCli(['crawl', '--urls', '-', '--redis', redis.url, '--query', 'meta=true']);
+    listed.stdin!.end(list);
+    assert.is(await listed.exited, 0, listed.stderrText());
+    const lines = listed.stdoutText().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line & { code?: string });
+    const by = (u: string) => lines.find((l) => l.url === u);
+    assert.is(lines.length, 4);
+    assert.is(by(pageUrl(fx.url, 1))?.status, 'success');
+    assert.is(by(pageUrl(fx.url, 2))?.status, 'success');
+    assert.is(by('not a url')?.code, 'EINVALURL');
+    assert.is(by('http://127.0.0.2:9/private')?.code, 'EFORBIDDENURL');
+
+    const out = path.join(dir, 'capped.jsonl');
+    const args = ['crawl', pageUrl(fx.url, 0), '--redis', redis.url, '--out', out, '--max-pages', '25', '--max-depth', '20', '--include', `${fx.url}/site/p/**`, '--query', 'meta=false'];
+    const capped = startCli(args);
+    assert.is(await capped.exited, 0, capped.stderrText());
+    assert.is(new Set(jsonLines<Line>(out).map((l) => l.url)).size, 25);
+    assert.is(jsonLines(out).length, 25);
+    const again = startCli(args);
+    assert.is(await again.exited, 0, again.stderrText());
+    assert.is(jsonLines(out).length, 25, 'the same crawl run again adds nothing');
+  } finally {
+    worker.kill('SIGTERM');
+    assert.is(await worker.exited, 0, worker.stderrText());
+  }
+});
+
 test.run();
