@@ -14,7 +14,7 @@ const KEEP_SECS = 7 * 24 * 3600;
 interface PageJob { crawl: string; url: string; depth: number }
 
 /** What a crawl stores for its workers: its input and options (without the local-only ones). */
-interface CrawlSpec { input: CrawlInput; options: Omit<CrawlOptions, 'stateDir' | 'done' | 'concurrency'> }
+interface CrawlSpec { input: CrawlInput; options: Omit<CrawlOptions, 'stateDir' | 'done' | 'concurrency' | 'onKnown'> }
 
 const keys = (id: string) => ({
   spec: `refract:crawl:${id}:spec`,
@@ -51,15 +51,20 @@ return 0`;
 function connect(url: string): Redis {
   // BullMQ's workers need commands that wait for Redis indefinitely instead of failing after retries.
   const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
-  redis.on('error', () => undefined); // reconnects on its own; an unreachable Redis is reported by `reachable`
+  redis.on('error', () => undefined); // reconnects on its own; an unreachable Redis is reported by `connectChecked`
   return redis;
 }
 
-/** Fails clearly when Redis does not answer in time, instead of waiting for it forever. */
-async function reachable(redis: Redis, url: string, ms = 5000): Promise<void> {
+/** Connects, and fails clearly when Redis does not answer in time instead of waiting for it forever. */
+async function connectChecked(url: string, ms = 5000): Promise<Redis> {
+  const redis = connect(url);
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([redis.ping(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`Redis at ${new URL(url).host} did not answer within ${ms / 1000} s`)), ms); })]);
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    throw err;
   } finally {
     clearTimeout(timer);
   }
@@ -71,10 +76,16 @@ function jobOf(id: string, link: Link) {
   return { name: 'page', data: { crawl: id, url: link.url, depth: link.depth } satisfies PageJob, opts: { jobId: `${id}-${hash}` } };
 }
 
+/** Admits pages (see ADMIT) and returns the indexes of those admitted. */
+async function admitted(redis: Redis, id: string, maxPages: number | undefined, urls: readonly string[]): Promise<number[]> {
+  if (!urls.length) return [];
+  return (await redis.eval(ADMIT, 1, keys(id).admitted, String(maxPages ?? -1), ...urls.map(pageKey))) as number[];
+}
+
+/** Admits pages and queues a job for each admitted one (a job that exists already is not added again). */
 async function admit(redis: Redis, queue: Queue, id: string, maxPages: number | undefined, links: readonly Link[]): Promise<void> {
-  if (!links.length) return;
-  const admitted = (await redis.eval(ADMIT, 1, keys(id).admitted, String(maxPages ?? -1), ...links.map((l) => pageKey(l.url)))) as number[];
-  if (admitted.length) await queue.addBulk(admitted.map((i) => jobOf(id, links[i]!)));
+  const indexes = await admitted(redis, id, maxPages, links.map((l) => l.url));
+  if (indexes.length) await queue.addBulk(indexes.map((i) => jobOf(id, links[i]!)));
 }
 
 async function commit(redis: Redis, id: string, result: CrawlResult): Promise<void> {
@@ -82,10 +93,15 @@ async function commit(redis: Redis, id: string, result: CrawlResult): Promise<vo
   await redis.eval(COMMIT, 2, k.done, k.results, pageKey(result.url), JSON.stringify(result));
 }
 
+/** The options that define a crawl (what its workers need), without those of this process or this run. */
+function specOptions(options: CrawlOptions & Partial<DistributedCrawlOptions>): CrawlSpec['options'] {
+  const { stateDir: _s, done: _d, concurrency: _c, onKnown: _k, redis: _r, id: _i, pollMs: _p, ...spec } = options;
+  return spec;
+}
+
 /** A crawl's id: the same input and options give the same id, so running the same command again resumes it. */
 export function crawlId(input: CrawlInput, options: CrawlOptions): string {
-  const { stateDir: _s, done: _d, concurrency: _c, ...rest } = options;
-  return createHash('sha256').update(JSON.stringify({ input, options: rest })).digest('hex').slice(0, 16);
+  return createHash('sha256').update(JSON.stringify({ input, options: specOptions(options) })).digest('hex').slice(0, 16);
 }
 
 export interface DistributedCrawlOptions extends CrawlOptions {
@@ -105,13 +121,7 @@ export interface DistributedCrawlOptions extends CrawlOptions {
 export async function* crawlDistributed(engine: Engine, input: CrawlInput, options: DistributedCrawlOptions): AsyncGenerator<CrawlResult> {
   const id = options.id ?? crawlId(input, options);
   const k = keys(id);
-  const redis = connect(options.redis);
-  try {
-    await reachable(redis, options.redis);
-  } catch (err) {
-    redis.disconnect();
-    throw err;
-  }
+  const redis = await connectChecked(options.redis);
   const reader = connect(options.redis);
   const queue = new Queue(QUEUE, { connection: redis });
   const written = new Set<string>();
@@ -119,8 +129,7 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
   let walk: Walk | undefined;
   try {
     walk = createWalk(engine, input, options);
-    const { stateDir: _s, done: _d, concurrency: _c, redis: _r, id: _i, pollMs: _p, ...rest } = options;
-    await redis.set(k.spec, JSON.stringify({ input, options: rest } satisfies CrawlSpec));
+    await redis.set(k.spec, JSON.stringify({ input, options: specOptions(options) } satisfies CrawlSpec));
     let seeds: Awaited<ReturnType<Walk['seeds']>>;
     try {
       seeds = await walk.seeds();
@@ -129,9 +138,7 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
       return;
     }
     // Bad seeds are pages of the crawl too: admitted (they count toward the cap) and committed at once.
-    const bad = seeds.invalid.map((r) => ({ url: r.url, depth: 0 }));
-    const admittedBad = (await redis.eval(ADMIT, 1, k.admitted, String(options.maxPages ?? -1), ...bad.map((l) => pageKey(l.url)))) as number[];
-    for (const i of admittedBad) await commit(redis, id, seeds.invalid[i]!);
+    for (const i of await admitted(redis, id, options.maxPages, seeds.invalid.map((r) => r.url))) await commit(redis, id, seeds.invalid[i]!);
     await admit(redis, queue, id, options.maxPages, seeds.valid.map((url) => ({ url, depth: 0 })));
 
     let cursor = '0';
@@ -192,13 +199,7 @@ export interface WorkerOptions {
  * check gives the page to another worker, which redoes it unless its result was already committed.
  */
 export async function startWorker(engine: Engine, options: WorkerOptions): Promise<{ close(): Promise<void>; worker: Worker }> {
-  const redis = connect(options.redis);
-  try {
-    await reachable(redis, options.redis);
-  } catch (err) {
-    redis.disconnect();
-    throw err;
-  }
+  const redis = await connectChecked(options.redis);
   const queue = new Queue(QUEUE, { connection: redis });
   const walks = new Map<string, Promise<{ walk: Walk; spec: CrawlSpec }>>();
   const walkOf = (id: string) => {
