@@ -6,7 +6,10 @@ import { descendantsRss } from './memory.ts';
 
 /** Pages of the browser pool, handed out under a concurrency bound with a bounded queue and crash retries. */
 export interface Browsers {
-  /** Runs `fn` on a fresh page in its own incognito context; the page is closed afterwards whatever happens. */
+  /**
+   * Runs `fn` on a fresh page in its own incognito context, or with `share` (crawls) in a context shared by the
+   * pages of that key; the page is closed afterwards whatever happens.
+   */
   withPage<T>(options: BrowserContextOptions, proxyUrl: string | undefined, signal: AbortSignal, fn: (page: Page) => Promise<T>, retries?: number, share?: string): Promise<T>;
   /** Closes the contexts shared under `share` (a crawl's, when it ends). */
   closeShared(share: string): Promise<void>;
@@ -49,25 +52,54 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     waiting.shift()?.();
   };
   // Shared contexts: each lives in a browser of the pool, kept busy by a first page from the pool (so the pool
-  // neither closes nor counts that browser idle); pages of the same key open in the context directly. A context
-  // whose browser went away is dropped and made again. Pages through a proxy always get their own context.
-  const shared = new Map<string, Promise<{ holder: Page; context: BrowserContext }>>();
-  const sharedPage = async (share: string, options: BrowserContextOptions): Promise<Page> => {
+  // neither closes nor counts that browser idle); pages of the same key open in the context directly. Like the
+  // pool's browsers, a shared context is replaced after `retireAfterPages` pages or when memory runs high: it
+  // takes no new pages and closes once its last page has. A context whose browser went away is made again.
+  // Pages through a proxy always get their own context.
+  interface Shared { holder: Page; context: BrowserContext; served: number; open: number; retired: boolean }
+  const shared = new Map<string, Promise<Shared>>();
+  const closeIfIdle = async (entry: Shared) => {
+    if (!entry.retired || entry.open > 0) return;
+    await entry.context.close().catch(() => undefined);
+    await entry.holder.close().catch(() => undefined);
+  };
+  const retireShared = (key: string, pending: Promise<Shared>, entry: Shared) => {
+    if (shared.get(key) === pending) shared.delete(key);
+    entry.retired = true;
+    return closeIfIdle(entry);
+  };
+  const sharedPage = async (share: string, options: BrowserContextOptions): Promise<{ page: Page; done(): Promise<void> }> => {
     const key = `${share}\n${JSON.stringify(options)}`;
-    let entry = shared.get(key);
-    if (!entry) {
-      entry = (async () => {
+    let pending = shared.get(key);
+    if (!pending) {
+      pending = (async () => {
         const holder = (await pool!.newPage({ pageOptions: options })) as Page;
         const browser = holder.context().browser();
         if (!browser) throw new Error('browser has been closed');
-        return { holder, context: await browser.newContext(options) };
+        return { holder, context: await browser.newContext(options), served: 0, open: 0, retired: false };
       })();
-      shared.set(key, entry);
+      shared.set(key, pending);
     }
+    let entry: Shared | undefined;
     try {
-      return await (await entry).context.newPage();
+      entry = await pending;
+      entry.open++;
+      entry.served++;
+      if (entry.served >= opts.retireAfterPages && shared.get(key) === pending) shared.delete(key);
+      const page = await entry.context.newPage().catch((err: unknown) => { entry!.open--; throw err; });
+      const mine = entry;
+      return {
+        page,
+        done: async () => {
+          mine.open--;
+          if (mine.served >= opts.retireAfterPages) mine.retired = true;
+          await closeIfIdle(mine);
+        },
+      };
     } catch (err) {
-      if (shared.get(key) === entry) shared.delete(key);
+      // The context (or its browser) is broken: the next page makes a new one.
+      if (entry) await retireShared(key, pending, entry);
+      else if (shared.get(key) === pending) shared.delete(key);
       throw err;
     }
   };
@@ -77,11 +109,13 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
       pool.on(BROWSER_POOL_EVENTS.BROWSER_LAUNCHED, () => { launched++; });
     }
     await memoryCheck;
-    const page = share && !proxyUrl ? await sharedPage(share, options) : (await pool.newPage({ pageOptions: options, proxyUrl })) as Page;
+    const inShared = share && !proxyUrl ? await sharedPage(share, options) : undefined;
+    const page = inShared?.page ?? (await pool.newPage({ pageOptions: options, proxyUrl })) as Page;
     try {
       return await fn(page);
     } finally {
       await page.close().catch(() => undefined);
+      await inShared?.done();
       // Measured after the answer has gone out; the next page waits for the verdict before it opens.
       memoryCheck = recycleIfHeavy().catch(() => undefined);
     }
@@ -89,7 +123,9 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
   // Past the memory ceiling every open browser is retired: pages in flight finish, new ones get a fresh browser.
   const recycleIfHeavy = async () => {
     if (!pool || opts.maxMemoryBytes <= 0) return;
-    if ((await descendantsRss()) > opts.maxMemoryBytes) await pool.retireAllBrowsers();
+    if ((await descendantsRss()) <= opts.maxMemoryBytes) return;
+    await pool.retireAllBrowsers();
+    await Promise.all([...shared.entries()].map(([key, pending]) => pending.then((entry) => retireShared(key, pending, entry), () => undefined)));
   };
   return {
     async withPage(options, proxyUrl, signal, fn, retries = 1, share) {
@@ -115,11 +151,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     stats: () => ({ open: pool ? pool.activeBrowserControllers.size : 0, launched, contexts: pool ? [...pool.activeBrowserControllers].reduce((n, c) => n + (c.browser as { contexts(): unknown[] }).contexts().length, 0) : 0 }),
     async closeShared(share) {
       const mine = [...shared.entries()].filter(([key]) => key.startsWith(`${share}\n`));
-      for (const [key] of mine) shared.delete(key);
-      await Promise.all(mine.map(([, entry]) => entry.then(async ({ holder, context }) => {
-        await context.close().catch(() => undefined);
-        await holder.close().catch(() => undefined);
-      }, () => undefined)));
+      await Promise.all(mine.map(([key, pending]) => pending.then((entry) => retireShared(key, pending, entry), () => undefined)));
     },
     async close() {
       shared.clear();

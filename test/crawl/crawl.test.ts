@@ -182,4 +182,27 @@ test('a page whose connection drops is tried again (--retries, default 2); with 
   assert.is(fx.hits.filter((h) => h === '/flaky?b').length, 1);
 });
 
+test('browser pages of a crawl share a context, replaced every REFRACT_BROWSER_RETIRE_AFTER pages; none is left open', async () => {
+  const small = await createEngine({
+    config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REFRACT_BROWSER_RETIRE_AFTER: '5', REFRACT_ASSETS_DIR: path.join(dir, 'assets') }),
+    plugins: defaultPlugins,
+  });
+  try {
+    let most = 0;
+    const results: CrawlResult[] = [];
+    for await (const r of small.crawl({ start: `${fx.url}/site/p/0` }, { query: 'prerender=true&meta=false&data.title.selector=title', maxDepth: 3, include: [`${fx.url}/site/p/**`], concurrency: 4 })) {
+      results.push(r);
+      most = Math.max(most, small.browsers.stats().contexts);
+    }
+    // Depth 3 of the binary tree: pages 0 to 14, three contexts' worth.
+    assert.equal(results.map((r) => r.url).sort(), allPages(fx.url, 15).sort());
+    for (const r of results) assert.is((r as unknown as { data: { title: string } }).data.title, `Page ${r.url.split('/').pop()}`);
+    // A holder context and the shared one, plus at most one being replaced, each with its holder.
+    assert.ok(most >= 2 && most <= 4, `contexts open at once: ${most}`);
+    assert.is(small.browsers.stats().contexts, 0, 'the crawl closed its contexts');
+  } finally {
+    await small.close();
+  }
+});
+
 test.run();
