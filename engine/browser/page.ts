@@ -1,4 +1,4 @@
-import type { BrowserContextOptions, Page, Response, Route } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page, Response, Route, WebSocketRoute } from 'playwright-core';
 import type { Guard } from '../fetch/guard.ts';
 import { RefractError } from '../errors.ts';
 import { findDevice } from './devices.ts';
@@ -55,9 +55,14 @@ export function contextOptions(setup: PageSetup): BrowserContextOptions {
 
 const FREEZE = '*,*::before,*::after{animation-duration:0s!important;animation-delay:0s!important;animation-iteration-count:1!important;transition:none!important;caret-color:transparent!important}';
 
+/** Contexts whose every page (popups and windows a page opens included) already passes the guard. */
+const guardedContexts = new WeakSet<BrowserContext>();
+
 /**
- * Sends every browser request (page, frames, subresources, redirects) through the SSRF guard first and, with
- * `adblock`, drops ads and trackers.
+ * Sends every browser request (page, frames, subresources, redirects, WebSockets) through the SSRF guard first
+ * and, with `adblock`, drops the page's ads and trackers. The page's own routes decide for it; the same guard is
+ * installed once on its context too, for the windows the page opens (`window.open`, `target=_blank`), which
+ * page routes do not see.
  */
 export async function guardRequests(page: Page, guard: Guard, adblock = false): Promise<void> {
   const verdicts = new Map<string, Promise<boolean>>();
@@ -70,30 +75,38 @@ export async function guardRequests(page: Page, guard: Guard, adblock = false): 
     }
     return verdict;
   };
-  // WebSockets are not requests page.route sees: their host passes the same guard before connecting.
-  await page.routeWebSocket(/.*/, async (ws) => {
+  const onSocket = async (ws: WebSocketRoute) => {
     try {
       const url = new URL(ws.url());
       if ((url.protocol === 'ws:' || url.protocol === 'wss:') && await allowed(url)) { ws.connectToServer(); return; }
     } catch { /* refused below */ }
     await ws.close({ code: 1008, reason: 'blocked by the SSRF guard' }).catch(() => undefined);
-  });
-  await page.route('**/*', async (route) => {
+  };
+  const onRequest = (blockAds: boolean) => async (route: Route) => {
     // A throwing route handler would take the process down: anything unexpected refuses the request.
     try {
-      await decide(route);
+      await decide(route, blockAds);
     } catch {
       await route.abort('failed').catch(() => undefined);
     }
-  });
-  async function decide(route: Route): Promise<void> {
+  };
+  async function decide(route: Route, blockAds: boolean): Promise<void> {
     const url = new URL(route.request().url());
     if (url.protocol === 'data:' || url.protocol === 'blob:' || url.protocol === 'about:') return route.continue();
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.abort('blockedbyclient');
     // Ads and trackers are dropped before any DNS work is spent on them.
-    if (adblock && isBlocked(url.href, route.request().resourceType(), page.url() === 'about:blank' ? url.href : page.url())) return route.abort('blockedbyclient');
+    if (blockAds && isBlocked(url.href, route.request().resourceType(), page.url() === 'about:blank' ? url.href : page.url())) return route.abort('blockedbyclient');
     return (await allowed(url)) ? route.continue() : route.abort('blockedbyclient');
   }
+  const context = page.context();
+  if (!guardedContexts.has(context)) {
+    guardedContexts.add(context);
+    // WebSockets are not requests that routes see: their host passes the same guard before connecting.
+    await context.routeWebSocket(/.*/, onSocket);
+    await context.route('**/*', onRequest(false));
+  }
+  await page.routeWebSocket(/.*/, onSocket);
+  await page.route('**/*', onRequest(adblock));
 }
 
 const AUTO_SETTLE_MS = 2000;

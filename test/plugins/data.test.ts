@@ -228,6 +228,28 @@ test('evaluate cannot reach private addresses: fetch and WebSockets pass the SSR
   }
 });
 
+test('windows a page opens pass the SSRF guard too', async () => {
+  const blocked = await recordingServer('127.0.0.2');
+  try {
+    // The private popup opens first; the same-origin one after it is awaited, so both have been requested by then.
+    const d = await data('doc.html', {
+      opened: {
+        evaluate: `(async () => {
+          window.open('http://${blocked.url}/popup');
+          const w = window.open('/sites/article/index.html?popup-probe');
+          await new Promise((resolve) => w.addEventListener('load', resolve));
+          return w.document.title;
+        })()`,
+      },
+    });
+    assert.is(d.opened, 'Fallback Title | The Daily Fixture');
+    assert.ok(fx.hits.includes('/sites/article/index.html?popup-probe'));
+    assert.equal(blocked.seen, [], 'nothing reached the private host');
+  } finally {
+    await blocked.close();
+  }
+});
+
 test('an evaluate that never settles is cut off: the other outputs come back, with a typed warning', async () => {
   const res = await extract('doc.html', { stuck: { evaluate: 'new Promise(() => {})' } }, '&timeout=4s&meta=true');
   assert.is(res.status, 200, JSON.stringify(res.body));
