@@ -73,6 +73,22 @@ test('a default screenshot is a 1280x800 PNG stored as an asset', async () => {
   assert.match(media.url, /\/assets\/[a-f0-9]{64}\.png$/);
 });
 
+test('REFRACT_ASSETS_URL sets the base of asset links (a CDN in front of the assets folder); the server still serves them', async () => {
+  const cdn = await startRefract({ REFRACT_ASSETS_URL: 'https://cdn.example.test/shots/' });
+  try {
+    const { status, body } = await call(cdn.freeUrl, `url=${site('clear.html')}&screenshot&meta=false`);
+    assert.is(status, 200, JSON.stringify(body));
+    const m = /^https:\/\/cdn\.example\.test\/shots\/([a-f0-9]{64}\.png)$/.exec(body.data.screenshot.url);
+    assert.ok(m, body.data.screenshot.url);
+    const served = await fetch(`${cdn.freeUrl}/assets/${m![1]}`);
+    assert.is(served.status, 200);
+    assert.is(served.headers.get('content-type'), 'image/png');
+    assert.is((await served.arrayBuffer()).byteLength, body.data.screenshot.size);
+  } finally {
+    await cdn.close();
+  }
+});
+
 test('device presets and viewport options set the decoded image size', async () => {
   const phone = await shot(`url=${site('tall.html')}&screenshot=iPhone 12`);
   assert.is(phone.meta.width, 390 * 3);
