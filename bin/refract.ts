@@ -4,8 +4,9 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createEngine, crawlDistributed, loadConfig, loadPlugins, parseQuery, RefractError, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
+import { createEngine, crawlDistributed, loadConfig, loadPlugins, RefractError, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
 import { readLines } from '../engine/journal.ts';
+import { crawlQuery } from '../engine/crawl.ts';
 import { defaultPlugins } from '../plugins/index.ts';
 
 const USAGE = `usage: refract crawl [start-url] [options]
@@ -111,7 +112,7 @@ async function crawlCommand(args: string[]): Promise<number> {
   const engine = await engineFor(values);
   try {
     // A bad query option is the command's error (exit 2), not a failure of every page.
-    engine.plan({ ...parseQuery(new URLSearchParams(values.query ?? '')), url: 'https://example.com/' }, 'pro');
+    crawlQuery(engine, values.query);
   } catch (err) {
     await engine.close();
     if (err instanceof RefractError) throw new UsageError(`--query: ${err.code}: ${err.message}`);

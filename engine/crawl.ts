@@ -110,23 +110,34 @@ export interface Visit { result: CrawlResult; links: Link[] }
 export interface Walk {
   seeds(): Promise<{ valid: string[]; invalid: CrawlResult[] }>;
   visit(url: string, depth: number): Promise<Visit>;
-  /** The links of a page at `depth` that the walk follows (host, include/exclude globs, max depth). */
-  follow(pageUrl: string, depth: number, links: readonly string[]): Link[];
   /** Closes what the walk's pages shared (its browser contexts). */
   close(): Promise<void>;
 }
 
+/** The URL a crawl's input names (the sitemap or the start page; none for a list), for a line about the whole input. */
+export function inputUrl(input: CrawlInput): string {
+  return 'sitemap' in input ? input.sitemap : 'start' in input ? input.start : '';
+}
+
+/**
+ * Parses a crawl's query options and validates them once, as a plan for a stand-in page: a bad option is the
+ * caller's error (a RefractError), not every page's.
+ */
+export function crawlQuery(engine: Engine, query: CrawlOptions['query'], tier: Tier = 'pro'): RawObject {
+  const parsed: RawObject = typeof query === 'string' || query === undefined ? parseQuery(new URLSearchParams(query ?? '')) : query;
+  engine.plan({ ...parsed, url: 'https://example.com/' }, tier);
+  return parsed;
+}
+
 export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOptions = {}): Walk {
-  const query: RawObject = typeof options.query === 'string' || options.query === undefined ? parseQuery(new URLSearchParams(options.query ?? '')) : options.query;
   const tier = options.tier ?? 'pro';
+  const query = crawlQuery(engine, options.query, tier);
   const following = 'start' in input;
   const maxDepth = options.maxDepth ?? (following ? 3 : 0);
   const allowed = options.robots === false ? async () => true : robotsCheck(engine);
   const include = options.include?.length ? constructGlobObjectsFromGlobs(options.include) : undefined;
   const exclude = options.exclude?.length ? constructGlobObjectsFromGlobs(options.exclude) : [];
   const retries = options.retries ?? 2;
-  // Validate the query once, before any page: a bad option is the caller's error, not every page's.
-  engine.plan({ ...query, url: 'https://example.com/' }, tier);
   // The walk's browser pages share contexts, like one crawler session (cookies carry from page to page).
   const share = `crawl-${randomUUID()}`;
 
@@ -164,7 +175,6 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
         }
       }
     },
-    follow,
     close: () => engine.browsers.closeShared(share),
   };
 }
@@ -186,7 +196,7 @@ export async function* crawl(engine: Engine, input: CrawlInput, options: CrawlOp
     walk = createWalk(engine, input, options);
     seeds = await walk.seeds();
   } catch (err) {
-    yield failure('sitemap' in input ? input.sitemap : 'start' in input ? input.start : '', err);
+    yield failure(inputUrl(input), err);
     return;
   }
   const journal = options.stateDir ? openJournal(options.stateDir) : undefined;
@@ -258,13 +268,8 @@ export async function* crawl(engine: Engine, input: CrawlInput, options: CrawlOp
       await new Promise<void>((resolve) => { wake = resolve; });
       wake = undefined;
     }
+    // Every result was emitted before the crawler finished, and the loop drains before it looks at `finished`.
     await run;
-    while (results.length) {
-      const r = results.shift()!;
-      handed = r.url;
-      yield r;
-      take();
-    }
   } finally {
     take();
     if (!finished) crawler.autoscaledPool?.abort();

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createWalk, failure, pageKey, type CrawlInput, type CrawlOptions, type CrawlResult, type Link, type Walk } from './crawl.ts';
+import { createWalk, failure, inputUrl, pageKey, type CrawlInput, type CrawlOptions, type CrawlResult, type Link, type Walk } from './crawl.ts';
 import type { Engine } from './engine.ts';
 
 const QUEUE = 'refract-crawl';
@@ -134,7 +134,7 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
     try {
       seeds = await walk.seeds();
     } catch (err) {
-      yield failure('sitemap' in input ? input.sitemap : 'start' in input ? input.start : '', err);
+      yield failure(inputUrl(input), err);
       return;
     }
     // Bad seeds are pages of the crawl too: admitted (they count toward the cap) and committed at once.

@@ -84,15 +84,14 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     try {
       entry = await pending;
       entry.open++;
-      entry.served++;
-      if (entry.served >= opts.retireAfterPages && shared.get(key) === pending) shared.delete(key);
+      // The page that fills its quota retires the context: no new page goes to it, and it closes after its last.
+      if (++entry.served >= opts.retireAfterPages) await retireShared(key, pending, entry);
       const page = await entry.context.newPage().catch((err: unknown) => { entry!.open--; throw err; });
       const mine = entry;
       return {
         page,
         done: async () => {
           mine.open--;
-          if (mine.served >= opts.retireAfterPages) mine.retired = true;
           await closeIfIdle(mine);
         },
       };
