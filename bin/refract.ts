@@ -4,7 +4,7 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createEngine, crawlDistributed, loadConfig, loadPlugins, RefractError, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
+import { createEngine, crawlDistributed, loadConfig, loadPlugins, isRefractError, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
 import { readLines } from '../engine/journal.ts';
 import { crawlQuery } from '../engine/crawl.ts';
 import { defaultPlugins } from '../plugins/index.ts';
@@ -115,7 +115,7 @@ async function crawlCommand(args: string[]): Promise<number> {
     crawlQuery(engine, values.query);
   } catch (err) {
     await engine.close();
-    if (err instanceof RefractError) throw new UsageError(`--query: ${err.code}: ${err.message}`);
+    if (isRefractError(err)) throw new UsageError(`--query: ${err.code}: ${err.message}`);
     throw err;
   }
   const shown = progress();

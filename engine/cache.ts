@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import Keyv from 'keyv';
 import { LRUCache } from 'lru-cache';
 import type { Plan } from './plan.ts';
-import type { Extraction } from './pipeline.ts';
+import type { Extraction } from './extraction.ts';
 
 /** A stored response: the extraction (Data and how it was obtained) with its lifetime. */
 export interface CacheEntry extends Extraction {
@@ -47,7 +47,8 @@ const NOT_IN_KEY = new Set(['force', 'filter', 'embed', 'timeout', 'ttl', 'stale
 export function cacheKeyOf(plan: Plan): string {
   if (plan.options.cacheKey) return `key:${plan.options.cacheKey}`;
   const options = Object.fromEntries(Object.entries(plan.options).filter(([k]) => !NOT_IN_KEY.has(k)));
-  const canonical = stable({ url: plan.url, steps: plan.steps, options, tier: plan.tier });
+  // A crawl's answer also carries the page's links: it is not the same entry as the API's answer.
+  const canonical = stable({ url: plan.url, steps: plan.steps, options, tier: plan.tier, ...(plan.collectLinks ? { links: true } : {}) });
   return `plan:${createHash('sha256').update(canonical).digest('base64url')}`;
 }
 

@@ -41,6 +41,8 @@ export interface Config {
   /** Path of a JSON file of extra oEmbed providers (the same format as the shipped list), checked first. */
   oembedProviders: string | undefined;
   testHooks: boolean;
+  /** The Chromium binary that pages and audits run in. */
+  chromePath: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -75,6 +77,7 @@ export const ENV_DOCS: Record<string, string> = {
   REFRACT_ASSETS_DIR: 'Folder of generated screenshots, PDFs and videos (default ./.assets).',
   REFRACT_ASSETS_URL: 'Base URL that generated files are linked under (default: PUBLIC_URL + `/assets/`; `refract crawl` links the files in its assets folder with `file:` URLs).',
   REFRACT_OEMBED_PROVIDERS: 'Path of a JSON file of extra oEmbed providers for `iframe`, in the format of the shipped providers list; they are matched before it (default none).',
+  CHROME_PATH: 'The Chromium binary for pages and Lighthouse audits (default /usr/bin/chromium, Debian\'s).',
   REFRACT_TEST_HOOKS: 'Set to 1 to accept the `html_url` test parameter (loopback only); never in production.',
   REFRACT_LOG_LEVEL: 'debug, info, warn, error or silent (default info).',
 };
@@ -146,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     assetsUrl: env.REFRACT_ASSETS_URL ?? '',
     oembedProviders: env.REFRACT_OEMBED_PROVIDERS || undefined,
     testHooks: env.REFRACT_TEST_HOOKS === '1',
+    chromePath: env.CHROME_PATH || '/usr/bin/chromium',
     logLevel: ['debug', 'info', 'warn', 'error', 'silent'].includes(level) ? level : 'info',
   };
 }

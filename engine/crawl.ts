@@ -5,8 +5,9 @@ import { load } from 'cheerio';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { RefractError } from './errors.ts';
+import { toFailure } from './failures.ts';
+import { applyFilter } from './filter.ts';
 import { parseQuery, type RawObject } from './params.ts';
-import { lightGet } from './fetch/light.ts';
 import { checkTargetUrl } from './fetch/url.ts';
 import { openJournal } from './journal.ts';
 import type { Engine } from './engine.ts';
@@ -60,9 +61,10 @@ const RETRY_BACKOFF_MS = 500;
 interface Robots { isAllowed(url: string, ua?: string): boolean | undefined }
 const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => Robots;
 
+/** A page's failure as a line of the crawl's output (the API's JSend failure). */
 export function failure(url: string, err: unknown): CrawlResult {
-  const e = err instanceof RefractError ? err : new RefractError('EFATAL', (err as Error)?.message ?? 'unexpected error');
-  return { url, status: e.status < 500 ? 'fail' : 'error', code: e.code, message: e.message };
+  const f = toFailure(err, (err as Error)?.message ?? 'unexpected error');
+  return { url, status: f.jsend, code: f.code, message: f.message };
 }
 
 /** The identity of a page in a crawl: Crawlee's unique key (normalized URL), or the text itself when it is no URL. */
@@ -72,7 +74,7 @@ export function pageKey(url: string): string {
 
 /** Reads a sitemap (or a sitemap index, one level deep) through the SSRF guard. */
 async function sitemapUrls(engine: Engine, url: string, depth = 0): Promise<string[]> {
-  const res = await lightGet(url, { guard: engine.guard, signal: AbortSignal.timeout(engine.config.timeoutMs), maxBytes: engine.config.maxBodyBytes });
+  const res = await engine.get(url, { signal: AbortSignal.timeout(engine.config.timeoutMs), maxBytes: engine.config.maxBodyBytes });
   if (res.statusCode >= 400) throw new RefractError('EINVALURL', `The sitemap ${url} answered ${res.statusCode}`);
   const $ = load(res.body.toString('utf8'), { xml: true });
   const locs = (sel: string) => $(sel).toArray().map((el) => $(el).text().trim()).filter(Boolean);
@@ -88,7 +90,7 @@ function robotsCheck(engine: Engine) {
     const origin = new URL(url).origin;
     let rules = cache.get(origin);
     if (!rules) {
-      rules = lightGet(`${origin}/robots.txt`, { guard: engine.guard, signal: AbortSignal.timeout(10_000), maxBytes: 512 * 1024 })
+      rules = engine.get(`${origin}/robots.txt`, { signal: AbortSignal.timeout(10_000), maxBytes: 512 * 1024 })
         .then((res) => (res.statusCode < 400 ? robotsParser(`${origin}/robots.txt`, res.body.toString('utf8')) : undefined), () => undefined);
       cache.set(origin, rules);
     }
@@ -162,10 +164,15 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
       for (let attempt = 0; ; attempt++) {
         try {
           if (!(await allowed(url))) return { result: { url, status: 'fail', code: 'EROBOTS', message: 'robots.txt disallows this page' }, links: [] };
-          const plan = { ...engine.plan({ ...query, url }, tier), collectLinks: following && depth < maxDepth, shareContext: share };
-          const out = await engine.run(plan);
+          const planned = engine.plan({ ...query, url }, tier);
+          // A retry must not be answered by the failure the cache remembers from the attempt before.
+          const options = attempt > 0 ? { ...planned.options, force: true } : planned.options;
+          const plan = { ...planned, options, collectLinks: following && depth < maxDepth, shareContext: share };
+          // Through the engine's cache, as an API request would: a warm cache answers without a fetch.
+          const out = await engine.extract(plan);
+          const data = plan.options.filter ? applyFilter(out.data, plan.options.filter) : out.data;
           return {
-            result: { url, status: 'success', data: out.data, ...(out.warnings.length ? { warnings: out.warnings } : {}) },
+            result: { url, status: 'success', data, ...(out.warnings.length ? { warnings: out.warnings } : {}) },
             links: follow(url, depth, out.links ?? []),
           };
         } catch (err) {
@@ -177,6 +184,20 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
     },
     close: () => engine.browsers.closeShared(share),
   };
+}
+
+/** The Crawlee crawler of a local crawl: bounded concurrency over the crawl's queue, no retries of its own. */
+function walker(engine: Engine, queue: RequestQueue, config: Configuration, concurrency: number, handle: (request: Request) => Promise<void>, failed: (request: Request, error: Error) => void): BasicCrawler {
+  return new BasicCrawler({
+    requestQueue: queue,
+    maxConcurrency: concurrency,
+    minConcurrency: Math.min(concurrency, 2),
+    maxRequestRetries: 0,
+    requestHandlerTimeoutSecs: Math.ceil(engine.config.maxTimeoutMs / 1000) + 30,
+    statusMessageLoggingInterval: 3600,
+    requestHandler: ({ request }) => handle(request),
+    failedRequestHandler: async ({ request }, error) => failed(request, error),
+  }, config);
 }
 
 /**
@@ -231,27 +252,16 @@ export async function* crawl(engine: Engine, input: CrawlInput, options: CrawlOp
   // Resuming: the pages walked before found these links (the queue itself is rebuilt, not trusted).
   for (const page of journal?.pages ?? []) await enqueue(page.links);
 
-  const crawler = new BasicCrawler({
-    requestQueue: queue,
-    maxConcurrency: options.concurrency ?? 4,
-    minConcurrency: Math.min(options.concurrency ?? 4, 2),
-    maxRequestRetries: 0,
-    requestHandlerTimeoutSecs: Math.ceil(engine.config.maxTimeoutMs / 1000) + 30,
-    statusMessageLoggingInterval: 3600,
-    async requestHandler({ request }) {
-      // The cap is counted here, exactly (Crawlee's own cap can overshoot by the pages in flight).
-      if (done.has(request.uniqueKey) || !room()) return;
-      taken++;
-      const depth = Number(request.userData.depth ?? 0);
-      const { result, links } = await walk.visit(request.url, depth);
-      journal?.page(request.url, depth, links);
-      if (room()) await enqueue(links);
-      emit(result);
-    },
-    async failedRequestHandler({ request }: { request: Request }, error: Error) {
-      emit(failure(request.url, error));
-    },
-  }, config);
+  const crawler = walker(engine, queue, config, options.concurrency ?? 4, async (request) => {
+    // The cap is counted here, exactly (Crawlee's own cap can overshoot by the pages in flight).
+    if (done.has(request.uniqueKey) || !room()) return;
+    taken++;
+    const depth = Number(request.userData.depth ?? 0);
+    const { result, links } = await walk.visit(request.url, depth);
+    journal?.page(request.url, depth, links);
+    if (room()) await enqueue(links);
+    emit(result);
+  }, (request, error) => emit(failure(request.url, error)));
   const run = crawler.run().finally(() => { finished = true; wake?.(); });
   // The result handed out last: taken once the caller asks for the next, or stops asking (`break`).
   let handed: string | undefined;

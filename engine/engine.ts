@@ -1,23 +1,31 @@
+import { EventEmitter } from 'node:events';
 import type { Config } from './config.ts';
 import { createGuard, type Guard } from './fetch/guard.ts';
 import { buildPlan, type Plan, type Tier } from './plan.ts';
 import { parseQuery, type RawObject } from './params.ts';
-import type { Plugin } from './plugin.ts';
+import type { Plugin, PluginSettings } from './plugin.ts';
 import { createRegistry, type Registry } from './registry.ts';
-import { createExecutor, type Executor } from './run.ts';
-import { runPlan, type Extraction } from './pipeline.ts';
+import { createExecutor } from './executor.ts';
+import { executePlan } from './execute.ts';
+import type { Extraction, PluginRuntime, Services } from './extraction.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createBrowsers, type Browsers } from './browser/browsers.ts';
+import { createAdblock } from './browser/adblock.ts';
 import { createAssetStore, type AssetStore } from './assets.ts';
 import { HostMemory } from './fetch/prerender.ts';
+import { createLightAgents, lightGet } from './fetch/light.ts';
+import type { FetchResult } from './fetch/http.ts';
 import { createProxyChooser } from './proxies.ts';
 import { crawl, type CrawlInput, type CrawlOptions, type CrawlResult } from './crawl.ts';
-import { RefractError } from './errors.ts';
+import { hasCode } from './errors.ts';
+import { createCache } from './cache.ts';
+import { createState, systemClock, type Clock, type SharedState } from './state.ts';
+import { createLifecycle, type ExtractOptions, type Outcome } from './extract.ts';
 
-/** What an engine is made of: its configuration and the plugins to register, in output order. */
-export interface EngineOptions { config: Config; plugins: readonly Plugin[]; logger?: Logger }
+/** What an engine is made of: its configuration, the plugins to register (in output order), and its clock. */
+export interface EngineOptions { config: Config; plugins: readonly Plugin[]; logger?: Logger; clock?: Clock }
 
-/** The engine: plans and runs extractions; usable without the HTTP server. */
+/** The engine: plans, caches and runs extractions; usable without the HTTP server. */
 export interface Engine {
   readonly registry: Registry;
   readonly config: Config;
@@ -28,68 +36,98 @@ export interface Engine {
   readonly assets: AssetStore;
   /** The browser side (pages, pool). */
   readonly browsers: Browsers;
+  /** What processes share: Redis when REDIS_URL is set (cache store, counters, locks), else this process's memory. */
+  readonly shared: SharedState;
+  /** Background events: `refresh` ({ url, ok }) when a stale cache entry was regenerated. */
+  readonly events: EventEmitter;
   /** Validates a parsed query into a plan (no I/O). */
   plan(query: RawObject, tier?: Tier): Plan;
-  /** Runs a plan through Crawlee and the plugins. */
+  /** Extracts through the cache (HIT, STALE with a background refresh, MISS computed once, BYPASS with `force`). */
+  extract(plan: Plan, opts?: ExtractOptions): Promise<Outcome>;
+  /** The same for library callers: `extract('https://x', 'screenshot&palette')`, or options as an object (pro tier). */
+  extract(url: string, query?: string | Record<string, unknown>): Promise<Outcome>;
+  /** Runs a plan once, past the cache (what a MISS does). */
   run(plan: Plan): Promise<Extraction>;
+  /** A light GET through the SSRF guard on the engine's connection pools (sitemaps, robots.txt). */
+  get(url: string, opts: { signal: AbortSignal; maxBytes: number }): Promise<FetchResult>;
   /** Crawls a list, a sitemap or a site from a start page, yielding each page's result as it comes. */
   crawl(input: CrawlInput, options?: CrawlOptions): AsyncGenerator<CrawlResult>;
-  /** Convenience for library users: `extract('https://x', 'screenshot&palette')` or with an options object. */
-  extract(url: string, query?: string | Record<string, unknown>): Promise<Extraction>;
   close(): Promise<void>;
 }
 
 function toQuery(url: string, query: string | Record<string, unknown> | undefined): RawObject {
-  const params = new URLSearchParams(typeof query === 'string' ? query : '');
-  const raw = parseQuery(params);
+  const raw = parseQuery(new URLSearchParams(typeof query === 'string' ? query : ''));
   if (query && typeof query === 'object') Object.assign(raw, JSON.parse(JSON.stringify(query, (_, v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v))));
   raw.url = url;
   return raw;
 }
 
-/** Creates an engine: registers the plugins (duplicates throw) and starts the Crawlee executor. */
+/** Each plugin's view of the engine: the settings it declared, and what its `init` made for this engine. */
+function pluginRuntimes(plugins: readonly Plugin[], config: Config): Map<string, PluginRuntime> {
+  const runtimes = new Map<string, PluginRuntime>();
+  for (const plugin of plugins) {
+    const settings = Object.freeze(Object.fromEntries((plugin.settings ?? []).map((name) => [name, config[name]]))) as Partial<PluginSettings>;
+    runtimes.set(plugin.name, { settings, state: plugin.init?.(settings) });
+  }
+  return runtimes;
+}
+
+/** Creates an engine: registers the plugins (duplicates throw), connects the shared state and starts the executor. */
 export async function createEngine(options: EngineOptions): Promise<Engine> {
   const { config } = options;
+  const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const registry = createRegistry(options.plugins);
   const guard = createGuard(config.allowPrivateHosts);
-  const executor: Executor = await createExecutor({
+  const executor = await createExecutor({
     concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
   });
   const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks, defaultTtlMs: config.cacheTtlMs };
-  const browsers = createBrowsers({ concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages, maxMemoryBytes: config.browserMaxMemoryBytes });
+  const browsers = createBrowsers({
+    concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages,
+    maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath,
+  });
+  const agents = createLightAgents();
   const assets = createAssetStore(config.assetsDir, config.publicUrl, config.assetsUrl);
   const proxies = createProxyChooser(config, guard);
-  const deps = {
-    registry, guard, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs, prerenderBudgetMs: config.prerenderBudgetMs,
-    browsers, assets, hosts: new HostMemory(), logger, config,
+  const runtimes = pluginRuntimes(registry.plugins, config);
+  const services: Services = {
+    registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs,
+    prerenderBudgetMs: config.prerenderBudgetMs, browsers, adblock: createAdblock(), assets, hosts: new HostMemory(), logger,
   };
+  // Cache, counters and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them.
+  const shared = await createState(config.redisUrl, clock);
+  const cache = createCache({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, now: () => clock.now() });
+  const events = new EventEmitter();
+  const run = (plan: Plan) => executor.run(plan.url, async (lease) => {
+    const proxyUrl = await proxies.forPlan(plan, lease.proxyUrl);
+    try {
+      return await executePlan(plan, services, { ...lease, proxyUrl });
+    } catch (err) {
+      // On pro a bot challenge is retried once through another proxy of the pool before it is reported.
+      const retry = hasCode(err, 'EPROXYNEEDED') && plan.tier === 'pro' && !plan.options.proxy ? proxies.another(proxyUrl) : undefined;
+      if (!retry) throw err;
+      logger.warn('challenge page, retrying through a pool proxy', { url: plan.url });
+      return executePlan(plan, services, { ...lease, proxyUrl: retry });
+    }
+  });
+  const lifecycle = createLifecycle({ cache, run, clock, cacheTtlMs: config.cacheTtlMs, failureTtlMs: config.failureTtlMs, logger, events });
   const engine: Engine = {
-    registry,
-    config,
-    logger,
-    guard,
-    assets,
-    browsers,
+    registry, config, logger, guard, assets, browsers, shared, events,
     plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
-    run: (plan) => executor.run(plan.url, async (lease) => {
-      const proxyUrl = await proxies.forPlan(plan, lease.proxyUrl);
-      try {
-        return await runPlan(plan, deps, { ...lease, proxyUrl });
-      } catch (err) {
-        // On pro a bot challenge is retried once through another proxy of the pool before it is reported.
-        const retry = err instanceof RefractError && err.code === 'EPROXYNEEDED' && plan.tier === 'pro' && !plan.options.proxy ? proxies.another(proxyUrl) : undefined;
-        if (!retry) throw err;
-        logger.warn('challenge page, retrying through a pool proxy', { url: plan.url });
-        return runPlan(plan, deps, { ...lease, proxyUrl: retry });
-      }
-    }),
+    extract: ((target: Plan | string, arg?: ExtractOptions | string | Record<string, unknown>) => (typeof target === 'string'
+      ? lifecycle.extract(engine.plan(toQuery(target, arg as string | Record<string, unknown> | undefined), 'pro'))
+      : lifecycle.extract(target, arg as ExtractOptions | undefined))) as Engine['extract'],
+    run,
+    get: (url, opts) => lightGet(url, { ...opts, guard, agents }),
     crawl: (input, opts) => crawl(engine, input, opts),
-    extract: (url, query) => engine.run(engine.plan(toQuery(url, query), 'pro')),
     close: async () => {
       await executor.close();
       await browsers.close();
-      await Promise.all(registry.plugins.map((p) => p.close?.()));
+      await Promise.all(registry.plugins.map((p) => p.close?.(runtimes.get(p.name)?.state)));
+      agents.destroy();
+      await cache.close();
+      await shared.close();
     },
   };
   return engine;

@@ -52,7 +52,23 @@ export class RefractError extends Error {
   }
 }
 
-/** Returns true for any value that is a RefractError, also across module copies. */
+/**
+ * True for a coded error of this service, recognised by its `code` (one of CODES) and numeric `status`, not by
+ * `instanceof`: a plugin built against another copy of this package throws errors of another class.
+ */
 export function isRefractError(err: unknown): err is RefractError {
-  return err instanceof RefractError;
+  if (err instanceof RefractError) return true;
+  if (!err || typeof err !== 'object') return false;
+  const { code, status, message } = err as { code?: unknown; status?: unknown; message?: unknown };
+  return typeof code === 'string' && Object.hasOwn(CODES, code) && status === CODES[code as Code] && typeof message === 'string';
+}
+
+/** True when `err` is a coded error with one of these codes. */
+export function hasCode(err: unknown, ...codes: Code[]): boolean {
+  return isRefractError(err) && codes.includes(err.code);
+}
+
+/** The one ETIMEOUT of a request that reached its deadline (`during` says where, for the message). */
+export function timeoutError(during?: string, cause?: unknown): RefractError {
+  return new RefractError('ETIMEOUT', `The request reached its timeout${during ? ` ${during}` : ''}`, cause === undefined ? undefined : { cause });
 }

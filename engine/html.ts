@@ -5,5 +5,5 @@ import { load, type CheerioAPI } from 'cheerio';
  * pages (measured on the corpus), with the same metadata results there.
  */
 export function parseHtml(html: string, url?: string): CheerioAPI {
-  return load(html, { xml: { xmlMode: false, decodeEntities: true }, baseURI: url });
+  return load(html, { xml: { xmlMode: false, decodeEntities: true, encodeEntities: 'utf8' }, baseURI: url });
 }

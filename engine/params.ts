@@ -14,23 +14,40 @@ function isObject(value: Raw | undefined): value is RawObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A container for parsed keys. Entries are only ever read as own properties and written as data properties
+ * (`put`), so `__proto__`, `constructor` and `prototype` are plain names: nothing a client sends can reach
+ * Object.prototype (`a.__proto__.pp.0=x` once polluted every object, and the next request crashed the process).
+ */
+function bare(): RawObject {
+  return {};
+}
+
+/** Reads an own entry only (a list's `constructor` or `__proto__` is not a value of the query). */
+function own(container: RawObject | Raw[], key: string): Raw | undefined {
+  return Object.hasOwn(container, key) ? (container as Record<string, Raw>)[key] : undefined;
+}
+
+/** Writes an own entry, as data: never through a setter such as `__proto__`. */
+function put(container: RawObject | Raw[], key: string, value: Raw): void {
+  Object.defineProperty(container, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 function assign(target: RawObject | Raw[], key: string, value: Raw): void {
-  const slot = target as Record<string, Raw>;
-  const prev = slot[key];
-  if (prev === undefined) slot[key] = value;
+  const prev = own(target, key);
+  if (prev === undefined) put(target, key, value);
   else if (isObject(prev) && typeof value === 'string') prev.$value = value;
-  else if (isObject(value) && typeof prev === 'string') slot[key] = { ...value, $value: prev };
+  else if (isObject(value) && typeof prev === 'string') put(target, key, { ...value, $value: prev });
   else if (Array.isArray(prev) && typeof value === 'string') prev.push(value);
-  else if (typeof prev === 'string' && typeof value === 'string') slot[key] = [prev, value];
+  else if (typeof prev === 'string' && typeof value === 'string') put(target, key, [prev, value]);
 }
 
 function child(container: RawObject | Raw[], key: string, numericNext: boolean): RawObject | Raw[] {
-  const slot = container as Record<string, Raw>;
-  const prev = slot[key];
+  const prev = own(container, key);
   if (isObject(prev) || Array.isArray(prev)) return prev;
-  const next: RawObject | Raw[] = numericNext ? [] : {};
+  const next: RawObject | Raw[] = numericNext ? [] : bare();
   if (typeof prev === 'string' && !numericNext) (next as RawObject).$value = prev;
-  slot[key] = next;
+  put(container, key, next);
   return next;
 }
 
@@ -41,7 +58,7 @@ function child(container: RawObject | Raw[], key: string, numericNext: boolean):
  */
 export function parseQuery(search: string | URLSearchParams): RawObject {
   const params = typeof search === 'string' ? new URLSearchParams(search) : search;
-  const root: RawObject = {};
+  const root = bare();
   for (const [fullKey, value] of params) {
     if (!fullKey) continue;
     const parts = fullKey.split('.');
@@ -56,9 +73,14 @@ export function parseQuery(search: string | URLSearchParams): RawObject {
 }
 
 function compactArrays(value: Raw): Raw {
-  if (Array.isArray(value)) return value.filter((v) => v !== undefined).map(compactArrays);
+  // A plain loop: `filter` and `map` would read the list's own `constructor` entry (`a.0=x&a.constructor=y`).
+  if (Array.isArray(value)) {
+    const out: Raw[] = [];
+    for (let i = 0; i < value.length; i++) if (value[i] !== undefined) out.push(compactArrays(value[i]!));
+    return out;
+  }
   if (isObject(value)) {
-    for (const key of Object.keys(value)) value[key] = compactArrays(value[key]!);
+    for (const key of Object.keys(value)) put(value, key, compactArrays(value[key]!));
   }
   return value;
 }

@@ -1,8 +1,8 @@
 import { RefractError, type Code } from './errors.ts';
-import { NEED_RANK, needOf, type Need } from './plugin.ts';
+import { NEED_RANK, needOf, type Need, type Plugin } from './plugin.ts';
 import type { Registry } from './registry.ts';
 import type { RawObject, Raw } from './params.ts';
-import { coreSchema, INVALID_CODES, PRO_ONLY, type CoreOptions } from './options.ts';
+import { coreSchema, CORE_PARAMS, INVALID_CODES, PRO_ONLY, type CoreOptions } from './options.ts';
 import { describeIssue, toBoolean } from './schema.ts';
 import { checkTargetUrl } from './fetch/url.ts';
 
@@ -26,6 +26,8 @@ export interface Plan {
    * storage, like one crawler session) instead of a fresh incognito context each, which costs 100-300 ms a page.
    */
   shareContext?: string;
+  /** Top-level parameters that no part of the service reads (typos such as `screenshoot`): accepted, and named. */
+  unknownParams: string[];
 }
 
 /** Limits the plan builder enforces that come from configuration. */
@@ -38,7 +40,11 @@ function fail(code: Code, message: string, param?: string): never {
   throw new RefractError(code, message, param ? { data: { param } } : undefined);
 }
 
-function stepValue(raw: Raw | undefined): { on: boolean | undefined; value: Raw | undefined } {
+/**
+ * Whether a step is asked for, and with what: a flag (`screenshot`, `screenshot=false`), a plain word for the
+ * plugin's shorthand (`screenshot=iphone 12`), dotted options, or a word beside dotted options (both kept).
+ */
+function stepValue(raw: Raw | undefined): { on: boolean | undefined; value: Raw | undefined; word?: string } {
   if (raw === undefined) return { on: undefined, value: undefined };
   if (typeof raw === 'string') {
     const flag = toBoolean(raw);
@@ -47,27 +53,60 @@ function stepValue(raw: Raw | undefined): { on: boolean | undefined; value: Raw 
   if (Array.isArray(raw)) return { on: true, value: raw };
   const { $value, ...rest } = raw;
   const flag = typeof $value === 'string' ? toBoolean($value) : undefined;
-  return { on: flag === false ? false : true, value: rest };
+  const word = typeof $value === 'string' && typeof flag !== 'boolean' && $value !== '' ? $value : undefined;
+  return { on: flag === false ? false : true, value: rest, word };
+}
+
+/** The code a refused option of this plugin answers with: its own per option, its one code, or EINVALQUERY. */
+function invalidCode(plugin: Plugin, param: string): Code {
+  const { invalid } = plugin;
+  if (typeof invalid === 'string') return invalid;
+  return invalid?.[param.split('.')[1] ?? ''] ?? 'EINVALQUERY';
 }
 
 function pluginSteps(query: RawObject, registry: Registry): Step[] {
   const chosen: Step[] = [];
   for (const plugin of registry.plugins) {
-    const { on, value } = stepValue(query[plugin.name]);
+    const { on, value, word } = stepValue(query[plugin.name]);
     if (on === false || (on === undefined && !plugin.defaultOn)) continue;
     let input: unknown = value ?? {};
-    if (typeof value === 'string') {
+    const plain = typeof value === 'string' ? value : word;
+    if (plain !== undefined) {
       if (!plugin.shorthand) fail('EINVALQUERY', `Invalid \`${plugin.name}\`: expected true, false or dotted options`, plugin.name);
-      input = plugin.shorthand(value);
+      // The dotted options win over what the word stands for (`screenshot=iphone 12&screenshot.overlay.browser=dark`).
+      input = { ...plugin.shorthand(plain), ...(typeof value === 'object' ? value : {}) };
     }
     const parsed = plugin.params.safeParse(input);
     if (!parsed.success) {
       const { param, message } = describeIssue(plugin.name, parsed.error);
-      fail(plugin.invalid ?? 'EINVALQUERY', message, param);
+      fail(invalidCode(plugin, param), message, param);
     }
     chosen.push({ name: plugin.name, opts: (parsed.data ?? {}) as Record<string, unknown> });
   }
   return chosen;
+}
+
+/**
+ * A standalone plugin asked for alone answers alone: the plugins that are on by default and were not named
+ * (metadata) are left out. `function=...` gives the function's result; `function=...&meta` adds metadata.
+ */
+function standaloneSteps(steps: Step[], query: RawObject, registry: Registry): Step[] {
+  const named = (s: Step) => stepValue(query[s.name]).on === true;
+  const implicit = (s: Step) => registry.get(s.name)!.defaultOn && !named(s);
+  const asked = steps.filter((s) => !implicit(s));
+  if (!asked.length || !asked.every((s) => registry.get(s.name)!.standalone)) return steps;
+  return asked;
+}
+
+/** No browser step may follow one that closes the page (a video recording ends with the page). */
+function checkPageUse(steps: readonly Step[], registry: Registry): void {
+  const closer = steps.find((s) => registry.get(s.name)!.closesPage?.(s.opts));
+  if (!closer) return;
+  for (const step of steps.slice(steps.indexOf(closer) + 1)) {
+    if (needOf(registry.get(step.name)!, step.opts) === 'browser') {
+      fail('EINVALQUERY', `\`${step.name}\` cannot be combined with \`${closer.name}\` with these options: ${closer.name} closes the page it records`, step.name);
+    }
+  }
 }
 
 /** Removes tracking parameters from the target so that they do not split the cache. */
@@ -106,14 +145,12 @@ export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limi
     fail('EINVALSTTL', `Invalid \`staleTtl\`: expected at most the cache lifetime (${ttl} ms)`, 'staleTtl');
   }
   const url = canonicalTarget(checkTargetUrl(options.url));
-  const steps = pluginSteps(query, registry);
-  const onlyFunction = steps.length > 0 && steps.every((s) => s.name === 'function' || s.name === 'meta');
-  const metaAsked = stepValue(query.meta).on === true;
-  const finalSteps = onlyFunction && steps.some((s) => s.name === 'function') && !metaAsked
-    ? steps.filter((s) => s.name !== 'meta') : steps;
+  const finalSteps = standaloneSteps(pluginSteps(query, registry), query, registry);
+  checkPageUse(finalSteps, registry);
   const needs = finalSteps.reduce<Need>((max, s) => {
     const need = needOf(registry.get(s.name)!, s.opts);
     return NEED_RANK[need] > NEED_RANK[max] ? need : max;
   }, 'http');
-  return { url, needs, steps: finalSteps, options: { ...options, url, timeout }, tier };
+  const unknownParams = Object.keys(query).filter((k) => !CORE_PARAMS.has(k) && !registry.get(k));
+  return { url, needs, steps: finalSteps, options: { ...options, url, timeout }, tier, unknownParams };
 }

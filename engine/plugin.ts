@@ -49,13 +49,24 @@ export interface Context {
   data: Record<string, unknown>;
   /** The SSRF guard, for plugins that hand URLs to a client of their own (an audit's browser, say). */
   guard: Guard;
-  /** The service's configuration, read-only (plugins read their own settings from it). */
-  config: Readonly<Config>;
+  /** The settings this plugin declared in `settings`, and nothing else of the service's configuration. */
+  settings: Readonly<Partial<PluginSettings>>;
+  /** What the plugin's `init` made for this engine (a worker pool, say); undefined without `init`. */
+  state: any;
   /** Reads a file this service generated (a screenshot, say) by its asset URL; undefined for any other URL. */
   readAsset(url: string): Promise<Buffer | undefined>;
   /** True for the URL of a file this service generated. */
   isAsset(url: string): boolean;
 }
+
+/**
+ * The settings a plugin may declare and read (`settings: ['probeTimeoutMs']`). Secrets (API keys, proxies, the
+ * Redis URL) are not among them: no plugin, built-in or third-party, can reach them.
+ */
+export type PluginSettings = Pick<Config, 'timeoutMs' | 'maxBodyBytes' | 'probeTimeoutMs' | 'oembedProviders' | 'chromePath' | 'prerenderBudgetMs' | 'assetsDir'>;
+
+/** The names of PluginSettings, checked when a plugin is defined. */
+export const PLUGIN_SETTINGS: readonly (keyof PluginSettings)[] = ['timeoutMs', 'maxBodyBytes', 'probeTimeoutMs', 'oembedProviders', 'chromePath', 'prerenderBudgetMs', 'assetsDir'];
 
 /** A plugin as authors write it: one query parameter, its options schema, what it needs, and its work. */
 export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
@@ -65,12 +76,29 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   description: string;
   /** What the step consumes; a function when it depends on the options (a data rule that evaluates script). */
   needs: Need | ((options: z.output<S>) => Need);
-  /** The error code of a query its schema refuses (EINVALQUERY unless a more specific code exists, as EINVALDATA). */
-  invalid?: Code;
+  /**
+   * The error code of a query its schema refuses (EINVALQUERY unless a more specific code exists, as EINVALDATA),
+   * or codes by option name (`{ pageRanges: 'EPAGERANGE' }`; other options EINVALQUERY).
+   */
+  invalid?: Code | Readonly<Record<string, Code>>;
   /** Schema of its options (`name.option=value`), with defaults. */
   params: S;
   /** On without being asked for (as `meta` is). */
   defaultOn?: boolean;
+  /**
+   * Asked for alone, it answers alone: plugins that are on by default (`meta`) are left out unless named (as
+   * `function` does: its result is the answer).
+   */
+  standalone?: boolean;
+  /** True when the step, with these options, closes the page (a video recording): no browser step may follow it. */
+  closesPage?: (options: z.output<S>) => boolean;
+  /** Settings of the service this plugin reads, as `ctx.settings` (see PluginSettings). */
+  settings?: readonly (keyof PluginSettings)[];
+  /**
+   * Creates what the plugin keeps across requests for one engine (a worker pool, a queue): `ctx.state` in `run`,
+   * and what `close` releases when that engine closes. Two engines in one process never share it.
+   */
+  init?: (settings: Readonly<Partial<PluginSettings>>) => unknown;
   /** Spread the result into `data` instead of placing it under `data[name]` (as `meta` does). */
   merge?: boolean;
   /** Browser settings this step needs (device, viewport, waits...), merged over the request's page controls. */
@@ -79,8 +107,8 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   shorthand?: (value: string) => Record<string, unknown>;
   /** The content type `embed` answers for a text field this plugin produced (`text/markdown`, say); path is split on dots. */
   embedType?: (path: readonly string[], options: z.output<S>) => string | undefined;
-  /** Releases what the plugin holds across requests (a worker pool, say) when the engine closes. */
-  close?: () => Promise<void>;
+  /** Releases what `init` made (a worker pool, say) when the engine closes. */
+  close?: (state: any) => Promise<void> | void;
   /** Does the work; returns JSON-ready data or null. */
   run(ctx: Context, options: z.output<S>): unknown;
 }
@@ -105,6 +133,9 @@ export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S
     throw new TypeError(`Plugin "${definition.name}": needs must be http, html or browser`);
   }
   if (typeof definition.run !== 'function') throw new TypeError(`Plugin "${definition.name}": run must be a function`);
+  for (const name of definition.settings ?? []) {
+    if (!PLUGIN_SETTINGS.includes(name)) throw new TypeError(`Plugin "${definition.name}": no setting "${name}" is open to plugins (${PLUGIN_SETTINGS.join(', ')})`);
+  }
   if (!definition.params || typeof (definition.params as z.ZodType).safeParse !== 'function') {
     throw new TypeError(`Plugin "${definition.name}": params must be a schema (use options({...}))`);
   }

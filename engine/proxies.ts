@@ -1,4 +1,4 @@
-import { RefractError } from './errors.ts';
+import { RefractError, hasCode } from './errors.ts';
 import type { Config } from './config.ts';
 import type { Guard } from './fetch/guard.ts';
 import type { Plan } from './plan.ts';
@@ -29,7 +29,7 @@ export function createProxyChooser(config: Pick<Config, 'proxyLocations' | 'prox
         try {
           await guard.resolve(url.hostname);
         } catch (err) {
-          if (err instanceof RefractError && err.code === 'EFORBIDDENURL') throw new RefractError('EFORBIDDENURL', `The proxy ${url.host} is a private or reserved address`, { cause: err, data: { param: 'proxy' } });
+          if (hasCode(err, 'EFORBIDDENURL')) throw new RefractError('EFORBIDDENURL', `The proxy ${url.host} is a private or reserved address`, { cause: err, data: { param: 'proxy' } });
           throw new RefractError('EINVALPROXY', `The proxy host ${url.hostname} does not resolve`, { cause: err, data: { param: 'proxy' } });
         }
         return asked.url;

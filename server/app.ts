@@ -1,16 +1,16 @@
 import http from 'node:http';
-import { EventEmitter } from 'node:events';
+import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import zlib from 'node:zlib';
+import Negotiator from 'negotiator';
 import { promisify } from 'node:util';
 import { createEngine, loadPlugins, type Config, type Plugin, type Engine } from '../engine/index.ts';
-import { createCache } from '../engine/cache.ts';
 import { defaultPlugins } from '../plugins/index.ts';
 import { createHandler, type HandlerRequest, type HandlerResponse } from './handler.ts';
 import { createQuota } from './quota.ts';
 import { createKeyRing } from './keys.ts';
-import { createState, systemClock, type Clock } from './state.ts';
+import { systemClock, type Clock } from '../engine/state.ts';
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -29,15 +29,26 @@ async function compress(res: HandlerResponse, acceptEncoding: string): Promise<H
   const body = typeof res.body === 'string' ? Buffer.from(res.body) : res.body;
   const type = res.headers['content-type'] ?? '';
   if (body.length < MIN_COMPRESS || !COMPRESSIBLE.test(type)) return { ...res, body };
-  const accepted = acceptEncoding.toLowerCase();
-  if (/\bbr\b/.test(accepted)) {
+  // q-values count (`br;q=0, gzip` is gzip); on a tie the server's order (brotli first) decides.
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as { encoding(available: string[], opts: { preferred: string[] }): string | undefined };
+  const encoding = negotiator.encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip', 'identity'] });
+  if (encoding === 'br') {
     const out = await brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
     return { ...res, headers: { ...res.headers, 'content-encoding': 'br' }, body: out };
   }
-  if (/\bgzip\b/.test(accepted)) {
+  if (encoding === 'gzip') {
     return { ...res, headers: { ...res.headers, 'content-encoding': 'gzip' }, body: await gzip(body, { level: 6 }) };
   }
   return { ...res, body };
+}
+
+/** The answer while the engine starts (a load balancer's health check during a deploy, say). */
+function starting(): HandlerResponse {
+  return {
+    status: 503,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'cache-control': 'no-store' },
+    body: JSON.stringify({ status: 'error', code: 'EBUSY', message: 'The service is starting; retry in a moment', data: null }),
+  };
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<string> {
@@ -71,7 +82,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
           }, body: asset.bytes }
           : { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ status: 'fail', code: 'ENOTFOUND', message: 'No such asset' }) };
       } else {
-        out = await handlers[i]!({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress ?? '' });
+        out = !handlers[i] ? starting() : await handlers[i]!({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress ?? '' });
       }
       out = await compress(out, String(req.headers['accept-encoding'] ?? ''));
       const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
@@ -87,26 +98,21 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   const freeUrl = await listen(servers[0]!, baseConfig.port, baseConfig.host);
   const proUrl = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
   const config = { ...baseConfig, publicUrl: baseConfig.publicUrl || freeUrl };
-  engine = await createEngine({ config, plugins });
-  // Cache, quotas and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them.
-  const state = await createState(config.redisUrl, clock);
-  const cache = createCache({ maxBytes: config.cacheMaxBytes, store: state.store, locks: state.locks, now: () => clock.now() });
-  const quota = createQuota(state.counters, clock);
+  engine = await createEngine({ config, plugins, clock });
+  // The quotas count in the engine's shared state: Redis when REDIS_URL is set, so processes share them.
+  const quota = createQuota(engine.shared.counters, clock);
   const keys = createKeyRing(config.apiKeys);
   const docsUrl = `${config.publicUrl}/docs/errors`;
-  const events = new EventEmitter();
-  handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: engine!, cache, quota, tier, keys, docsUrl, clock, events }));
+  handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: engine!, quota, tier, keys, docsUrl, clock }));
   const ready = engine;
   return {
     engine: ready,
-    events,
+    events: ready.events,
     freeUrl,
     proUrl,
     async close() {
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); })));
       await ready.close();
-      await cache.close();
-      await state.close();
     },
   };
 }

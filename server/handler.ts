@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { RefractError, parseQuery, type Code, type Engine, type Plan, type Tier } from '../engine/index.ts';
-import { cacheKeyOf, type Cache, type CacheEntry } from '../engine/cache.ts';
+import { RefractError, parseQuery, type Engine, type Plan, type Tier } from '../engine/index.ts';
+import type { CacheEntry } from '../engine/cache.ts';
+import { cacheStatusOf } from '../engine/extract.ts';
 import { formatDuration } from '../engine/duration.ts';
 import { success, failure } from './jsend.ts';
-import { applyFilter, embedValue } from './render.ts';
+import { applyFilter, embedValue } from '../engine/filter.ts';
 import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
 import type { KeyRing, KeyOwner } from './keys.ts';
-import type { Clock } from './state.ts';
+import type { Clock } from '../engine/state.ts';
 import { createHash } from 'node:crypto';
-import type { EventEmitter } from 'node:events';
 import { fetchAsset } from './asset.ts';
 
 /** A request as the handler sees it: no sockets. */
@@ -17,12 +17,8 @@ export interface HandlerRequest { method: string; url: string; headers: Record<s
 /** A response as the handler returns it: no sockets. */
 export interface HandlerResponse { status: number; headers: Record<string, string>; body: Buffer | string }
 
-/** What a handler serves with: the engine, the cache, the quotas, keys, the endpoint's tier, and the clock. */
-export interface HandlerDeps {
-  engine: Engine; cache: Cache; quota: Quota; tier: Tier; keys: KeyRing; docsUrl: string; clock: Clock;
-  /** Where background work reports: `refresh` with `{ url, ok }` when a stale entry was regenerated. */
-  events: EventEmitter;
-}
+/** What a handler serves with: the engine (which owns the cache), the quotas, keys, the endpoint's tier, and the clock. */
+export interface HandlerDeps { engine: Engine; quota: Quota; tier: Tier; keys: KeyRing; docsUrl: string; clock: Clock }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -76,9 +72,6 @@ function headerParams(req: HandlerRequest, search: URLSearchParams): URLSearchPa
   return out ?? search;
 }
 
-/** Errors of the extraction that are worth remembering for a while (not capacity or unexpected failures). */
-const NOT_REMEMBERED = new Set<Code>(['EFATAL', 'EBUSY', 'ERATE']);
-
 /** The content type a plugin declares for a text field (a data rule read as Markdown answers text/markdown). */
 function embedTypeOf(plan: Plan, path: string, deps: HandlerDeps): string | undefined {
   const parts = path.split('.');
@@ -105,6 +98,17 @@ async function render(plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise
   return { type: JSON_TYPE, body: JSON.stringify(success(data, extra)) };
 }
 
+/** Names of unknown parameters as a header value: percent-encoded (any text is safe in it), at most 1 KB. */
+function unknownHeader(names: readonly string[]): string {
+  let out = '';
+  for (const name of names) {
+    const next = out ? `${out}, ${encodeURIComponent(name)}` : encodeURIComponent(name);
+    if (next.length > 1024) return `${out}, ...`;
+    out = next;
+  }
+  return out;
+}
+
 /** Whether an If-None-Match header names this entity tag (or `*`). */
 function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
@@ -113,46 +117,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 
 /** Creates the request handler of one endpoint: (request) → response, never touching sockets. */
 export function createHandler(deps: HandlerDeps) {
-  const { engine, cache, quota } = deps;
-  const refreshing = new Set<string>();
-
-  /** Runs the plan and stores the outcome; a failure worth remembering is stored briefly and returned as such. */
-  async function compute(plan: Plan, key: string): Promise<CacheEntry> {
-    try {
-      const result = await engine.run(plan);
-      const now = deps.clock.now();
-      const fresh: CacheEntry = { ...result, createdAt: now, expiresAt: now + (plan.options.ttl ?? engine.config.cacheTtlMs) };
-      await cache.set(key, fresh);
-      return fresh;
-    } catch (err) {
-      if (!(err instanceof RefractError) || NOT_REMEMBERED.has(err.code) || engine.config.failureTtlMs <= 0) throw err;
-      const now = deps.clock.now();
-      const failed: CacheEntry = {
-        data: {}, fetchMode: 'none', fetchTimeMs: 0, warnings: [], createdAt: now, expiresAt: now + engine.config.failureTtlMs,
-        failure: { code: err.code, message: err.message, data: err.data },
-      };
-      await cache.set(key, failed);
-      return failed;
-    }
-  }
-
-  /** Refreshes a stale entry once (per process; across processes the cache lock makes it once in all). */
-  function refreshInBackground(plan: Plan, key: string, staleSince: number): void {
-    if (refreshing.has(key)) return;
-    refreshing.add(key);
-    // Another process may have refreshed it while this one waited for the lock: a newer entry is kept as it is.
-    const refresh = async () => {
-      const current = await cache.get(key);
-      return current && current.createdAt > staleSince ? current : compute(plan, key);
-    };
-    void cache.coalesce(key, refresh, plan.options.timeout + 5000)
-      .then((entry) => deps.events.emit('refresh', { url: plan.url, ok: !entry.failure }))
-      .catch((err) => {
-        engine.logger.warn('background refresh failed', { url: plan.url, error: (err as Error).message });
-        deps.events.emit('refresh', { url: plan.url, ok: false });
-      })
-      .finally(() => refreshing.delete(key));
-  }
+  const { engine, quota } = deps;
 
   return async function handle(req: HandlerRequest): Promise<HandlerResponse> {
     const id = randomUUID();
@@ -163,7 +128,6 @@ export function createHandler(deps: HandlerDeps) {
     let rate: QuotaState | undefined;
     let caller = `ip:${req.ip}`;
     let policy: QuotaPolicy = { limit: engine.config.freeQuota, window: engine.config.freeQuotaWindowSecs * 1000 };
-    let cacheStatus = 'MISS';
     try {
       const target = new URL(req.url, 'http://refract.local');
       if (req.method === 'OPTIONS') {
@@ -171,36 +135,21 @@ export function createHandler(deps: HandlerDeps) {
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new RefractError('EMETHOD', `Method ${req.method} is not allowed; use GET`);
       if (target.pathname !== '/') throw new RefractError('ENOTFOUND', `No such path ${target.pathname}; the API answers on /`);
-      const who = await callerOf(req, deps);
-      caller = who.id;
-      policy = who.policy;
+      ({ id: caller, policy } = await callerOf(req, deps));
       const plan = engine.plan(parseQuery(headerParams(req, target.searchParams)), deps.tier);
-      const key = cacheKeyOf(plan);
-      const now = deps.clock.now();
-      let entry = plan.options.force ? undefined : await cache.get(key);
-      let status = 'HIT';
-      if (entry) {
-        // Cache hits cost nothing.
-        rate = await quota.peek(caller, policy);
-        const { staleTtl } = plan.options;
-        if (!entry.failure && staleTtl !== undefined && now - entry.createdAt >= staleTtl) {
-          status = 'STALE';
-          refreshInBackground(plan, key, entry.createdAt);
-        }
-      } else {
+      if (plan.unknownParams.length) base['x-refract-unknown-params'] = unknownHeader(plan.unknownParams);
+      // Work is charged (and may be refused) only on a MISS or BYPASS; cache hits cost nothing.
+      const admit = async () => {
         rate = await quota.consume(caller, policy);
         if (rate.exceeded) throw new RefractError('ERATE', 'The request quota of this window is used up; wait for the reset');
-        status = plan.options.force ? 'BYPASS' : 'MISS';
-        if (plan.options.force) await cache.delete(key);
-        // Checked again once this request holds the computation (another process may have stored it meanwhile).
-        entry = await cache.coalesce(key, async () => (await cache.get(key)) ?? compute(plan, key), plan.options.timeout + 5000);
-      }
-      cacheStatus = status;
-      if (entry.failure) throw new RefractError(entry.failure.code as Code, entry.failure.message, { data: entry.failure.data as Record<string, unknown> | undefined });
-      const out = await render(plan, entry, deps);
+      };
+      const outcome = await engine.extract(plan, { admit });
+      rate ??= await quota.peek(caller, policy);
+      const now = deps.clock.now();
+      const out = await render(plan, outcome, deps);
       const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-      const headers: Record<string, string> = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(entry, status, now), etag, 'content-type': out.type };
+      const headers: Record<string, string> = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(outcome, outcome.cache, now), etag, 'content-type': out.type };
       // Embedded HTML (a report, or whatever a target served) runs sandboxed, in an opaque origin, never as this service.
       if (/^text\/html/i.test(out.type)) headers['content-security-policy'] = 'sandbox allow-scripts allow-popups';
       if (matches(header(req, 'if-none-match'), etag)) return { status: 304, headers, body: '' };
@@ -215,7 +164,7 @@ export function createHandler(deps: HandlerDeps) {
       if (status === 413 || status === 503) delete rates['x-rate-limit-reset'];
       return {
         status,
-        headers: { ...base, ...rates, ...extra, 'x-cache-status': cacheStatus, 'x-fetch-mode': 'none', 'x-fetch-time': '0ms', 'cache-control': 'no-store', 'content-type': JSON_TYPE },
+        headers: { ...base, ...rates, ...extra, 'x-cache-status': cacheStatusOf(err), 'x-fetch-mode': 'none', 'x-fetch-time': '0ms', 'cache-control': 'no-store', 'content-type': JSON_TYPE },
         body: JSON.stringify(body),
       };
     }

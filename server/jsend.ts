@@ -1,4 +1,4 @@
-import { RefractError } from '../engine/index.ts';
+import { toFailure } from '../engine/failures.ts';
 
 /** The JSend success envelope. */
 export function success(data: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -7,18 +7,10 @@ export function success(data: unknown, extra: Record<string, unknown> = {}): Rec
 
 /** Turns any thrown value into an HTTP status and a JSend fail/error body; unknown errors become EFATAL. */
 export function failure(err: unknown, id: string, docsUrl: string): { status: number; body: Record<string, unknown>; unexpected: boolean } {
-  const unexpected = !(err instanceof RefractError);
-  const e = err instanceof RefractError ? err : new RefractError('EFATAL', 'An unexpected error occurred; quote the id when reporting it');
+  const f = toFailure(err);
   return {
-    status: e.status,
-    unexpected,
-    body: {
-      status: e.status < 500 ? 'fail' : 'error',
-      code: e.code,
-      message: e.message,
-      more: `${docsUrl}#${e.code.toLowerCase()}`,
-      id,
-      data: e.data ?? null,
-    },
+    status: f.status,
+    unexpected: f.unexpected,
+    body: { status: f.jsend, code: f.code, message: f.message, more: `${docsUrl}#${f.code.toLowerCase()}`, id, data: f.data ?? null },
   };
 }

@@ -6,16 +6,11 @@ import { filterCompactRules } from '@duckduckgo/autoconsent';
 import type { Frame, Page } from 'playwright-core';
 
 const require = createRequire(import.meta.url);
-let engine: FiltersEngine | undefined;
-let consentScript: string | undefined;
-let compactRules: unknown;
 // Detection retries every 500 ms or so; a banner that shows later than this is missed (the wait is bounded).
 const DETECT_RETRIES = 4;
 const FIRST_PASS_MS = 300;
-const initMessages = new Map<string, string>();
-
 /** The init answer for a frame: config and the rules that apply to its URL (memoized per origin and frame kind). */
-function initMessage(url: string, mainFrame: boolean): string {
+function initMessage(initMessages: Map<string, string>, compactRules: unknown, url: string, mainFrame: boolean): string {
   let origin = url;
   try { origin = new URL(url).origin; } catch { /* about:blank and the like */ }
   const key = `${mainFrame}:${origin}`;
@@ -31,16 +26,19 @@ function initMessage(url: string, mainFrame: boolean): string {
 }
 const TERMINAL = new Set(['nothingDetected', 'optOutSucceeded', 'optOutFailed', 'done']);
 
-/**
- * The ad and tracker filter engine, built once from the tracker database that ships inside
- * `@ghostery/trackerdb` (no download at run time).
- */
-function filters(): FiltersEngine {
-  if (!engine) {
-    const dist = path.resolve(path.dirname(require.resolve('@ghostery/trackerdb')), '..');
-    engine = FiltersEngine.parse(readFileSync(path.join(dist, 'trackerdb.txt'), 'utf8'));
-  }
-  return engine;
+/** The ad and tracker filter engine, from the tracker database that ships inside `@ghostery/trackerdb` (no download). */
+function loadFilters(): FiltersEngine {
+  const dist = path.resolve(path.dirname(require.resolve('@ghostery/trackerdb')), '..');
+  return FiltersEngine.parse(readFileSync(path.join(dist, 'trackerdb.txt'), 'utf8'));
+}
+
+/** DuckDuckGo autoconsent's content script and compact rules (shipped in the package). */
+function loadConsent(): { script: string; rules: unknown } {
+  const dist = path.dirname(require.resolve('@duckduckgo/autoconsent'));
+  return {
+    script: readFileSync(path.join(dist, 'autoconsent.playwright.js'), 'utf8'),
+    rules: JSON.parse(readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8')),
+  };
 }
 
 const TYPES: Record<string, string> = {
@@ -48,36 +46,43 @@ const TYPES: Record<string, string> = {
   xhr: 'xhr', fetch: 'xhr', websocket: 'websocket', ping: 'ping', other: 'other',
 };
 
-/** True when an ad or tracker filter matches this subrequest of the page. */
-export function isBlocked(url: string, resourceType: string, pageUrl: string): boolean {
-  if (resourceType === 'document' && url === pageUrl) return false;
-  const { match } = filters().match(Request.fromRawDetails({ url, sourceUrl: pageUrl, type: (TYPES[resourceType] ?? 'other') as never }));
-  return match;
+/** An engine's ad blocker and cookie-banner handler; filters and rules load on first use, once per engine. */
+export interface Adblock {
+  /** True when an ad or tracker filter matches this subrequest of the page. */
+  isBlocked(url: string, resourceType: string, pageUrl: string): boolean;
+  /**
+   * Dismisses cookie banners with DuckDuckGo's autoconsent: the content script runs in every frame and asks the
+   * page to opt out of tracking. Resolves with a wait (bounded by its cap) for the opt-out to finish.
+   */
+  dismissConsent(page: Page): Promise<(capMs: number) => Promise<void>>;
 }
 
-/** Loads the filter engine ahead of the first request, so the first page does not pay for it. */
-export function warmUp(): void {
-  filters();
+export function createAdblock(): Adblock {
+  let filters: FiltersEngine | undefined;
+  let consent: { script: string; rules: unknown } | undefined;
+  const initMessages = new Map<string, string>();
+  return {
+    isBlocked(url, resourceType, pageUrl) {
+      if (resourceType === 'document' && url === pageUrl) return false;
+      filters ??= loadFilters();
+      return filters.match(Request.fromRawDetails({ url, sourceUrl: pageUrl, type: (TYPES[resourceType] ?? 'other') as never })).match;
+    },
+    dismissConsent(page) {
+      consent ??= loadConsent();
+      return dismissConsent(page, consent, initMessages);
+    },
+  };
 }
 
-/**
- * Dismisses cookie banners with DuckDuckGo's autoconsent (its rules ship in the package): the content script
- * runs in every frame and asks the page to opt out of tracking.
- */
-export async function dismissConsent(page: Page): Promise<(capMs: number) => Promise<void>> {
+async function dismissConsent(page: Page, consent: { script: string; rules: unknown }, initMessages: Map<string, string>): Promise<(capMs: number) => Promise<void>> {
   let finished: () => void = () => undefined;
   const done = new Promise<void>((resolve) => { finished = resolve; });
   let detected = false;
   let initAt: number | undefined;
-  if (!consentScript) {
-    const dist = path.dirname(require.resolve('@duckduckgo/autoconsent'));
-    consentScript = readFileSync(path.join(dist, 'autoconsent.playwright.js'), 'utf8');
-    compactRules = JSON.parse(readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8'));
-  }
   await page.exposeBinding('autoconsentSendMessage', async ({ frame }: { frame: Frame }, msg: { type: string; id?: string; code?: string; mainFrame?: boolean; state?: { lifecycle?: string } }) => {
     if (msg.type === 'init') {
       const mainFrame = frame.parentFrame() === null;
-      await frame.evaluate(initMessage(frame.url(), mainFrame)).catch(() => undefined);
+      await frame.evaluate(initMessage(initMessages, consent.rules, frame.url(), mainFrame)).catch(() => undefined);
       if (mainFrame) initAt = performance.now();
     } else if (msg.type === 'cmpDetected' || msg.type === 'popupFound') {
       detected = true;
@@ -90,7 +95,7 @@ export async function dismissConsent(page: Page): Promise<(capMs: number) => Pro
       await frame.evaluate(`autoconsentReceiveMessage({ id: ${JSON.stringify(msg.id)}, type: "evalResp", result: ${JSON.stringify(result)} })`).catch(() => undefined);
     }
   });
-  await page.addInitScript({ content: consentScript });
+  await page.addInitScript({ content: consent.script });
   // After its first detection pass, a page without a banner is not waited for; one with a banner is waited
   // for (up to the cap) until the opt-out finishes.
   return async (capMs) => {

@@ -1,8 +1,9 @@
 import type { BrowserContext, BrowserContextOptions, Page, Response, Route, WebSocketRoute } from 'playwright-core';
 import type { Guard } from '../fetch/guard.ts';
 import { RefractError } from '../errors.ts';
+import { fromNavigation } from '../failures.ts';
 import { findDevice } from './devices.ts';
-import { isBlocked } from './adblock.ts';
+import type { Adblock } from './adblock.ts';
 
 /** How the page is set up and driven: the general page controls of a request, plus what its steps add. */
 export interface PageSetup {
@@ -28,12 +29,15 @@ export interface PageSetup {
   recordVideo?: { dir: string; size: { width: number; height: number } };
 }
 
+/** The viewport of a page whose request names no device or size. */
+export const DEFAULT_VIEWPORT = Object.freeze({ width: 1280, height: 800 });
+
 /** Browser context options from the page setup: device preset first, explicit viewport values over it. */
 export function contextOptions(setup: PageSetup): BrowserContextOptions {
   const preset = setup.device ? findDevice(setup.device) : undefined;
   const v = setup.viewport ?? {};
-  const width = v.width ?? preset?.viewport.width ?? 1280;
-  const height = v.height ?? preset?.viewport.height ?? 800;
+  const width = v.width ?? preset?.viewport.width ?? DEFAULT_VIEWPORT.width;
+  const height = v.height ?? preset?.viewport.height ?? DEFAULT_VIEWPORT.height;
   const landscape = v.isLandscape ?? preset?.isLandscape ?? false;
   const [w, h] = landscape && height > width ? [height, width] : [width, height];
   return {
@@ -64,7 +68,7 @@ const guardedContexts = new WeakSet<BrowserContext>();
  * installed once on its context too, for the windows the page opens (`window.open`, `target=_blank`), which
  * page routes do not see.
  */
-export async function guardRequests(page: Page, guard: Guard, adblock = false): Promise<void> {
+export async function guardRequests(page: Page, guard: Guard, adblock?: Adblock): Promise<void> {
   const verdicts = new Map<string, Promise<boolean>>();
   const allowed = (url: URL): Promise<boolean> => {
     let verdict = verdicts.get(url.hostname);
@@ -82,7 +86,7 @@ export async function guardRequests(page: Page, guard: Guard, adblock = false): 
     } catch { /* refused below */ }
     await ws.close({ code: 1008, reason: 'blocked by the SSRF guard' }).catch(() => undefined);
   };
-  const onRequest = (blockAds: boolean) => async (route: Route) => {
+  const onRequest = (blockAds: Adblock | undefined) => async (route: Route) => {
     // A throwing route handler would take the process down: anything unexpected refuses the request.
     try {
       await decide(route, blockAds);
@@ -90,12 +94,12 @@ export async function guardRequests(page: Page, guard: Guard, adblock = false): 
       await route.abort('failed').catch(() => undefined);
     }
   };
-  async function decide(route: Route, blockAds: boolean): Promise<void> {
+  async function decide(route: Route, blockAds: Adblock | undefined): Promise<void> {
     const url = new URL(route.request().url());
     if (url.protocol === 'data:' || url.protocol === 'blob:' || url.protocol === 'about:') return route.continue();
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.abort('blockedbyclient');
     // Ads and trackers are dropped before any DNS work is spent on them.
-    if (blockAds && isBlocked(url.href, route.request().resourceType(), page.url() === 'about:blank' ? url.href : page.url())) return route.abort('blockedbyclient');
+    if (blockAds?.isBlocked(url.href, route.request().resourceType(), page.url() === 'about:blank' ? url.href : page.url())) return route.abort('blockedbyclient');
     return (await allowed(url)) ? route.continue() : route.abort('blockedbyclient');
   }
   const context = page.context();
@@ -103,7 +107,7 @@ export async function guardRequests(page: Page, guard: Guard, adblock = false): 
     guardedContexts.add(context);
     // WebSockets are not requests that routes see: their host passes the same guard before connecting.
     await context.routeWebSocket(/.*/, onSocket);
-    await context.route('**/*', onRequest(false));
+    await context.route('**/*', onRequest(undefined));
   }
   await page.routeWebSocket(/.*/, onSocket);
   await page.route('**/*', onRequest(adblock));
@@ -154,8 +158,7 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   try {
     response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
   } catch (err) {
-    if ((err as Error).name === 'TimeoutError') throw new RefractError('EBRWSRTIMEOUT', `The browser did not finish loading the page within ${budgetMs} ms`, { cause: err });
-    throw err;
+    throw fromNavigation(err, budgetMs);
   }
   if (settle) await settle(Math.min(AUTO_SETTLE_MS, budgetMs));
   for (const extra of setup.waitUntil?.filter((w) => w !== 'auto').slice(1) ?? []) {

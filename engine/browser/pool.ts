@@ -1,9 +1,6 @@
 import { BrowserPool, PlaywrightPlugin } from '@crawlee/browser-pool';
 import { chromium } from 'playwright-core';
 
-/** Debian's Chromium unless CHROME_PATH says otherwise. */
-export const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
-
 /** Flags for a closed network and a root user (no sandbox possible), without background traffic. */
 export const CHROME_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
@@ -13,13 +10,17 @@ export const CHROME_ARGS = [
 ];
 
 /** Settings of the browser pool. */
-export interface PoolOptions { maxPagesPerBrowser: number; retireAfterPages: number }
+export interface PoolOptions { maxPagesPerBrowser: number; retireAfterPages: number; chromePath: string }
+
+
+/** The private member of Crawlee's BrowserPool that opens pages one at a time (a test pins that it is used). */
+export interface PoolLimiter { limiter: <T>(fn: () => Promise<T>) => Promise<T> }
 
 /** Creates Crawlee's browser pool over playwright-core and Chromium: one incognito context per page. */
 export function createBrowserPool(opts: PoolOptions) {
   const pool = new BrowserPool({
     browserPlugins: [new PlaywrightPlugin(chromium, {
-      launchOptions: { executablePath: CHROMIUM, args: CHROME_ARGS, headless: true },
+      launchOptions: { executablePath: opts.chromePath, args: CHROME_ARGS, headless: true },
       useIncognitoPages: true,
     })],
     maxOpenPagesPerBrowser: opts.maxPagesPerBrowser,
@@ -32,7 +33,7 @@ export function createBrowserPool(opts: PoolOptions) {
   // call that may launch a browser (none is active) waits for the ones before it; the rest open their contexts at
   // once (callers bound the pages in flight below a browser's page limit).
   let serial: Promise<unknown> = Promise.resolve();
-  (pool as unknown as { limiter: <T>(fn: () => Promise<T>) => Promise<T> }).limiter = <T>(fn: () => Promise<T>): Promise<T> => {
+  (pool as unknown as PoolLimiter).limiter = <T>(fn: () => Promise<T>): Promise<T> => {
     if (pool.activeBrowserControllers.size > 0) return serial.then(fn);
     const run = serial.then(fn);
     serial = run.catch(() => undefined);
@@ -40,3 +41,6 @@ export function createBrowserPool(opts: PoolOptions) {
   };
   return pool;
 }
+
+/** Crawlee's pool as this engine uses it. */
+export type RefractBrowserPool = ReturnType<typeof createBrowserPool>;

@@ -1,3 +1,4 @@
+import { RefractError } from '../errors.ts';
 import type { FetchResult } from './http.ts';
 
 /** One bot-protection provider and the signs of its challenge page. */
@@ -48,4 +49,15 @@ export function detectChallenge(res: FetchResult): string | undefined {
     if (blocked && (byHeader || (p.cookies?.test(cookies) ?? false) || markup(p.markup))) return p.name;
   }
   return undefined;
+}
+
+/**
+ * Refuses a challenge page: it must never come back as metadata. The session that met it is burnt (retired), and
+ * EPROXYNEEDED names the provider (the pro endpoint retries once through a proxy).
+ */
+export function refuseChallenge(response: FetchResult, session: { retire(): void } | undefined): void {
+  const provider = response.kind === 'html' || response.kind === 'text' ? detectChallenge(response) : undefined;
+  if (!provider) return;
+  session?.retire();
+  throw new RefractError('EPROXYNEEDED', `The target is protected by ${provider} and answered with a bot challenge; the pro endpoint retries through a proxy`, { data: { provider, statusCode: response.statusCode } });
 }

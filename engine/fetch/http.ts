@@ -2,7 +2,7 @@ import { gotScraping } from 'got-scraping';
 import { RefractError } from '../errors.ts';
 import type { Guard } from './guard.ts';
 import { decodeBody } from './charset.ts';
-import { toRefractError } from './failure.ts';
+import { fromNetwork } from '../failures.ts';
 
 /** What kind of resource the target is, from its Content-Type. */
 export type TargetKind = 'html' | 'text' | 'image' | 'video' | 'audio' | 'pdf' | 'other';
@@ -136,6 +136,6 @@ export async function fetchTarget(target: string, opts: FetchOptions): Promise<F
       return { url: url.href, statusCode: hop.statusCode, headers: hop.headers, redirects, contentType, kind, body: hop.body, size, text, truncated: hop.truncated };
     }
   } catch (err) {
-    throw toRefractError(err, opts.signal, url.href);
+    throw fromNetwork(err, opts.signal, url.href);
   }
 }

@@ -2,20 +2,27 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Guard } from './guard.ts';
 import { flatHeaders, kindOf, REDIRECT, type FetchResult } from './http.ts';
-import { toRefractError } from './failure.ts';
+import { fromNetwork } from '../failures.ts';
 
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 32 }), https: new https.Agent({ keepAlive: true, maxSockets: 32 }) };
+/** Keep-alive connection pools of one engine's light GETs (probes, oEmbed, robots.txt, sitemaps). */
+export interface LightAgents { http: http.Agent; https: https.Agent }
+
+/** Creates an engine's connection pools; `destroy` closes their sockets when the engine closes. */
+export function createLightAgents(): LightAgents & { destroy(): void } {
+  const pools = { http: new http.Agent({ keepAlive: true, maxSockets: 32 }), https: new https.Agent({ keepAlive: true, maxSockets: 32 }) };
+  return { ...pools, destroy: () => { pools.http.destroy(); pools.https.destroy(); } };
+}
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/147.0.0.0 Safari/537.36';
 
 /** Options of a light GET: the guard, the deadline, the byte limit, and extra headers (a Range, say). */
-export interface LightOptions { guard: Guard; signal: AbortSignal; maxBytes: number; headers?: Record<string, string>; maxRedirects?: number }
+export interface LightOptions { guard: Guard; signal: AbortSignal; maxBytes: number; headers?: Record<string, string>; maxRedirects?: number; agents?: LightAgents }
 
 function once(url: URL, opts: LightOptions): Promise<{ statusCode: number; headers: Record<string, string>; body: Buffer; truncated: boolean }> {
   opts.guard.checkUrl(url);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.get(url, {
-      agent: url.protocol === 'https:' ? agents.https : agents.http,
+      agent: opts.agents ? (url.protocol === 'https:' ? opts.agents.https : opts.agents.http) : false,
       lookup: opts.guard.lookup as never,
       signal: opts.signal,
       headers: { 'user-agent': USER_AGENT, accept: '*/*', 'accept-encoding': 'identity', ...opts.headers },
@@ -61,6 +68,6 @@ export async function lightGet(target: string, opts: LightOptions): Promise<Fetc
       };
     }
   } catch (err) {
-    throw toRefractError(err, opts.signal, url.href);
+    throw fromNetwork(err, opts.signal, url.href);
   }
 }

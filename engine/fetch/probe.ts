@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { imageSize } from 'image-size';
 import type { FetchResult } from './http.ts';
-import { lightGet } from './light.ts';
+import { lightGet, type LightAgents } from './light.ts';
 import type { Guard } from './guard.ts';
 import { mediaType, prettyDuration, withSize, type Media } from '../media.ts';
 
@@ -38,7 +38,7 @@ export async function ffprobe(file: string, signal: AbortSignal): Promise<{ dura
 async function avFacts(url: string, head: Buffer, size: number | undefined, opts: ProbeOptions): Promise<{ duration?: number; width?: number; height?: number }> {
   let tail: Buffer | undefined;
   if (size && size > head.length) {
-    const res = await lightGet(url, { guard: opts.guard, signal: opts.signal, maxBytes: TAIL_BYTES, headers: { range: `bytes=-${TAIL_BYTES}` } }).catch(() => undefined);
+    const res = await lightGet(url, { guard: opts.guard, agents: opts.agents, signal: opts.signal, maxBytes: TAIL_BYTES, headers: { range: `bytes=-${TAIL_BYTES}` } }).catch(() => undefined);
     if (res?.statusCode === 206) tail = res.body;
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'refract-probe-'));
@@ -61,13 +61,13 @@ async function avFacts(url: string, head: Buffer, size: number | undefined, opts
 }
 
 /** What probing needs: the guard, the request's deadline, and the longest one probe may take. */
-export interface ProbeOptions { guard: Guard; signal: AbortSignal; timeoutMs?: number }
+export interface ProbeOptions { guard: Guard; signal: AbortSignal; timeoutMs?: number; agents?: LightAgents }
 
 /** Probes one URL: a ranged GET of its first bytes, then image headers or ffprobe for the facts. */
 export async function probeMedia(url: string, opts: ProbeOptions): Promise<ProbeOutcome> {
   let res: FetchResult;
   try {
-    res = await lightGet(url, { guard: opts.guard, signal: opts.signal, maxBytes: HEAD_BYTES, headers: { range: `bytes=0-${HEAD_BYTES - 1}` } });
+    res = await lightGet(url, { guard: opts.guard, agents: opts.agents, signal: opts.signal, maxBytes: HEAD_BYTES, headers: { range: `bytes=0-${HEAD_BYTES - 1}` } });
   } catch (err) {
     return { status: 'unknown', reason: (err as Error).message };
   }

@@ -1,11 +1,8 @@
-import type { Cheerio, CheerioAPI } from 'cheerio';
-import type { AnyNode, Element } from 'domhandler';
 import { parse as parseSelector } from 'css-what';
-import { definePlugin, RefractError, z, type Context, type Need } from '../../engine/index.ts';
-import { camelCase } from '../../engine/params.ts';
-import { clean, createDoc, type Doc } from '../meta/helpers.ts';
-import { TYPES, toType, type ValueType } from './types.ts';
-import { fragmentToMarkdown, pageToMarkdown } from './markdown.ts';
+import { camelCase, definePlugin, RefractError, isRefractError, z, type Need } from '../../engine/index.ts';
+import { createDoc } from '../meta/helpers.ts';
+import { TYPES, type ValueType } from './types.ts';
+import { rulesOf, runSet, usesEvaluate, type Scope } from './extract.ts';
 
 /** One extraction rule, as Microlink's query language sends it. */
 export interface DataRule {
@@ -51,107 +48,6 @@ const ruleSet: z.ZodType<DataRule | DataRule[]> = z.lazy(() => z.union([rule, z.
 const params = z.record(z.string().regex(/^[\w$-]+$/, { error: 'expected a field name' }), ruleSet, { error: 'expected named rules such as data.price.selector=.price' })
   .refine((rules) => Object.keys(rules).length > 0, { error: 'expected at least one named rule such as data.price.selector=.price' });
 
-function rulesOf(set: DataRule | DataRule[]): DataRule[] {
-  return Array.isArray(set) ? set : [set];
-}
-
-function usesEvaluate(set: DataRule | DataRule[]): boolean {
-  return rulesOf(set).some((r) => r.evaluate !== undefined || (r.attr && typeof r.attr === 'object' && !Array.isArray(r.attr) && Object.values(r.attr).some(usesEvaluate)));
-}
-
-interface Scope { $: CheerioAPI; doc: Doc; ctx: Context; html: () => string }
-
-function valueOf(scope: Scope, el: Cheerio<AnyNode> | undefined, attr: string): unknown {
-  const { $ } = scope;
-  const node = el?.get(0) as Element | undefined;
-  switch (attr) {
-    case 'html':
-      return el ? el.html() : scope.html();
-    case 'outerHTML':
-      return el ? $.html(el) : scope.html();
-    case 'text':
-      return clean((el ?? $('body')).text());
-    case 'markdown':
-      return el ? fragmentToMarkdown($.html(el), scope.doc.url) : pageToMarkdown(scope.html(), scope.doc.url);
-    case 'json': {
-      const text = (el ?? $('body')).text().trim();
-      try { return JSON.parse(text); } catch { return undefined; }
-    }
-    case 'val': {
-      if (!el || !node) return undefined;
-      if (node.name === 'select') return el.find('option[selected]').attr('value') ?? el.find('option').first().attr('value');
-      if (node.name === 'textarea') return el.text();
-      return el.attr('value');
-    }
-    case 'tagName': case 'nodeName':
-      return node?.name?.toUpperCase();
-    default:
-      return el ? el.attr(attr) : undefined;
-  }
-}
-
-async function extractFrom(scope: Scope, rule: DataRule, el: Cheerio<AnyNode> | undefined): Promise<unknown> {
-  const attr = rule.attr ?? 'html';
-  if (typeof attr === 'object' && !Array.isArray(attr)) {
-    // Nested rules: each field is read within this match.
-    const out: Record<string, unknown> = {};
-    for (const [key, set] of Object.entries(attr)) out[key] = await runSet(scope, set, el);
-    return out;
-  }
-  const type = rule.type ?? 'auto';
-  for (const name of Array.isArray(attr) ? attr : [attr]) {
-    const value = await toType(valueOf(scope, el, name), type, scope.doc, scope.ctx);
-    if (value !== undefined) return value;
-  }
-  return undefined;
-}
-
-function select(scope: Scope, selector: string, within: Cheerio<AnyNode> | undefined): Cheerio<AnyNode> {
-  return within ? within.find(selector) : scope.$(selector);
-}
-
-async function runRule(scope: Scope, rule: DataRule, within: Cheerio<AnyNode> | undefined): Promise<unknown> {
-  if (rule.evaluate !== undefined) return evaluate(scope, rule);
-  if (rule.selectorAll !== undefined) {
-    for (const selector of [rule.selectorAll].flat()) {
-      const matches = select(scope, selector, within);
-      const values: unknown[] = [];
-      for (const node of matches.toArray()) {
-        const value = await extractFrom(scope, rule, scope.$(node));
-        if (value !== undefined && value !== null) values.push(value);
-      }
-      if (values.length) return values;
-    }
-    return undefined;
-  }
-  if (rule.selector === undefined) return extractFrom(scope, rule, within);
-  for (const selector of [rule.selector].flat()) {
-    for (const node of select(scope, selector, within).toArray()) {
-      const value = await extractFrom(scope, rule, scope.$(node));
-      if (value !== undefined && value !== null && !(typeof value === 'object' && Object.values(value).every((v) => v === null))) return value;
-    }
-  }
-  return undefined;
-}
-
-/** Runs a page expression in the browser, under the page's own sandbox (the network guard still applies). */
-async function evaluate(scope: Scope, rule: DataRule): Promise<unknown> {
-  const page = scope.ctx.page;
-  if (!page) return undefined;
-  // Evaluated through the DevTools protocol, so a page's Content-Security-Policy does not block it; the value
-  // comes back as JSON (what cannot be serialized comes back as undefined).
-  const value: unknown = await page.evaluate(`(async () => (${rule.evaluate}))()`);
-  return toType(value, rule.type ?? 'auto', scope.doc, scope.ctx);
-}
-
-async function runSet(scope: Scope, set: DataRule | DataRule[], within: Cheerio<AnyNode> | undefined): Promise<unknown> {
-  for (const rule of rulesOf(set)) {
-    const value = await runRule(scope, rule, within);
-    if (value !== undefined && value !== null) return value;
-  }
-  return null;
-}
-
 /** Custom extraction: named rules (selector, attr, type, evaluate), with fallbacks, nesting and lists. */
 export default definePlugin({
   name: 'data',
@@ -175,7 +71,7 @@ export default definePlugin({
       try {
         out[name] = await runSet(scope, set, undefined);
       } catch (err) {
-        if (ctx.signal.aborted || err instanceof RefractError) throw err;
+        if (ctx.signal.aborted || isRefractError(err)) throw err;
         // A selector the engine cannot run, or a script that throws, names the broken rule.
         throw new RefractError('EINVALDATA', `Invalid \`data.${name}\`: ${(err as Error).message.split('\n')[0]}`, { cause: err, data: { param: `data.${name}` } });
       }

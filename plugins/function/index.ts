@@ -14,6 +14,7 @@ export default definePlugin({
   description: 'Runs your JavaScript with a page handle (goto, evaluate, click, ...) in an isolated sandbox.',
   needs: 'browser',
   invalid: 'EINVALFUNCTION',
+  standalone: true,
   params,
   shorthand: (value) => ({ code: value }),
   async run(ctx, { code }) {

@@ -1,6 +1,6 @@
 import { load } from 'cheerio';
 import { definePlugin, options, num, type Context } from '../../engine/index.ts';
-import { findEndpoint } from './providers.ts';
+import { findEndpoint, loadProviders, type Endpoint } from './providers.ts';
 
 /** What `iframe` returns: markup ready to embed, and the scripts it needs (their attributes), to load once. */
 export interface Embed { html: string; scripts: Record<string, string | boolean>[] }
@@ -66,10 +66,13 @@ export default definePlugin({
   name: 'iframe',
   description: 'Embed HTML and its scripts, from the page\'s oEmbed discovery link or the known providers list.',
   needs: 'html',
+  settings: ['oembedProviders'],
+  // The providers list is compiled once per engine, when it starts (a broken operator file fails the start).
+  init: (settings) => loadProviders(settings.oembedProviders),
   params: options({ maxWidth: num({ min: 1, int: true }).optional(), maxHeight: num({ min: 1, int: true }).optional() }),
   async run(ctx, sizes) {
     const link = discovered(ctx);
-    const endpoint = link ? undefined : findEndpoint(ctx.url, ctx.config.oembedProviders);
+    const endpoint = link ? undefined : findEndpoint(ctx.url, ctx.state as Endpoint[]);
     const api = link ? withSize(link.href, sizes)
       : endpoint ? withSize(`${endpoint.url}${endpoint.url.includes('?') ? '&' : '?'}url=${encodeURIComponent(ctx.url)}&format=json`, sizes) : undefined;
     if (!api) return null;

@@ -30,30 +30,17 @@ export function compileProviders(list: readonly Provider[]): Endpoint[] {
   return out;
 }
 
-let shipped: Endpoint[] | undefined;
-const extra = new Map<string, Endpoint[]>();
-
-/** The shipped registry (the `oembed-providers` package, read once; nothing is downloaded at run time). */
-function shippedProviders(): Endpoint[] {
-  shipped ??= compileProviders(createRequire(import.meta.url)('oembed-providers/providers.json') as Provider[]);
-  return shipped;
+/**
+ * The providers an engine matches: the operator's extra file (REFRACT_OEMBED_PROVIDERS) first, then the list
+ * shipped in the `oembed-providers` package (nothing is downloaded at run time). Read once per engine.
+ */
+export function loadProviders(extraFile: string | undefined): Endpoint[] {
+  const shipped = compileProviders(createRequire(import.meta.url)('oembed-providers/providers.json') as Provider[]);
+  const extra = extraFile ? compileProviders(JSON.parse(readFileSync(extraFile, 'utf8')) as Provider[]) : [];
+  return [...extra, ...shipped];
 }
 
-/** The operator's extra providers (REFRACT_OEMBED_PROVIDERS), read once per path. */
-function extraProviders(file: string | undefined): Endpoint[] {
-  if (!file) return [];
-  let list = extra.get(file);
-  if (!list) {
-    list = compileProviders(JSON.parse(readFileSync(file, 'utf8')) as Provider[]);
-    extra.set(file, list);
-  }
-  return list;
-}
-
-/** The oEmbed endpoint that serves a page URL, from the operator's providers first, then the shipped list. */
-export function findEndpoint(url: string, extraFile?: string): Endpoint | undefined {
-  for (const endpoint of [...extraProviders(extraFile), ...shippedProviders()]) {
-    if (endpoint.patterns.some((p) => p.test(url))) return endpoint;
-  }
-  return undefined;
+/** The oEmbed endpoint that serves a page URL, the first of `providers` whose scheme matches. */
+export function findEndpoint(url: string, providers: readonly Endpoint[]): Endpoint | undefined {
+  return providers.find((endpoint) => endpoint.patterns.some((p) => p.test(url)));
 }

@@ -1,6 +1,6 @@
 import { definePlugin, options, bool, oneOf, list, z } from '../../engine/index.ts';
 import { detectTechnologies } from './technologies.ts';
-import { audit } from './lighthouse.ts';
+import { createAuditor, type Auditor } from './lighthouse.ts';
 
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 
@@ -26,13 +26,16 @@ export default definePlugin({
   name: 'insights',
   description: 'Technologies the page is built with, and a Lighthouse audit (JSON, HTML or CSV report).',
   needs: 'html',
+  settings: ['chromePath'],
+  // One audit at a time per engine: Lighthouse measures performance, and two at once on two cores measure each other.
+  init: (settings) => createAuditor(settings.chromePath!),
   params,
   async run(ctx, o) {
     const out: Record<string, unknown> = {};
     if (o.technologies) out.technologies = await detectTechnologies(ctx.response, ctx.$, ctx.url, ctx.page);
     if (o.lighthouse) {
       const lh = o.lighthouse === true ? lighthouseOptions.parse({}) : o.lighthouse;
-      const result = await audit(ctx.url, { categories: lh.categories, preset: lh.preset, output: lh.output }, ctx.guard, ctx.signal);
+      const result = await (ctx.state as Auditor)(ctx.url, { categories: lh.categories, preset: lh.preset, output: lh.output }, ctx.guard, ctx.signal);
       // JSON is the payload itself; an HTML or CSV report is stored as an asset that `embed` serves.
       out.lighthouse = lh.output === 'json'
         ? { scores: result.scores, ...result.lhr }

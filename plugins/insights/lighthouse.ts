@@ -1,17 +1,13 @@
 import lighthouse, { desktopConfig } from 'lighthouse';
 import { launch } from 'chrome-launcher';
 import { Server, RequestError } from 'proxy-chain';
-import { RefractError, type Guard } from '../../engine/index.ts';
-import { CHROMIUM, CHROME_ARGS } from '../../engine/browser/pool.ts';
+import { CHROME_ARGS, timeoutError, type Guard } from '../../engine/index.ts';
 
 /** What an audit is asked for: categories (all when empty), the device preset, the report format. */
 export interface AuditOptions { categories?: string[]; preset: 'mobile' | 'desktop'; output: 'json' | 'html' | 'csv' }
 
 /** An audit's outcome: the category scores (0-100) and the report in the asked format. */
 export interface AuditResult { scores: Record<string, number | null>; report: string; lhr: Record<string, unknown> }
-
-// One audit at a time per process: Lighthouse measures performance, and two at once on two cores measure each other.
-let queue: Promise<unknown> = Promise.resolve();
 
 /**
  * A loopback forward proxy that lets through only what the SSRF guard allows: the audit's Chrome sends every
@@ -33,18 +29,24 @@ async function guardProxy(guard: Guard): Promise<Server> {
   return server;
 }
 
-/** Runs one Lighthouse audit of `url` in a dedicated Chrome behind the guard proxy; Chrome is always killed. */
-export function audit(url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal): Promise<AuditResult> {
-  const run = queue.then(() => runAudit(url, opts, guard, signal));
-  queue = run.catch(() => undefined);
-  return run;
+/** Runs audits one at a time: each in a dedicated Chrome behind the guard proxy; Chrome is always killed. */
+export type Auditor = (url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal) => Promise<AuditResult>;
+
+/** Creates an auditor with its own queue (one per engine), launching `chromePath`. */
+export function createAuditor(chromePath: string): Auditor {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (url, opts, guard, signal) => {
+    const run = queue.then(() => runAudit(url, opts, guard, signal, chromePath));
+    queue = run.catch(() => undefined);
+    return run;
+  };
 }
 
-async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal): Promise<AuditResult> {
-  if (signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout before the audit could start');
+async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal, chromePath: string): Promise<AuditResult> {
+  if (signal.aborted) throw timeoutError('before the audit could start');
   const proxy = await guardProxy(guard);
   const chrome = await launch({
-    chromePath: CHROMIUM,
+    chromePath,
     chromeFlags: [...CHROME_ARGS, '--headless=new', `--proxy-server=http://127.0.0.1:${proxy.port}`, '--proxy-bypass-list=<-loopback>'],
     logLevel: 'silent',
   });
@@ -58,7 +60,7 @@ async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: A
   try {
     const flags = { port: chrome.port, output: opts.output, logLevel: 'error' as const, onlyCategories: opts.categories?.length ? opts.categories : undefined };
     const result = await lighthouse(url, flags, opts.preset === 'desktop' ? desktopConfig : undefined);
-    if (signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout during the audit');
+    if (signal.aborted) throw timeoutError('during the audit');
     if (!result) throw new Error('Lighthouse returned no result');
     const lhr = result.lhr as unknown as { categories: Record<string, { score: number | null }>; runtimeError?: { message: string } };
     if (lhr.runtimeError) throw new Error(lhr.runtimeError.message);
@@ -66,7 +68,7 @@ async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: A
     const report = Array.isArray(result.report) ? result.report[0]! : result.report;
     return { scores, report, lhr: result.lhr as unknown as Record<string, unknown> };
   } catch (err) {
-    if (signal.aborted) throw new RefractError('ETIMEOUT', 'The request reached its timeout during the audit', { cause: err });
+    if (signal.aborted) throw timeoutError('during the audit', err);
     throw err;
   } finally {
     signal.removeEventListener('abort', stop);

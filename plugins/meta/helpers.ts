@@ -1,5 +1,5 @@
 import type { CheerioAPI } from 'cheerio';
-import { jsonrepair } from 'jsonrepair';
+import { readJsonLd } from './jsonld.ts';
 
 /** The document and its address, as every rule sees them. */
 export interface Doc {
@@ -100,54 +100,7 @@ export function byAttr(selector: string, attr: string): Rule {
   };
 }
 
-function flatten(node: unknown, out: Record<string, unknown>[]): void {
-  if (Array.isArray(node)) { for (const n of node) flatten(n, out); return; }
-  if (!node || typeof node !== 'object') return;
-  const obj = node as Record<string, unknown>;
-  out.push(obj);
-  if (obj['@graph']) flatten(obj['@graph'], out);
-}
-
-/** Parses every JSON-LD block of the page into a flat list of objects (`@graph` members included). */
-export function readJsonLd($: CheerioAPI): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
-  $('script[type="application/ld+json" i]').each((_, el) => {
-    const raw = $(el).text().trim();
-    if (!raw) return;
-    try {
-      flatten(JSON.parse(raw), out);
-    } catch {
-      // Publishers ship broken JSON-LD (`"width": ,`, control characters, trailing commas): repair, else a miss.
-      try { flatten(JSON.parse(jsonrepair(raw)), out); } catch { /* unparsable block: a miss */ }
-    }
-  });
-  return out;
-}
-
-function pick(value: unknown, path: string[]): unknown {
-  if (path.length === 0) return value;
-  if (Array.isArray(value)) {
-    for (const v of value) {
-      const found = pick(v, path);
-      if (found !== undefined && found !== null && found !== '') return found;
-    }
-    return undefined;
-  }
-  if (!value || typeof value !== 'object') return undefined;
-  return pick((value as Record<string, unknown>)[path[0]!], path.slice(1));
-}
-
-/** A rule that takes a dotted path from the first JSON-LD object that has it. */
-export function byJsonLd(path: string, accept: (v: unknown) => unknown = (v) => v): Rule {
-  const parts = path.split('.');
-  return ({ jsonld }) => {
-    for (const obj of jsonld) {
-      const v = accept(pick(obj, parts));
-      if (v !== undefined && v !== null && v !== '') return v;
-    }
-    return undefined;
-  };
-}
+export { byJsonLd } from './jsonld.ts';
 
 /** Resolves a possibly relative URL against the document; undefined when it is not an http(s) URL. */
 export function absoluteUrl(value: unknown, base: string): string | undefined {

@@ -1,6 +1,6 @@
 import { imageSize } from 'image-size';
 import type { FetchResult, Prober } from '../../engine/index.ts';
-import { mediaType, withSize, type Media } from '../../engine/media.ts';
+import { mediaType, withSize, type Media } from '../../engine/index.ts';
 
 function fileTitle(url: string): string | null {
   try {

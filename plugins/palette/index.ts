@@ -5,12 +5,9 @@ import { pickColors } from './contrast.ts';
 /** Media types sharp can decode (ICO cannot, so an .ico logo gets no palette). */
 const DECODABLE = new Set(['png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'svg', 'tiff', 'bmp']);
 
-let pool: Tinypool | undefined;
-
-/** Palettes are computed on a worker thread (decoding and quantizing are CPU work); one pool per process. */
-function workers(): Tinypool {
-  pool ??= new Tinypool({ filename: new URL('./worker.ts', import.meta.url).href, minThreads: 0, maxThreads: 2, idleTimeout: 30_000 });
-  return pool;
+/** Palettes are computed on worker threads (decoding and quantizing are CPU work); one pool per engine. */
+function createWorkers(): Tinypool {
+  return new Tinypool({ filename: new URL('./worker.ts', import.meta.url).href, minThreads: 0, maxThreads: 2, idleTimeout: 30_000 });
 }
 
 function isImageMedia(value: unknown): value is Media {
@@ -29,7 +26,7 @@ async function decorate(ctx: Context, media: Media): Promise<void> {
   if (!bytes) return;
   let palette: string[];
   try {
-    palette = await workers().run(bytes, { signal: ctx.signal });
+    palette = await (ctx.state as Tinypool).run(bytes, { signal: ctx.signal });
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     ctx.warn(`palette of ${media.url} failed: ${(err as Error).message}`);
@@ -46,15 +43,12 @@ export default definePlugin({
   needs: 'http',
   merge: true,
   params: options({}),
+  init: createWorkers,
   async run(ctx) {
     const images = Object.values(ctx.data).filter(isImageMedia);
     await Promise.all(images.map((media) => decorate(ctx, media)));
     // The Media objects are amended in place; the plugin adds no key of its own.
     return {};
   },
-  async close() {
-    const running = pool;
-    pool = undefined;
-    await running?.destroy();
-  },
+  close: (pool: Tinypool) => pool.destroy(),
 });

@@ -13,7 +13,7 @@ const params = options({
   height: length().optional(),
   landscape: bool().default(false),
   margin: z.union([length(), options({ top: length().optional(), bottom: length().optional(), left: length().optional(), right: length().optional() })]).optional(),
-  pageRanges: text().optional(),
+  pageRanges: text().refine((v) => RANGES.test(v), { error: 'expected pages and intervals such as 1-3,5' }).optional(),
   scale: num({ min: 0.1, max: 2 }).default(1),
   printBackground: bool().default(true),
 });
@@ -25,13 +25,10 @@ export default definePlugin({
   name: 'pdf',
   description: 'A PDF of the rendered page with paper format, margins, page ranges and scale.',
   needs: 'browser',
+  invalid: { pageRanges: 'EPAGERANGE' },
   params,
   async run({ page, store }, o) {
     if (!page) throw new Error('pdf needs a browser page');
-    if (page.isClosed()) throw new RefractError('EINVALQUERY', '`pdf` cannot be combined with `screenshot.animated` in one request', { data: { param: 'pdf' } });
-    if (o.pageRanges !== undefined && !RANGES.test(o.pageRanges)) {
-      throw new RefractError('EPAGERANGE', `Invalid \`pdf.pageRanges\` "${o.pageRanges}": expected pages and intervals such as 1-3,5`, { data: { param: 'pdf.pageRanges' } });
-    }
     const margin = typeof o.margin === 'string' ? { top: o.margin, bottom: o.margin, left: o.margin, right: o.margin } : o.margin;
     let pdf: Buffer;
     try {

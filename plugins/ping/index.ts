@@ -17,7 +17,7 @@ function wanted(field: string, choice: Record<string, boolean>): boolean {
 async function reachable(ctx: Context, url: string): Promise<boolean> {
   const outcome = await ctx.probe(url);
   if (outcome.status === 'ok') return true;
-  if (outcome.status === 'unknown' && ctx.config.probeTimeoutMs === 0) {
+  if (outcome.status === 'unknown' && ctx.settings.probeTimeoutMs === 0) {
     ctx.warn('ping cannot check URLs while media probing is off (REFRACT_PROBE_TIMEOUT=0); they are kept');
     return true;
   }
@@ -31,6 +31,7 @@ export default definePlugin({
   description: 'Checks that the media URLs of the payload are reachable and sets unreachable ones to null.',
   needs: 'http',
   merge: true,
+  settings: ['probeTimeoutMs'],
   params,
   async run(ctx, choice) {
     const checks = Object.entries(ctx.data)

@@ -2,10 +2,13 @@ import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import os from 'node:os';
 import path from 'node:path';
-import { definePlugin, options, bool, num, oneOf, text, duration, list, device, viewportFields, z, RefractError } from '../../engine/index.ts';
+import { DEFAULT_VIEWPORT, definePlugin, options, bool, num, oneOf, text, duration, list, device, viewportFields, z, RefractError } from '../../engine/index.ts';
 import { recordClip, MAX_CLIP_MS } from './animated.ts';
 import { compose } from './overlay.ts';
 import { codePage, schemeProblem, DEFAULT_SCHEME } from './code.ts';
+
+/** A clip's length and frame rate; `screenshot.animated` alone means these defaults. */
+const clipOptions = options({ duration: duration({ min: 500, max: MAX_CLIP_MS }).default(3000), fps: num({ min: 1, max: 30, int: true }).default(25) });
 
 const params = options({
   type: oneOf(['png', 'jpeg']).default('png'),
@@ -19,7 +22,9 @@ const params = options({
   waitUntil: list().optional(),
   codeScheme: text().superRefine((v, ctx) => { const problem = schemeProblem(v); if (problem) ctx.addIssue({ code: 'custom', message: problem }); }).default(DEFAULT_SCHEME),
   overlay: options({ background: text().optional(), browser: oneOf(['light', 'dark']).optional() }).optional(),
-  animated: z.union([bool(), options({ duration: duration({ min: 500, max: MAX_CLIP_MS }).default(3000), fps: num({ min: 1, max: 30, int: true }).default(25) })]).optional(),
+  animated: z.union([bool(), clipOptions]).transform((v) => (v === true ? clipOptions.parse({}) : v || undefined)).optional(),
+}).superRefine((o, ctx) => {
+  if (o.quality !== undefined && o.type !== 'jpeg') ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to jpeg only; add screenshot.type=jpeg' });
 });
 
 /** Scrolls through the page so lazy content loads before a full-page capture, then returns to the top. */
@@ -52,12 +57,14 @@ export default definePlugin({
   needs: 'browser',
   params,
   shorthand: (device) => ({ device }),
+  // A video recording ends with its page: no other browser output can follow it in the same request.
+  closesPage: (o) => !!o.animated,
   page: (o) => ({
     ...(o.device ? { device: o.device } : {}),
     viewport: Object.fromEntries(Object.entries({ width: o.width, height: o.height, deviceScaleFactor: o.deviceScaleFactor, isMobile: o.isMobile, hasTouch: o.hasTouch, isLandscape: o.isLandscape }).filter(([, v]) => v !== undefined)),
     ...(o.waitUntil ? { waitUntil: o.waitUntil } : {}),
     ...(o.waitFor ? { waitForTimeout: o.waitFor } : {}),
-    ...(o.animated ? { recordVideo: { dir: path.join(os.tmpdir(), 'refract-video'), size: { width: o.width ?? 1280, height: o.height ?? 800 } } } : {}),
+    ...(o.animated ? { recordVideo: { dir: path.join(os.tmpdir(), 'refract-video'), size: { width: o.width ?? DEFAULT_VIEWPORT.width, height: o.height ?? DEFAULT_VIEWPORT.height } } } : {}),
   }),
   async run({ page, pageOpenedAt, store, fetchBytes, response, options }, o) {
     const fetchImage = (url: string) => fetchBytes(url, 'image');
@@ -65,11 +72,9 @@ export default definePlugin({
     // A text target (JSON, XML, code) is shown highlighted with `codeScheme` rather than as the browser's raw view.
     if (response.kind === 'text') await page.setContent(codePage(response.text, response.contentType, o.codeScheme), { waitUntil: 'load' });
     if (o.animated) {
-      const clip = typeof o.animated === 'object' ? o.animated : { duration: 3000, fps: 25 };
-      const { bytes, facts } = await recordClip(page, pageOpenedAt ?? performance.now(), clip.duration, clip.fps);
+      const { bytes, facts } = await recordClip(page, pageOpenedAt ?? performance.now(), o.animated.duration, o.animated.fps);
       return { ...(await store(bytes, 'video/mp4')), ...facts };
     }
-    if (o.quality !== undefined && o.type !== 'jpeg') throw new RefractError('EINVALQUERY', 'Invalid `screenshot.quality`: quality applies to jpeg only; add screenshot.type=jpeg', { data: { param: 'screenshot.quality' } });
     // Captures are deterministic (animations stopped) unless the request asks for `animations=true`.
     const animations = options.animations === true ? 'allow' as const : 'disabled' as const;
     const shot = { type: o.type, quality: o.type === 'jpeg' ? o.quality ?? 80 : undefined, omitBackground: o.type === 'png' && o.omitBackground, animations };

@@ -10,7 +10,8 @@ import { serveFixtures } from '../util/serve.ts';
 import { sitePages } from '../util/site.ts';
 import { createEngine, loadConfig } from '../../engine/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
-import { CHROMIUM, CHROME_ARGS } from '../../engine/browser/pool.ts';
+import { CHROME_ARGS } from '../../engine/browser/pool.ts';
+const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 
 const CONCURRENCY = 4;
 

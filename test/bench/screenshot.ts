@@ -5,7 +5,8 @@ import { chromium } from 'playwright-core';
 import { serveFixtures } from '../util/serve.ts';
 import { startChild } from '../util/child.ts';
 import { measure, get, row, type Stats } from './lib.ts';
-import { CHROMIUM, CHROME_ARGS } from '../../engine/browser/pool.ts';
+import { CHROME_ARGS } from '../../engine/browser/pool.ts';
+const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

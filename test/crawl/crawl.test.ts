@@ -132,6 +132,26 @@ test('a list with bad URLs mixed in: each bad one is a failed line, the rest suc
   }
 });
 
+test('a crawl goes through the engine cache (a warm cache fetches nothing) and applies filter to each line', async () => {
+  const list = { urls: [10, 11, 12].map((i) => `${fx.url}/site/p/${i}`) };
+  const query = 'meta=true&filter=title&ttl=1h';
+  const count = () => fx.hits.filter((h) => /^\/site\/p\/1[012]$/.test(h)).length;
+  const before = count();
+  const first = await collect(engine.crawl(list, { query, robots: false }));
+  assert.equal(first.map((r) => (r as unknown as { data: { title: string } }).data.title).sort(), ['Page 10', 'Page 11', 'Page 12']);
+  for (const r of first) assert.equal(Object.keys((r as { data: object }).data), ['title'], 'only the filtered path');
+  const hits = count();
+  assert.is(hits, before + 3);
+  // The same crawl again: every page is a cache HIT, so the site is not asked again.
+  const second = await collect(engine.crawl(list, { query, robots: false }));
+  assert.equal(second.map((r) => r.status), ['success', 'success', 'success']);
+  assert.is(count(), hits);
+  // A filter of another path is the same cache entry, filtered differently.
+  const other = await collect(engine.crawl(list, { query: 'meta=true&filter=statusCode&ttl=1h', robots: false }));
+  for (const r of other) assert.equal((r as { data: object }).data, { statusCode: 200 });
+  assert.is(count(), hits);
+});
+
 test('engine.crawl with a state folder: a caller that stops after 20 pages gets the rest, and only the rest, next time', async () => {
   const stateDir = path.join(dir, 'state-lib');
   const options = { query: 'meta=false', maxDepth: 10, include: [`${fx.url}/site/p/**`], stateDir };

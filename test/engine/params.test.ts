@@ -30,4 +30,29 @@ test('camelCase leaves camelCase names alone', () => {
   assert.is(camelCase('device_scale_factor'), 'deviceScaleFactor');
 });
 
+
+test('no query key reaches a prototype: __proto__, constructor and prototype are plain names at every depth', async () => {
+  const fc = (await import('fast-check')).default;
+  const segment = fc.constantFrom('__proto__', 'constructor', 'prototype', 'a', 'b', '0', '1', 'url', 'screenshot', 'hasOwnProperty', 'toString');
+  const key = fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('.'));
+  const query = fc.array(fc.tuple(key, fc.string({ maxLength: 8 })), { maxLength: 12 });
+  const protoKeys = () => [Object.getOwnPropertyNames(Object.prototype), Object.getOwnPropertyNames(Array.prototype)].map((k) => k.sort().join());
+  const before = protoKeys();
+  const containersAreOrdinary = (node: unknown): boolean => {
+    if (!node || typeof node !== 'object') return typeof node === 'string';
+    const proto = Object.getPrototypeOf(node);
+    if (proto !== Object.prototype && proto !== Array.prototype) return false;
+    return Object.keys(node).every((k) => containersAreOrdinary((node as Record<string, unknown>)[k]));
+  };
+  fc.assert(fc.property(query, (pairs) => {
+    const parsed = parseQuery(new URLSearchParams(pairs));
+    return containersAreOrdinary(parsed) && ({} as Record<string, unknown>).a === undefined && ([] as unknown as Record<string, unknown>).a === undefined;
+  }), { numRuns: 2000 });
+  assert.equal(protoKeys(), before);
+  // The case that crashed the server, kept as data.
+  const q = parseQuery('url=x&a.__proto__.pp.0=x');
+  assert.is(JSON.stringify(q), '{"url":"x","a":{"__proto__":{"pp":["x"]}}}');
+  assert.is(({} as Record<string, unknown>).pp, undefined);
+});
+
 test.run();

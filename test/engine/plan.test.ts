@@ -36,6 +36,15 @@ test('a disabled plugin stays off even with dotted options; a plain word needs a
   assert.throws(() => plan('url=https://a.com&device=pixle 5'), (e: RefractError) => e.code === 'EINVALQUERY' && /"pixel 5"/.test(e.message));
 });
 
+test('a device word beside dotted options keeps both (screenshot=iphone 12&screenshot.overlay.browser=dark)', () => {
+  const opts = plan('url=https://a.com&screenshot=iphone 12&screenshot.overlay.browser=dark').steps[1]!.opts as Record<string, any>;
+  assert.is(opts.device, 'iphone 12');
+  assert.is(opts.overlay?.browser, 'dark');
+  // A flag beside dotted options is still a flag, not a device.
+  assert.is((plan('url=https://a.com&screenshot=true&screenshot.type=jpeg').steps[1]!.opts as Record<string, any>).device, undefined);
+  assert.throws(() => plan('url=https://a.com&pdf=letter&pdf.scale=1'), (e: RefractError) => e.code === 'EINVALQUERY' && e.data?.param === 'pdf');
+});
+
 test('bad values are refused before any I/O with the parameter named', () => {
   assert.throws(() => plan('url=https://a.com&screenshot.type=gif'), (e: RefractError) => e.code === 'EINVALQUERY' && /screenshot\.type/.test(e.message) && /png, jpeg/.test(e.message));
   assert.throws(() => plan('url=https://a.com&force=perhaps'), (e: RefractError) => e.code === 'EINVALQUERY' && /force/.test(e.message));

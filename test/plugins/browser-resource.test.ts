@@ -85,14 +85,17 @@ test('past the browser queue a request is refused at once with EBUSY (503)', asy
   const app = await startRefract({ REFRACT_BROWSER_CONCURRENCY: '1', REFRACT_BROWSER_QUEUE: '0' });
   try {
     const reachedHold = new Promise<void>((r) => { reached = r; });
-    const first = call(app.freeUrl, `url=${q(`${fx.url}/hold`)}&screenshot`);
+    let firstDone = false;
+    const first = call(app.freeUrl, `url=${q(`${fx.url}/hold`)}&screenshot`).finally(() => { firstDone = true; });
     await reachedHold;
-    const started = Date.now();
+    const clearHits = fx.hits.filter((h) => h.includes('clear.html')).length;
     const second = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html`)}&screenshot`);
     assert.is(second.status, 503);
     assert.is(second.body.code, 'EBUSY');
     assert.is(second.body.status, 'error');
-    assert.ok(Date.now() - started < 1000, 'answered quickly, not after a wait');
+    // Answered while the only browser slot was still held (the first request waits for `release`), and never fetched.
+    assert.is(firstDone, false, 'answered at once, not after the slot came free');
+    assert.is(fx.hits.filter((h) => h.includes('clear.html')).length, clearHits);
     assert.is(second.headers.get('retry-after'), null);
     assert.is(second.headers.get('x-rate-limit-reset'), null, 'no reset time on a 503: clients would retry at it');
     release?.();

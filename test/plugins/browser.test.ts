@@ -35,6 +35,17 @@ async function pixel(bytes: Buffer, x: number, y: number): Promise<number[]> {
   return [...data.subarray(i, i + 3)];
 }
 
+/** Rows (at x = 600) of the image whose pixel is `rgb`. */
+async function rowsOf(bytes: Buffer, rgb: number[]): Promise<number> {
+  const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+  let rows = 0;
+  for (let y = 0; y < info.height; y++) {
+    const i = (y * info.width + 600) * info.channels;
+    if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) rows++;
+  }
+  return rows;
+}
+
 function pdfInfo(bytes: Buffer): Record<string, string> {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'refract-pdf-')), 'x.pdf');
   writeFileSync(file, bytes);
@@ -169,8 +180,10 @@ test('page controls: colour scheme, media type, JavaScript, click, scroll, waits
   assert.is(await title(`modules=${q("document.title='from a module'")}`), 'from a module');
   const waited = await call(app.freeUrl, `url=${site('controls.html?late=1')}&prerender=true&force&waitForSelector=${q('#late')}`);
   assert.is(waited.body.data.title, 'late arrived', 'the page is read after the awaited element appeared');
+  // #far is a 50 px blue band 3000 px down: out of the first view, in view once scrolled to.
+  assert.is(await rowsOf(white.bytes, [0, 0, 255]), 0);
   const scrolled = await shot(`url=${site('controls.html')}&screenshot&scroll=${q('#far')}`);
-  assert.is.not(scrolled.bytes.toString('base64'), white.bytes.toString('base64'));
+  assert.is(await rowsOf(scrolled.bytes, [0, 0, 255]), 50);
   const missing = await call(app.freeUrl, `url=${site('controls.html')}&screenshot&click=${q('#nothing')}`);
   assert.is(missing.status, 400);
   assert.match(missing.body.message, /click/);
@@ -243,6 +256,10 @@ test('screenshot.overlay composes a browser frame over a colour, gradient or ima
   const bad = await call(app.freeUrl, `url=${site('clear.html')}&screenshot.overlay.background=${q('not-a-colour')}`);
   assert.is(bad.status, 400);
   assert.is(bad.body.code, 'EINVALOVERLAYBG');
+  // A device given as the screenshot's value is kept beside the dotted overlay (it was dropped: a 1484x1044 desktop frame).
+  const phone = await shot(`url=${site('clear.html')}&screenshot=${q('iphone 12')}&screenshot.overlay.browser=dark`);
+  assert.is(phone.meta.width, 390 * 3, 'the iPhone 12 viewport (390 CSS px at 3x) in its frame (no background: no padding)');
+  assert.ok(phone.meta.height! > phone.meta.width!, `portrait: ${phone.meta.width}x${phone.meta.height}`);
 });
 
 test('adblock drops trackers and dismisses cookie banners; on by default on the free endpoint', async () => {

@@ -64,6 +64,21 @@ test('attr: any attribute, html, outerHTML, text, val, json, tagName, and attrib
   assert.is(d.title, undefined);
 });
 
+test('typed values without attr are read from the element text, not its escaped HTML', async () => {
+  const d = await data('product.html', {
+    sale: { selector: '.sale', type: 'number' },
+    saleHtml: { selector: '.sale' },
+    saleText: { selector: '.sale', type: 'string' },
+    inStock: { selector: '.stock', type: 'boolean' },
+  });
+  // `$` is escaped in cheerio's HTML serialization (`&#x24;19.99`): a number read from it was 24.
+  assert.is(d.sale, 19.99);
+  assert.is(d.inStock, true);
+  // Untyped (and string) rules keep their HTML default.
+  assert.is(d.saleHtml, '$19.99 &amp; 5 left');
+  assert.is(d.saleText, '$19.99 &amp; 5 left');
+});
+
 test('type: strings, numbers, booleans, dates, urls and the validating types', async () => {
   const d = await data('product.html', {
     name: { selector: 'h1', attr: 'text', type: 'string' },

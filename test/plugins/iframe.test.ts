@@ -4,13 +4,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { serveFixtures, recordingServer, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
-import { findEndpoint } from '../../plugins/iframe/providers.ts';
+import { findEndpoint, loadProviders } from '../../plugins/iframe/providers.ts';
 import type { App } from '../../server/app.ts';
 
 let fx: Fixture;
 let app: App;
+let privateHost: Awaited<ReturnType<typeof recordingServer>>;
 const asked: URL[] = [];
 
 const html = (body: string) => (_: IncomingMessage, res: ServerResponse) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(body); };
@@ -34,12 +35,14 @@ function provider(req: IncomingMessage, res: ServerResponse) {
 }
 
 test.before(async () => {
+  // A host outside the SSRF allowlist (127.0.0.2) that records every request reaching it.
+  privateHost = await recordingServer('127.0.0.2');
   fx = await serveFixtures({
     '/oembed': provider,
     '/discovered': (req, res) => page(`<link rel="alternate" type="application/json+oembed" href="/oembed?url=${encodeURIComponent(`http://${req.headers.host}/discovered`)}" title="Clip">`)(req, res),
     '/xml': page('<link rel="alternate" type="text/xml+oembed" href="/oembed?kind=xml">'),
     '/photo': page('<link rel="alternate" type="application/json+oembed" href="/oembed?kind=photo">'),
-    '/private': page('<link rel="alternate" type="application/json+oembed" href="http://10.0.0.1/oembed">'),
+    '/private': (req, res) => page(`<link rel="alternate" type="application/json+oembed" href="http://${privateHost.url}/oembed">`)(req, res),
     '/plain': page(''),
     '/listed/42': page(''),
   });
@@ -51,6 +54,7 @@ test.before(async () => {
 
 test.after(async () => {
   await app.close();
+  await privateHost.close();
   await fx.close();
 });
 
@@ -85,14 +89,17 @@ test('iframe through the providers list when the page has no discovery link', as
 });
 
 test('the shipped providers list resolves well-known sites without any download', () => {
-  assert.is(findEndpoint('https://www.youtube.com/watch?v=dQw4w9WgXcQ')?.url, 'https://www.youtube.com/oembed');
-  assert.is(findEndpoint('https://vimeo.com/76979871')?.url, 'https://vimeo.com/api/oembed.json');
-  assert.is(findEndpoint('https://example.org/nothing'), undefined);
+  const shipped = loadProviders(undefined);
+  assert.is(findEndpoint('https://www.youtube.com/watch?v=dQw4w9WgXcQ', shipped)?.url, 'https://www.youtube.com/oembed');
+  assert.is(findEndpoint('https://vimeo.com/76979871', shipped)?.url, 'https://vimeo.com/api/oembed.json');
+  assert.is(findEndpoint('https://example.org/nothing', shipped), undefined);
 });
 
 test('no embed: null when nothing provides one, and a discovery link to a private address is never fetched', async () => {
   assert.is(await iframe('plain'), null);
   assert.is(await iframe('private'), null);
+  // Its discovery link names a private host, which was never contacted (the guard refused it).
+  assert.equal(privateHost.seen, []);
   const bad = await call(app.freeUrl, `url=${q(`${fx.url}/plain`)}&iframe.maxWidth=wide`);
   assert.is(bad.status, 400);
   assert.is(bad.body.data.param, 'iframe.maxWidth');

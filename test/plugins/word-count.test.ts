@@ -5,12 +5,16 @@ import { startTestbed, type Testbed } from 'refract/testing';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
 
 let bed: Testbed;
+let counted = 0;
+const ARTICLE = '<html><head><title>Short</title></head><body><nav>Home About</nav><main><p>Three small words here</p></main></body></html>';
 
 test.before(async () => {
   bed = await startTestbed({
     plugins: [wordCount],
     pages: {
-      '/article': '<html><head><title>Short</title></head><body><nav>Home About</nav><main><p>Three small words here</p></main></body></html>',
+      '/article': ARTICLE,
+      // The same page, counting how often it is asked for.
+      '/counted': (_req, res) => { counted++; res.writeHead(200, { 'content-type': 'text/html' }); res.end(ARTICLE); },
     },
   });
 });
@@ -27,10 +31,14 @@ test('counts the words of an element through the HTTP API, beside the metadata',
 });
 
 test('its options are validated before any fetch', async () => {
-  const { status, body } = await bed.call('/article', { 'wordCount.minLength': 0 });
+  const { status, body } = await bed.call('/counted', { 'wordCount.minLength': 0 });
   assert.is(status, 400);
   assert.is(body.code, 'EINVALQUERY');
   assert.is(body.data.param, 'wordCount.minLength');
+  assert.is(counted, 0, 'the page was never fetched');
+  // A valid query does fetch it: the counter counts.
+  assert.is((await bed.call('/counted', { 'wordCount.minLength': 1 })).status, 200);
+  assert.is(counted, 1);
 });
 
 test.run();

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import zlib from 'node:zlib';
@@ -98,8 +99,8 @@ test('an image target is described as media with its dimensions', async () => {
   assert.is(body.data.image.type, 'png');
   assert.is(body.data.image.width, 64);
   assert.is(body.data.image.height, 48);
-  assert.is(body.data.image.size, body.data.image.size | 0);
-  assert.ok(body.data.image.size > 0);
+  // The file's exact byte count.
+  assert.is(body.data.image.size, readFileSync(new URL('../../fixtures/sites/media/red-64x48.png', import.meta.url)).length);
   assert.match(body.data.image.size_pretty, /B$/);
   assert.is(body.data.title, 'red-64x48.png');
 });
@@ -209,6 +210,35 @@ test('responses are compressed with brotli or gzip on request', async () => {
   const plain = await raw('identity');
   assert.is(plain.enc, undefined);
   assert.ok(plain.body.length > br.body.length);
+  // q-values are honoured: an encoding refused with q=0 is never used, and the higher q wins.
+  const notBr = await raw('br;q=0, gzip');
+  assert.is(notBr.enc, 'gzip');
+  assert.is(JSON.parse(zlib.gunzipSync(notBr.body).toString()).status, 'success');
+  assert.is((await raw('gzip;q=0.9, br;q=0.5')).enc, 'gzip');
+  assert.is((await raw('gzip;q=0, br;q=0')).enc, undefined);
+});
+
+test('unknown parameters are accepted and named in x-refract-unknown-params', async () => {
+  const page = q(`${fx.url}/sites/article/index.html`);
+  const typo = await call(app.freeUrl, `url=${page}&screenshoot=true&meta.foo=1&colour_scheme=dark&h%C3%A9%0A=1`);
+  assert.is(typo.status, 200);
+  assert.is(typo.headers.get('x-refract-unknown-params'), 'screenshoot, colourScheme, h%C3%A9%0A');
+  // Without the typo nothing is named; known names in snake_case are known.
+  const clean = await call(app.freeUrl, `url=${page}&color_scheme=dark&palette=false`);
+  assert.is(clean.status, 200);
+  assert.is(clean.headers.get('x-refract-unknown-params'), null);
+});
+
+test('a nested __proto__ key is a plain name: it pollutes nothing and the next browser request still answers', async () => {
+  const page = `${fx.url}/sites/article/index.html`;
+  const first = await call(app.freeUrl, `url=${q(page)}&a.__proto__.pp.0=x&constructor.prototype.qq=1`);
+  assert.is(first.status, 200);
+  assert.is(({} as Record<string, unknown>).pp, undefined);
+  assert.is(({} as Record<string, unknown>).qq, undefined);
+  // This request killed the process (Playwright's header code met the polluted prototype).
+  const second = await call(app.freeUrl, `url=${q(`${page}?v=9`)}&screenshot&meta=false`);
+  assert.is(second.status, 200, JSON.stringify(second.body));
+  assert.match(second.body.data.screenshot.url, /\.png$/);
 });
 
 test('HEAD answers the headers without a body; OPTIONS allows CORS', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Plugin } from '../../engine/index.ts';
 import { startApp, type App } from '../../server/app.ts';
-import type { Clock } from '../../server/state.ts';
+import type { Clock } from '../../engine/state.ts';
 
 /** A clock that moves only when told: quota windows and cache ages are tested without sleeping. */
 export function manualClock(start = Date.UTC(2026, 0, 31, 23, 0, 0)): Clock & { advance(ms: number): void; set(t: number): void } {

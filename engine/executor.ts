@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BasicCrawler } from '@crawlee/basic';
-import { Configuration, ProxyConfiguration, Request, log, type Session } from '@crawlee/core';
-import { ServerRequestManager } from './run-queue.ts';
+import { Configuration, Log, LogLevel, ProxyConfiguration, Request, type Session } from '@crawlee/core';
+import { ServerRequestManager } from './executor-queue.ts';
 import { MemoryStorage } from '@crawlee/memory-storage';
 
 /** What a task receives from the executor: the Crawlee session and the proxy chosen for it. */
@@ -15,6 +15,8 @@ export interface Executor {
   run<T>(url: string, task: Task<T>): Promise<T>;
   /** How many requests Crawlee's queue still stores (handled ones are swept so a long-lived server stays bounded). */
   storedRequests(): Promise<number>;
+  /** Resolves once Crawlee has marked every submitted request handled. */
+  drained(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,7 +30,8 @@ interface Job { task: Task<unknown>; resolve(v: unknown): void; reject(e: unknow
  * submission (`notify`), so Crawlee adds no polling delay; its storage is in memory and private to it.
  */
 export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
-  if (log.getLevel() > log.LEVELS.WARNING) log.setLevel(log.LEVELS.WARNING);
+  // The executor's own Crawlee log (Crawlee's global level stays the host application's).
+  const log = new Log({ level: LogLevel.WARNING, prefix: 'refract-executor' });
   const config = new Configuration({ persistStorage: false, storageClient: new MemoryStorage({ persistStorage: false, writeMetadata: false }) });
   const proxyConfiguration = opts.proxyUrls.length ? new ProxyConfiguration({ proxyUrls: [...opts.proxyUrls] }) : undefined;
   const jobs = new Map<string, Job>();
@@ -36,6 +39,7 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
   const crawler = new BasicCrawler({
     // Crawlee 3.18 reads `requestManager` but its option check refuses the key; a request queue stands in for it.
     requestQueue: requests as never,
+    log,
     keepAlive: true,
     useSessionPool: true,
     sessionPoolOptions: { maxPoolSize: 100 },
@@ -88,6 +92,7 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
     async storedRequests() {
       return requests.getPendingCount();
     },
+    drained: () => requests.whenDrained(),
     async close() {
       crawler.autoscaledPool?.abort();
       await crawler.teardown();

@@ -10,6 +10,13 @@ export class ServerRequestManager implements IRequestManager {
   readonly #inProgress = new Set<Request>();
   #handled = 0;
   #total = 0;
+  #drained: (() => void)[] = [];
+
+  /** Resolves once no request is pending or in progress (at once when none is). */
+  whenDrained(): Promise<void> {
+    if (this.getPendingCount() === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
 
   /** Queues one request (the executor's fast path, no validation of a batch). */
   push(request: Request): void {
@@ -41,6 +48,7 @@ export class ServerRequestManager implements IRequestManager {
   async markRequestHandled(request: Request) {
     this.#inProgress.delete(request);
     this.#handled++;
+    if (this.getPendingCount() === 0) for (const wake of this.#drained.splice(0)) wake();
     return null;
   }
 

@@ -1,4 +1,4 @@
-import { RefractError } from '../engine/index.ts';
+import { RefractError } from './errors.ts';
 
 function getPath(value: unknown, path: string): unknown {
   let node = value;

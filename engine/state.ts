@@ -77,6 +77,8 @@ function redisCounters(client: RedisClientType): Counters {
 /** Locks in Redis: SET NX PX to take one, DEL + PUBLISH to release it, a subscription to wait for it. */
 async function redisLocks(client: RedisClientType): Promise<{ locks: Locks; close(): Promise<void> }> {
   const subscriber = client.duplicate();
+  // Without a listener, a dropped connection is an unhandled 'error' event that ends the process.
+  subscriber.on('error', () => undefined);
   await subscriber.connect();
   const waiters = new Map<string, Set<() => void>>();
   const channel = `${PREFIX}released`;

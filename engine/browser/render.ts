@@ -1,0 +1,85 @@
+import type { Page, Response } from 'playwright-core';
+import { needOf } from '../plugin.ts';
+import type { Plan } from '../plan.ts';
+import type { Registry } from '../registry.ts';
+import type { Lease } from '../executor.ts';
+import { throughProxy } from '../failures.ts';
+import { kindOf, type FetchResult } from '../fetch/http.ts';
+import { refuseChallenge } from '../fetch/antibot.ts';
+import { contextFor, linksOf } from '../context.ts';
+import { runSteps } from '../steps.ts';
+import { finish, type Extraction, type Services } from '../extraction.ts';
+import { contextOptions, guardRequests, navigate, type PageSetup } from './page.ts';
+
+const CONSENT_CAP_MS = 3000;
+
+/** The page controls of a request, with what its steps add (a device given to `screenshot`, say). */
+export function pageSetupOf(plan: Plan, registry: Registry): PageSetup {
+  const o = plan.options;
+  let setup: PageSetup = {
+    device: o.device, viewport: o.viewport, colorScheme: o.colorScheme, mediaType: o.mediaType, animations: o.animations,
+    javascript: o.javascript, userAgent: o.userAgent, headers: o.headers, click: o.click, scroll: o.scroll, scripts: o.scripts,
+    styles: o.styles, modules: o.modules, waitUntil: o.waitUntil, waitForSelector: o.waitForSelector, waitForTimeout: o.waitForTimeout,
+    // On the free endpoint ad blocking and cookie-banner dismissal are on unless turned off (the contract).
+    adblock: o.adblock ?? plan.tier === 'free',
+  };
+  for (const step of plan.steps) {
+    const extra = registry.get(step.name)?.page?.(step.opts);
+    if (extra) setup = { ...setup, ...extra, viewport: { ...setup.viewport, ...extra.viewport } };
+  }
+  return setup;
+}
+
+async function redirectsOf(response: Response | null): Promise<FetchResult['redirects']> {
+  const chain: FetchResult['redirects'] = [];
+  let req = response?.request().redirectedFrom() ?? null;
+  while (req) {
+    const res = await req.response();
+    chain.unshift({ statusCode: res?.status() ?? 0, url: req.url() });
+    req = req.redirectedFrom();
+  }
+  return chain;
+}
+
+/** The navigation's outcome as a FetchResult: what the steps read, whichever way the page came. */
+async function browserResult(page: Page, response: Response | null, needsDocument: boolean): Promise<FetchResult> {
+  const headers = response ? await response.allHeaders() : {};
+  const contentType = headers['content-type'] ?? 'text/html';
+  const kind = kindOf(contentType);
+  const status = response?.status() ?? 200;
+  // A text target (JSON, XML...) keeps its own bytes; a page is read as the browser rendered it, and only when a
+  // step reads the document or the answer may be a challenge page (serializing a large DOM costs milliseconds).
+  const text = kind === 'text' && response ? await response.text().catch(() => page.content())
+    : needsDocument || status >= 400 || /cloudflare/i.test(headers.server ?? '') ? await page.content() : '';
+  const body = Buffer.from(text);
+  return {
+    url: page.url(), statusCode: status, headers, redirects: await redirectsOf(response), contentType,
+    kind, body, size: body.length, text, truncated: false,
+  };
+}
+
+/**
+ * Runs the whole plan in one browser page: navigate once (SSRF guard, ad blocking and banner handling set up
+ * first), then every step on the live page. `budgetMs` bounds the navigation; the steps share the request's time.
+ */
+export async function renderPlan(plan: Plan, services: Services, lease: Lease, signal: AbortSignal, budgetMs: number, started: number): Promise<Omit<Extraction, 'fetchMode'>> {
+  const setup = pageSetupOf(plan, services.registry);
+  const needsDocument = !!plan.collectLinks || plan.steps.some((s) => needOf(services.registry.get(s.name)!, s.opts) !== 'browser');
+  try {
+    return await services.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, async (page) => {
+      const openedAt = performance.now();
+      await guardRequests(page, services.guard, setup.adblock ? services.adblock : undefined);
+      const consent = setup.adblock ? await services.adblock.dismissConsent(page) : undefined;
+      const response = await navigate(page, plan.url, setup, budgetMs);
+      await consent?.(CONSENT_CAP_MS);
+      const result = await browserResult(page, response, needsDocument);
+      refuseChallenge(result, lease.session);
+      const fetchTimeMs = Math.round(performance.now() - started);
+      const ctx = contextFor(plan, services, result, signal, { page, openedAt });
+      const { data, warnings } = await runSteps(plan, services, ctx, started + plan.options.timeout);
+      return { data: finish(data, result), fetchTimeMs, warnings, ...(plan.collectLinks ? { links: linksOf(ctx) } : {}) };
+    }, plan.options.retry ?? 1, plan.shareContext);
+  } catch (err) {
+    throw throughProxy(err, lease.proxyUrl);
+  }
+}

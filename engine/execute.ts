@@ -1,0 +1,68 @@
+import type { CheerioAPI } from 'cheerio';
+import { parseHtml } from './html.ts';
+import { hasCode, isRefractError } from './errors.ts';
+import type { Plan } from './plan.ts';
+import type { Lease } from './executor.ts';
+import type { FetchResult } from './fetch/http.ts';
+import { fetchPlanTarget } from './fetch/target.ts';
+import { refuseChallenge } from './fetch/antibot.ts';
+import { needsBrowser } from './fetch/prerender.ts';
+import { renderPlan } from './browser/render.ts';
+import { contextFor, linksOf } from './context.ts';
+import { runSteps } from './steps.ts';
+import { finish, type Extraction, type Services } from './extraction.ts';
+
+/** Runs the steps on a fetched response (no browser). */
+async function fromFetch(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, started: number, reason: string, document?: CheerioAPI): Promise<Extraction> {
+  const fetchTimeMs = Math.round(performance.now() - started);
+  const ctx = contextFor(plan, services, response, signal, undefined, document);
+  const { data, warnings } = await runSteps(plan, services, ctx, started + plan.options.timeout);
+  return { data: finish(data, response), fetchMode: 'fetch', fetchTimeMs, prerenderReason: reason, warnings, ...(plan.collectLinks ? { links: linksOf(ctx) } : {}) };
+}
+
+/** Whether `prerender=auto` should try the browser first: the host was learned to need one. */
+function rendersFirst(plan: Plan, services: Services): boolean {
+  const { prerender, htmlUrl } = plan.options;
+  return prerender === true || (prerender === 'auto' && !htmlUrl && services.hosts.prefersBrowser(new URL(plan.url).hostname));
+}
+
+/**
+ * Runs a plan once (no cache). Browser outputs navigate once and run every step on the live page. Otherwise the
+ * target is fetched over HTTP, and with `prerender=auto` a page that builds its content in the browser is
+ * rendered (within the prerender budget, falling back to the fetched HTML when rendering fails).
+ */
+export async function executePlan(plan: Plan, services: Services, lease: Lease): Promise<Extraction> {
+  const signal = AbortSignal.timeout(plan.options.timeout);
+  const started = performance.now();
+  if (plan.needs === 'browser') {
+    const out = await renderPlan(plan, services, lease, signal, plan.options.timeout, started);
+    return { ...out, fetchMode: 'prerender', prerenderReason: 'an output needs the browser' };
+  }
+  let response: FetchResult | undefined;
+  let reason = plan.options.prerender === true ? 'prerender=true' : 'host learned to need a browser';
+  if (!rendersFirst(plan, services)) {
+    response = await fetchPlanTarget(plan, services, lease, signal);
+    refuseChallenge(response, lease.session);
+    if (plan.options.prerender !== 'auto' || plan.options.htmlUrl || response.kind !== 'html') {
+      return fromFetch(plan, services, response, signal, started, plan.options.prerender === false ? 'prerender=false' : 'not an HTML page');
+    }
+    const document = parseHtml(response.text, response.url);
+    const verdict = needsBrowser(document);
+    services.hosts.record(new URL(plan.url).hostname, verdict.browser);
+    reason = verdict.reason;
+    // The document parsed for the verdict is the one the steps read: one parse per request.
+    if (!verdict.browser) return fromFetch(plan, services, response, signal, started, reason, document);
+  }
+  try {
+    const budget = Math.min(services.prerenderBudgetMs, plan.options.timeout);
+    const out = await renderPlan(plan, services, lease, AbortSignal.any([signal, AbortSignal.timeout(budget + 2000)]), budget, started);
+    return { ...out, fetchMode: 'prerender', prerenderReason: reason };
+  } catch (err) {
+    // A coded failure other than a deadline (a forbidden URL, a challenge) is the answer; only rendering trouble falls back.
+    if (isRefractError(err) && !hasCode(err, 'EBRWSRTIMEOUT', 'ETIMEOUT')) throw err;
+    // Rendering failed or passed its budget: the plain fetch answers, as the contract says.
+    services.logger.warn('prerender failed, falling back to fetch', { url: plan.url, error: (err as Error).message });
+    response ??= await fetchPlanTarget(plan, services, lease, signal);
+    return fromFetch(plan, services, response, signal, started, `prerender failed (${(err as Error).message.split('\n')[0]}); fetched`);
+  }
+}

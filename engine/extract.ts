@@ -1,0 +1,122 @@
+import type { EventEmitter } from 'node:events';
+import { RefractError, isRefractError, type Code } from './errors.ts';
+import { cacheKeyOf, type Cache, type CacheEntry } from './cache.ts';
+import type { Plan } from './plan.ts';
+import type { Extraction } from './extraction.ts';
+import type { Clock } from './state.ts';
+import type { Logger } from './log.ts';
+
+/** How an answer was obtained from the cache. */
+export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'BYPASS';
+
+/** An extraction as the engine answers it: the stored entry (data, lifetime) and how the cache served it. */
+export interface Outcome extends CacheEntry { cache: CacheStatus }
+
+/** Per call: `admit` runs before work is spent on a MISS or BYPASS (a quota charge that may refuse it). */
+export interface ExtractOptions { admit?: () => Promise<void> }
+
+/** Errors of the extraction that are worth remembering for a while (not capacity or unexpected failures). */
+const NOT_REMEMBERED = new Set<Code>(['EFATAL', 'EBUSY', 'ERATE']);
+
+/** What the lifecycle works with: the cache, the one-shot runner, the clock, lifetimes, and where to report. */
+export interface LifecycleDeps {
+  cache: Cache;
+  run(plan: Plan): Promise<Extraction>;
+  clock: Clock;
+  cacheTtlMs: number;
+  failureTtlMs: number;
+  logger: Logger;
+  /** Background work reports here: `refresh` with `{ url, ok }` once a stale entry was regenerated. */
+  events: EventEmitter;
+}
+
+/** A failure carries the cache state it was answered with (a remembered failure is a HIT). */
+function withCacheStatus(err: unknown, cache: CacheStatus): unknown {
+  if (err && typeof err === 'object') Object.defineProperty(err, 'cacheStatus', { value: cache, configurable: true });
+  return err;
+}
+
+/** The cache state a failure was answered with, MISS when it was never looked up. */
+export function cacheStatusOf(err: unknown): CacheStatus {
+  return ((err as { cacheStatus?: CacheStatus } | null)?.cacheStatus) ?? 'MISS';
+}
+
+/**
+ * The engine's one entry for a plan: cache → coalesce → executor → steps. A fresh entry is a HIT; past its
+ * `staleTtl` a STALE answer is given while one background refresh runs; `force` is a BYPASS; anything else is
+ * computed once for all concurrent callers (across processes with Redis) and stored. Failures worth it are
+ * remembered for the failure TTL and answered again as HITs. Failures throw, carrying their cache state.
+ */
+export function createLifecycle(deps: LifecycleDeps) {
+  const { cache, clock } = deps;
+  const refreshing = new Set<string>();
+
+  /** Runs the plan and stores the outcome; a failure worth remembering is stored briefly and returned as such. */
+  async function compute(plan: Plan, key: string): Promise<CacheEntry> {
+    try {
+      const result = await deps.run(plan);
+      const now = clock.now();
+      const fresh: CacheEntry = { ...result, createdAt: now, expiresAt: now + (plan.options.ttl ?? deps.cacheTtlMs) };
+      await cache.set(key, fresh);
+      return fresh;
+    } catch (err) {
+      if (!isRefractError(err) || NOT_REMEMBERED.has(err.code) || deps.failureTtlMs <= 0) throw err;
+      const now = clock.now();
+      const failed: CacheEntry = {
+        data: {}, fetchMode: 'none', fetchTimeMs: 0, warnings: [], createdAt: now, expiresAt: now + deps.failureTtlMs,
+        failure: { code: err.code, message: err.message, data: err.data },
+      };
+      await cache.set(key, failed);
+      return failed;
+    }
+  }
+
+  /** Refreshes a stale entry once (per process; across processes the cache lock makes it once in all). */
+  function refreshInBackground(plan: Plan, key: string, staleSince: number): void {
+    if (refreshing.has(key)) return;
+    refreshing.add(key);
+    // Another process may have refreshed it while this one waited for the lock: a newer entry is kept as it is.
+    const refresh = async () => {
+      const current = await cache.get(key);
+      return current && current.createdAt > staleSince ? current : compute(plan, key);
+    };
+    void cache.coalesce(key, refresh, plan.options.timeout + 5000)
+      .then((entry) => deps.events.emit('refresh', { url: plan.url, ok: !entry.failure }))
+      .catch((err) => {
+        deps.logger.warn('background refresh failed', { url: plan.url, error: (err as Error).message });
+        deps.events.emit('refresh', { url: plan.url, ok: false });
+      })
+      .finally(() => refreshing.delete(key));
+  }
+
+  async function lookup(plan: Plan, key: string, opts: ExtractOptions): Promise<{ entry: CacheEntry; cache: CacheStatus }> {
+    const stored = plan.options.force ? undefined : await cache.get(key);
+    if (stored) {
+      const { staleTtl } = plan.options;
+      if (stored.failure || staleTtl === undefined || clock.now() - stored.createdAt < staleTtl) return { entry: stored, cache: 'HIT' };
+      refreshInBackground(plan, key, stored.createdAt);
+      return { entry: stored, cache: 'STALE' };
+    }
+    const status: CacheStatus = plan.options.force ? 'BYPASS' : 'MISS';
+    try {
+      await opts.admit?.();
+      if (plan.options.force) await cache.delete(key);
+      // Checked again once this request holds the computation (another process may have stored it meanwhile).
+      const entry = await cache.coalesce(key, async () => (await cache.get(key)) ?? compute(plan, key), plan.options.timeout + 5000);
+      return { entry, cache: status };
+    } catch (err) {
+      throw withCacheStatus(err, status);
+    }
+  }
+
+  return {
+    async extract(plan: Plan, opts: ExtractOptions = {}): Promise<Outcome> {
+      const { entry, cache: status } = await lookup(plan, cacheKeyOf(plan), opts);
+      if (entry.failure) {
+        const { code, message, data } = entry.failure;
+        throw withCacheStatus(new RefractError(code as Code, message, { data: data as Record<string, unknown> | undefined }), status);
+      }
+      return { ...entry, cache: status };
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { RefractError, isRefractError, timeoutError, type Code } from './errors.ts';
+
+/**
+ * The one error boundary: every library failure (network, proxy, browser, anything a plugin throws) becomes a
+ * coded error here, and every coded error becomes a JSend failure here. Errors are recognised by their `code`.
+ */
+
+function findCoded(err: unknown, depth = 0): RefractError | undefined {
+  if (isRefractError(err)) return err;
+  if (!err || typeof err !== 'object' || depth > 4) return undefined;
+  const e = err as { cause?: unknown; originalError?: unknown };
+  return findCoded(e.cause, depth + 1) ?? findCoded(e.originalError, depth + 1);
+}
+
+/** A network failure of a fetch: guard refusals keep their code, a deadline is ETIMEOUT, a bad host EINVALURL. */
+export function fromNetwork(err: unknown, signal: AbortSignal, url: string): RefractError {
+  const found = findCoded(err);
+  if (found) return found;
+  if (signal.aborted) return timeoutError('before the target answered', err);
+  const code = (err as { code?: string }).code ?? '';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RefractError('EINVALURL', `The URL host of ${url} does not resolve`, { cause: err });
+  if (code === 'ETIMEDOUT') return new RefractError('ETIMEOUT', `The target ${url} did not answer in time`, { cause: err });
+  const reason = code || (err as Error).message || 'unknown error';
+  return new RefractError('EFATALCLIENT', `The target ${url} could not be fetched (${reason})`, { cause: err });
+}
+
+const PROXY_FAILURE = /ERR_PROXY|ERR_TUNNEL_CONNECTION_FAILED|ERR_NO_SUPPORTED_PROXIES|proxy/i;
+
+/** A failure to go through a proxy is EPROXY, whoever chose the proxy; other failures keep their code. */
+export function throughProxy(err: unknown, proxyUrl: string | undefined): unknown {
+  if (!proxyUrl) return err;
+  const message = (err as Error)?.message ?? '';
+  const coded = isRefractError(err) ? err.code : undefined;
+  if (coded !== undefined && coded !== 'EFATALCLIENT' && coded !== 'EFATAL') return err;
+  if (!PROXY_FAILURE.test(message) && coded !== 'EFATALCLIENT') return err;
+  const host = URL.canParse(proxyUrl) ? new URL(proxyUrl).host : 'the proxy';
+  return new RefractError('EPROXY', `The request through the proxy ${host} failed: ${message.split('\n')[0]}`, { cause: err, data: { proxy: host } });
+}
+
+const CRASH = /target (page, context or browser )?(has been )?closed|browser has (been )?(closed|disconnected)|browser closed|crash|protocol error|websocket error|econnreset|not connected/i;
+
+/** True for failures caused by the browser going away rather than by the page (worth a retry). */
+export function isCrash(err: unknown): boolean {
+  return err instanceof Error && !isRefractError(err) && CRASH.test(err.message);
+}
+
+/** A navigation that failed: past its budget it is EBRWSRTIMEOUT; too many redirects EMAXREDIRECTS. */
+export function fromNavigation(err: unknown, budgetMs: number): unknown {
+  if (isRefractError(err)) return err;
+  const message = (err as Error)?.message ?? '';
+  if ((err as Error)?.name === 'TimeoutError') return new RefractError('EBRWSRTIMEOUT', `The browser did not finish loading the page within ${budgetMs} ms`, { cause: err });
+  if (/ERR_TOO_MANY_REDIRECTS/.test(message)) return new RefractError('EMAXREDIRECTS', 'The target redirected too many times', { cause: err });
+  return err;
+}
+
+/** A failure as answers carry it: its code, message, HTTP status, JSend status and data. */
+export interface Failure { code: Code; message: string; status: number; jsend: 'fail' | 'error'; data: Record<string, unknown> | undefined; unexpected: boolean }
+
+/** Turns anything thrown into a Failure; what carries no code is EFATAL (and `unexpected`, worth logging). */
+export function toFailure(err: unknown, fallbackMessage = 'An unexpected error occurred; quote the id when reporting it'): Failure {
+  const coded = isRefractError(err) ? err : undefined;
+  const code: Code = coded?.code ?? 'EFATAL';
+  const status = coded?.status ?? 500;
+  return { code, message: coded?.message ?? fallbackMessage, status, jsend: status < 500 ? 'fail' : 'error', data: coded?.data, unexpected: !coded };
+}

@@ -1,0 +1,82 @@
+import { isRefractError, timeoutError } from './errors.ts';
+import type { Context, Plugin } from './plugin.ts';
+import type { Plan, Step } from './plan.ts';
+import type { Services, Warning } from './extraction.ts';
+
+/** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
+const STEP_RESERVE_MS = 1000;
+
+/** Settles with `work`, or rejects with ETIMEOUT as soon as `signal` aborts. */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(timeoutError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(timeoutError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** Why a step produced no output, as the answer's `warnings` report it. */
+function stepFailure(step: string, reason: 'threw' | 'timeout' | 'not-json', detail: string): Warning {
+  const what = reason === 'timeout' ? 'did not finish in time' : reason === 'not-json' ? 'returned a value that is not JSON' : `failed: ${detail}`;
+  return { plugin: step, code: 'EPLUGIN', message: `The ${step} output ${what}`, reason };
+}
+
+/** The context one step sees: its own deadline signal and clock, its settings and its state. */
+function stepContext(ctx: Context, plugin: Plugin, services: Services, cutoff: number): Context {
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.max(1, Math.floor(cutoff - performance.now())))]);
+  const runtime = services.runtimes.get(plugin.name);
+  return Object.create(ctx, {
+    signal: { value: signal },
+    timeLeft: { value: () => Math.max(0, cutoff - performance.now()) },
+    settings: { value: runtime?.settings ?? {} },
+    state: { value: runtime?.state },
+  }) as Context;
+}
+
+/** Places a step's result in the payload: merged plugins spread it, others put it under their name. */
+function place(data: Record<string, unknown>, plugin: Plugin, result: unknown): void {
+  if (plugin.merge) {
+    if (result && typeof result === 'object') Object.assign(data, result);
+  } else data[plugin.name] = result ?? null;
+}
+
+/** Runs one step; a contained failure is a warning (and a null output), a coded error fails the request. */
+async function runStep(step: Step, plugin: Plugin, ctx: Context, services: Services, cutoff: number, warnings: Warning[]): Promise<void> {
+  if (ctx.signal.aborted) throw timeoutError();
+  const stepCtx = stepContext(ctx, plugin, services, cutoff);
+  const contained = (reason: 'threw' | 'timeout' | 'not-json', detail = '') => {
+    warnings.push(stepFailure(step.name, reason, detail));
+    // A merged output (metadata, rules) adds no key of its own; any other output is there, as null.
+    if (!plugin.merge) ctx.data[step.name] = null;
+  };
+  try {
+    const result = await untilAborted(Promise.resolve(plugin.run(stepCtx, step.opts)), stepCtx.signal);
+    let json: string | undefined;
+    try { json = JSON.stringify(result); } catch { json = undefined; }
+    if (result !== undefined && result !== null && json === undefined) return contained('not-json');
+    place(ctx.data, plugin, result);
+  } catch (err) {
+    if (ctx.signal.aborted) throw isRefractError(err) && err.code === 'ETIMEOUT' ? err : timeoutError(undefined, err);
+    if (stepCtx.signal.aborted) {
+      services.logger.warn(`plugin ${step.name} timed out`, { url: ctx.url });
+      return contained('timeout');
+    }
+    if (isRefractError(err)) throw err;
+    services.logger.error(`plugin ${step.name} failed`, err);
+    contained('threw', (err as Error)?.message ?? String(err));
+  }
+}
+
+/**
+ * Runs the steps in registry order. Each is contained: one that throws, hangs past its share of the time, or
+ * returns something that is not JSON leaves its output null with an EPLUGIN warning, and the rest of the answer
+ * stands. Coded errors (a bad rule, a forbidden URL) still fail the request, as does the request's own timeout.
+ */
+export async function runSteps(plan: Plan, services: Services, ctx: Context, deadline: number): Promise<{ data: Record<string, unknown>; warnings: Warning[] }> {
+  const warnings: Warning[] = [];
+  for (const step of plan.steps) {
+    await runStep(step, services.registry.get(step.name)!, ctx, services, deadline - STEP_RESERVE_MS, warnings);
+  }
+  return { data: ctx.data, warnings };
+}
