@@ -8,16 +8,12 @@ import { fetchPlanTarget } from './fetch/target.ts';
 import { refuseChallenge } from './fetch/antibot.ts';
 import { needsBrowser } from './fetch/prerender.ts';
 import { renderPlan } from './browser/render.ts';
-import { contextFor, linksOf } from './context.ts';
-import { runSteps } from './steps.ts';
-import { finish, type Extraction, type Services } from './extraction.ts';
+import { answer } from './steps.ts';
+import type { Extraction, Services } from './extraction.ts';
 
 /** Runs the steps on a fetched response (no browser). */
 async function fromFetch(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, started: number, reason: string, document?: CheerioAPI): Promise<Extraction> {
-  const fetchTimeMs = Math.round(performance.now() - started);
-  const ctx = contextFor(plan, services, response, signal, undefined, document);
-  const { data, warnings } = await runSteps(plan, services, ctx, started + plan.options.timeout);
-  return { data: finish(data, response), fetchMode: 'fetch', fetchTimeMs, prerenderReason: reason, warnings, ...(plan.collectLinks ? { links: linksOf(ctx) } : {}) };
+  return { ...(await answer(plan, services, response, signal, started, undefined, document)), fetchMode: 'fetch', prerenderReason: reason };
 }
 
 /** Whether `prerender=auto` should try the browser first: the host was learned to need one. */

@@ -1,7 +1,10 @@
 import { isRefractError, timeoutError } from './errors.ts';
 import type { Context, Plugin } from './plugin.ts';
 import type { Plan, Step } from './plan.ts';
-import type { Services, Warning } from './extraction.ts';
+import { finish, type Extraction, type Services, type Warning } from './extraction.ts';
+import type { CheerioAPI } from 'cheerio';
+import type { FetchResult } from './fetch/http.ts';
+import { contextFor, linksOf, type LivePage } from './context.ts';
 
 /** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
 const STEP_RESERVE_MS = 1000;
@@ -79,4 +82,15 @@ export async function runSteps(plan: Plan, services: Services, ctx: Context, dea
     await runStep(step, services.registry.get(step.name)!, ctx, services, deadline - STEP_RESERVE_MS, warnings);
   }
   return { data: ctx.data, warnings };
+}
+
+/**
+ * The common tail of every way a page is obtained (fetched, or rendered in `live`): build the plugin context, run
+ * the steps within the request's deadline, complete the payload with the response's facts, collect links.
+ */
+export async function answer(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, started: number, live?: LivePage, document?: CheerioAPI): Promise<Omit<Extraction, 'fetchMode'>> {
+  const fetchTimeMs = Math.round(performance.now() - started);
+  const ctx = contextFor(plan, services, response, signal, live, document);
+  const { data, warnings } = await runSteps(plan, services, ctx, started + plan.options.timeout);
+  return { data: finish(data, response), fetchTimeMs, warnings, ...(plan.collectLinks ? { links: linksOf(ctx) } : {}) };
 }

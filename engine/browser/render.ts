@@ -6,9 +6,8 @@ import type { Lease } from '../executor.ts';
 import { throughProxy } from '../failures.ts';
 import { kindOf, type FetchResult } from '../fetch/http.ts';
 import { refuseChallenge } from '../fetch/antibot.ts';
-import { contextFor, linksOf } from '../context.ts';
-import { runSteps } from '../steps.ts';
-import { finish, type Extraction, type Services } from '../extraction.ts';
+import { answer } from '../steps.ts';
+import type { Extraction, Services } from '../extraction.ts';
 import { contextOptions, guardRequests, navigate, type PageSetup } from './page.ts';
 
 const CONSENT_CAP_MS = 3000;
@@ -74,10 +73,7 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       await consent?.(CONSENT_CAP_MS);
       const result = await browserResult(page, response, needsDocument);
       refuseChallenge(result, lease.session);
-      const fetchTimeMs = Math.round(performance.now() - started);
-      const ctx = contextFor(plan, services, result, signal, { page, openedAt });
-      const { data, warnings } = await runSteps(plan, services, ctx, started + plan.options.timeout);
-      return { data: finish(data, result), fetchTimeMs, warnings, ...(plan.collectLinks ? { links: linksOf(ctx) } : {}) };
+      return answer(plan, services, result, signal, started, { page, openedAt });
     }, plan.options.retry ?? 1, plan.shareContext);
   } catch (err) {
     throw throughProxy(err, lease.proxyUrl);

@@ -1,4 +1,4 @@
-import { RefractError } from '../errors.ts';
+import { RefractError, timeoutError } from '../errors.ts';
 
 /** A bound on browser pages in flight, with a bounded queue of waiters (past it, EBUSY at once). */
 export interface Slots {
@@ -17,7 +17,7 @@ export function createSlots(concurrency: number, queueLimit: number): Slots {
         throw new RefractError('EBUSY', `All ${concurrency} browser slots are busy and ${waiting.length} requests are waiting; retry shortly`);
       }
       await new Promise<void>((resolve, reject) => {
-        const onAbort = () => { waiting.splice(waiting.indexOf(go), 1); reject(new RefractError('ETIMEOUT', 'The request timed out waiting for a browser')); };
+        const onAbort = () => { waiting.splice(waiting.indexOf(go), 1); reject(timeoutError('waiting for a browser')); };
         const go = () => { signal.removeEventListener('abort', onAbort); active++; resolve(); };
         waiting.push(go);
         signal.addEventListener('abort', onAbort, { once: true });
