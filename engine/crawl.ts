@@ -1,5 +1,5 @@
 import { BasicCrawler } from '@crawlee/basic';
-import { Configuration, Request, RequestQueue, constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
+import { Configuration, Log, LogLevel, Request, RequestQueue, constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
 import { MemoryStorage } from '@crawlee/memory-storage';
 import { load } from 'cheerio';
 import { randomUUID } from 'node:crypto';
@@ -195,6 +195,8 @@ function walker(engine: Engine, queue: RequestQueue, config: Configuration, conc
     maxRequestRetries: 0,
     requestHandlerTimeoutSecs: Math.ceil(engine.config.maxTimeoutMs / 1000) + 30,
     statusMessageLoggingInterval: 3600,
+    // The crawl's own log: Crawlee's INFO lines go to standard output, where `refract crawl` writes its results.
+    log: new Log({ level: LogLevel.WARNING, prefix: 'refract-crawl' }),
     requestHandler: ({ request }) => handle(request),
     failedRequestHandler: async ({ request }, error) => failed(request, error),
   }, config);

@@ -57,9 +57,9 @@ export interface Engine {
 
 function toQuery(url: string, query: string | Record<string, unknown> | undefined): RawObject {
   const raw = parseQuery(new URLSearchParams(typeof query === 'string' ? query : ''));
-  if (query && typeof query === 'object') Object.assign(raw, JSON.parse(JSON.stringify(query, (_, v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v))));
-  raw.url = url;
-  return raw;
+  // Spread, not Object.assign: an own `__proto__` key of the options stays a plain name, as in parseQuery.
+  const given = query && typeof query === 'object' ? JSON.parse(JSON.stringify(query, (_, v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v))) as RawObject : {};
+  return { ...raw, ...given, url };
 }
 
 /** Each plugin's view of the engine: the settings it declared, and what its `init` made for this engine. */
@@ -78,6 +78,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const registry = createRegistry(options.plugins);
+  // Cache, counters and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them. Connected
+  // first: an unreachable Redis fails the start before a crawler or a browser pool exists to be left running.
+  const shared = await createState(config.redisUrl, clock);
   const guard = createGuard(config.allowPrivateHosts);
   const executor = await createExecutor({
     concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
@@ -95,8 +98,6 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs,
     prerenderBudgetMs: config.prerenderBudgetMs, browsers, adblock: createAdblock(), assets, hosts: new HostMemory(), logger,
   };
-  // Cache, counters and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them.
-  const shared = await createState(config.redisUrl, clock);
   const cache = createCache({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, now: () => clock.now() });
   const events = new EventEmitter();
   const run = (plan: Plan) => executor.run(plan.url, async (lease) => {

@@ -58,7 +58,8 @@ async function collect(gen: AsyncGenerator<CrawlResult>): Promise<CrawlResult[]>
 function cli(args: string[], stdin?: string): Promise<{ code: number; lines: CrawlResult[]; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--no-node-snapshot', path.join(ROOT, 'bin/refract.ts'), 'crawl', ...args], {
-      env: { ...process.env, REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent' }, stdio: ['pipe', 'pipe', 'pipe'],
+      // As a user runs it: without the CRAWLEE_LOG_LEVEL the test runner sets (Crawlee's INFO lines would go to stdout).
+      env: { ...process.env, CRAWLEE_LOG_LEVEL: undefined, REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent' }, stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';
     let err = '';
@@ -150,6 +151,20 @@ test('a crawl goes through the engine cache (a warm cache fetches nothing) and a
   const other = await collect(engine.crawl(list, { query: 'meta=true&filter=statusCode&ttl=1h', robots: false }));
   for (const r of other) assert.equal((r as { data: object }).data, { statusCode: 200 });
   assert.is(count(), hits);
+});
+
+test('engine.extract(url, query) for library callers: MISS then HIT from the same cache, options as text or object', async () => {
+  const url = `${fx.url}/site/p/20`;
+  const first = await engine.extract(url, 'meta=true&ttl=1h');
+  assert.is(first.cache, 'MISS');
+  assert.is(first.data.title, 'Page 20');
+  const again = await engine.extract(url, { meta: true, ttl: '1h' });
+  assert.is(again.cache, 'HIT');
+  assert.equal(again.data, first.data);
+  // A `__proto__` key of the options object stays a plain (unknown) name: it changes no prototype.
+  const odd = await engine.extract(url, JSON.parse('{"meta":true,"ttl":"1h","__proto__":{"polluted":"yes"}}'));
+  assert.is(odd.cache, 'HIT');
+  assert.is(({} as Record<string, unknown>).polluted, undefined);
 });
 
 test('engine.crawl with a state folder: a caller that stops after 20 pages gets the rest, and only the rest, next time', async () => {
