@@ -45,6 +45,15 @@ test('a device word beside dotted options keeps both (screenshot=iphone 12&scree
   assert.throws(() => plan('url=https://a.com&pdf=letter&pdf.scale=1'), (e: RefractError) => e.code === 'EINVALQUERY' && e.data?.param === 'pdf');
 });
 
+test('cross-option checks happen when the plan is built: quality without jpeg, pdf after an animated capture, page ranges', () => {
+  assert.throws(() => plan('url=https://a.com&screenshot.quality=50'), (e: RefractError) => e.code === 'EINVALQUERY' && e.data?.param === 'screenshot.quality' && /screenshot\.type=jpeg/.test(e.message));
+  assert.throws(() => plan('url=https://a.com&screenshot.animated&pdf'), (e: RefractError) => e.code === 'EINVALQUERY' && e.data?.param === 'pdf' && /closes the page/.test(e.message));
+  assert.throws(() => plan('url=https://a.com&pdf.pageRanges=first'), (e: RefractError) => e.code === 'EPAGERANGE' && e.data?.param === 'pdf.pageRanges' && /1-3,5/.test(e.message));
+  // The valid forms plan fine; an animated capture alone keeps its declared defaults.
+  assert.equal(plan('url=https://a.com&screenshot.animated').steps[1]!.opts.animated, { duration: 3000, fps: 25 });
+  assert.ok(plan('url=https://a.com&screenshot.type=jpeg&screenshot.quality=50&pdf.pageRanges=1-2'));
+});
+
 test('bad values are refused before any I/O with the parameter named', () => {
   assert.throws(() => plan('url=https://a.com&screenshot.type=gif'), (e: RefractError) => e.code === 'EINVALQUERY' && /screenshot\.type/.test(e.message) && /png, jpeg/.test(e.message));
   assert.throws(() => plan('url=https://a.com&force=perhaps'), (e: RefractError) => e.code === 'EINVALQUERY' && /force/.test(e.message));
