@@ -5,7 +5,8 @@ import { buildPlan, type Plan, type Tier } from './plan.ts';
 import { parseQuery, type RawObject } from './params.ts';
 import type { Plugin, PluginSettings } from './plugin.ts';
 import { createRegistry, type Registry } from './registry.ts';
-import { createExecutor } from './executor.ts';
+import { createExecutor, type Lease } from './executor.ts';
+import { startTrace, type Trace } from './timing.ts';
 import { executePlan } from './execute.ts';
 import type { Extraction, PluginRuntime, Services } from './extraction.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -88,7 +89,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks, defaultTtlMs: config.cacheTtlMs };
   const browsers = createBrowsers({
     concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages,
-    maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath,
+    maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath, warmPages: config.browserWarmPages,
   });
   const agents = createLightAgents();
   const assets = createAssetStore(config.assetsDir, config.publicUrl, config.assetsUrl);
@@ -100,18 +101,25 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   };
   const cache = createCache({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, now: () => clock.now() });
   const events = new EventEmitter();
-  const run = (plan: Plan) => executor.run(plan.url, async (lease) => {
-    const proxyUrl = await proxies.forPlan(plan, lease.proxyUrl);
+  const run = (plan: Plan) => {
+    const trace = startTrace();
+    return executor.run(plan.url, async (lease) => {
+      trace.mark('queue', trace.started);
+      const proxyUrl = await proxies.forPlan(plan, lease.proxyUrl);
+      return { ...(await runOnce(plan, lease, proxyUrl, trace)), phases: trace.phases };
+    });
+  };
+  const runOnce = async (plan: Plan, lease: Lease, proxyUrl: string | undefined, trace: Trace): Promise<Extraction> => {
     try {
-      return await executePlan(plan, services, { ...lease, proxyUrl });
+      return await executePlan(plan, services, { ...lease, proxyUrl }, trace);
     } catch (err) {
       // On pro a bot challenge is retried once through another proxy of the pool before it is reported.
       const retry = hasCode(err, 'EPROXYNEEDED') && plan.tier === 'pro' && !plan.options.proxy ? proxies.another(proxyUrl) : undefined;
       if (!retry) throw err;
       logger.warn('challenge page, retrying through a pool proxy', { url: plan.url });
-      return executePlan(plan, services, { ...lease, proxyUrl: retry });
+      return executePlan(plan, services, { ...lease, proxyUrl: retry }, trace);
     }
-  });
+  };
   const lifecycle = createLifecycle({ cache, run, clock, cacheTtlMs: config.cacheTtlMs, failureTtlMs: config.failureTtlMs, logger, events });
   const engine: Engine = {
     registry, config, logger, guard, assets, browsers, shared, events,

@@ -10,10 +10,11 @@ import { needsBrowser } from './fetch/prerender.ts';
 import { renderPlan } from './browser/render.ts';
 import { answer } from './steps.ts';
 import type { Extraction, Services } from './extraction.ts';
+import type { Trace } from './timing.ts';
 
 /** Runs the steps on a fetched response (no browser). */
-async function fromFetch(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, started: number, reason: string, document?: CheerioAPI): Promise<Extraction> {
-  return { ...(await answer(plan, services, response, signal, started, undefined, document)), fetchMode: 'fetch', prerenderReason: reason };
+async function fromFetch(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, trace: Trace, reason: string, document?: CheerioAPI): Promise<Extraction> {
+  return { ...(await answer(plan, services, response, signal, trace, undefined, document)), fetchMode: 'fetch', prerenderReason: reason };
 }
 
 /** Whether `prerender=auto` should try the browser first: the host was learned to need one. */
@@ -27,38 +28,39 @@ function rendersFirst(plan: Plan, services: Services): boolean {
  * target is fetched over HTTP, and with `prerender=auto` a page that builds its content in the browser is
  * rendered (within the prerender budget, falling back to the fetched HTML when rendering fails).
  */
-export async function executePlan(plan: Plan, services: Services, lease: Lease): Promise<Extraction> {
+export async function executePlan(plan: Plan, services: Services, lease: Lease, trace: Trace): Promise<Extraction> {
   const signal = AbortSignal.timeout(plan.options.timeout);
-  const started = performance.now();
   if (plan.needs === 'browser') {
-    const out = await renderPlan(plan, services, lease, signal, plan.options.timeout, started);
+    const out = await renderPlan(plan, services, lease, signal, plan.options.timeout, trace);
     return { ...out, fetchMode: 'prerender', prerenderReason: 'an output needs the browser' };
   }
   let response: FetchResult | undefined;
   let reason = plan.options.prerender === true ? 'prerender=true' : 'host learned to need a browser';
   if (!rendersFirst(plan, services)) {
-    response = await fetchPlanTarget(plan, services, lease, signal);
+    response = await trace.time('fetch', () => fetchPlanTarget(plan, services, lease, signal));
     refuseChallenge(response, lease.session);
     if (plan.options.prerender !== 'auto' || plan.options.htmlUrl || response.kind !== 'html') {
-      return fromFetch(plan, services, response, signal, started, plan.options.prerender === false ? 'prerender=false' : 'not an HTML page');
+      return fromFetch(plan, services, response, signal, trace, plan.options.prerender === false ? 'prerender=false' : 'not an HTML page');
     }
+    const parsing = performance.now();
     const document = parseHtml(response.text, response.url);
     const verdict = needsBrowser(document);
+    trace.mark('parse', parsing);
     services.hosts.record(new URL(plan.url).hostname, verdict.browser);
     reason = verdict.reason;
     // The document parsed for the verdict is the one the steps read: one parse per request.
-    if (!verdict.browser) return fromFetch(plan, services, response, signal, started, reason, document);
+    if (!verdict.browser) return fromFetch(plan, services, response, signal, trace, reason, document);
   }
   try {
     const budget = Math.min(services.prerenderBudgetMs, plan.options.timeout);
-    const out = await renderPlan(plan, services, lease, AbortSignal.any([signal, AbortSignal.timeout(budget + 2000)]), budget, started);
+    const out = await renderPlan(plan, services, lease, AbortSignal.any([signal, AbortSignal.timeout(budget + 2000)]), budget, trace);
     return { ...out, fetchMode: 'prerender', prerenderReason: reason };
   } catch (err) {
     // A coded failure other than a deadline (a forbidden URL, a challenge) is the answer; only rendering trouble falls back.
     if (isRefractError(err) && !hasCode(err, 'EBRWSRTIMEOUT', 'ETIMEOUT')) throw err;
     // Rendering failed or passed its budget: the plain fetch answers, as the contract says.
     services.logger.warn('prerender failed, falling back to fetch', { url: plan.url, error: (err as Error).message });
-    response ??= await fetchPlanTarget(plan, services, lease, signal);
-    return fromFetch(plan, services, response, signal, started, `prerender failed (${(err as Error).message.split('\n')[0]}); fetched`);
+    response ??= await trace.time('fetch', () => fetchPlanTarget(plan, services, lease, signal));
+    return fromFetch(plan, services, response, signal, trace, `prerender failed (${(err as Error).message.split('\n')[0]}); fetched`);
   }
 }

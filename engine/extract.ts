@@ -54,11 +54,13 @@ export function createLifecycle(deps: LifecycleDeps) {
   /** Runs the plan and stores the outcome; a failure worth remembering is stored briefly and returned as such. */
   async function compute(plan: Plan, key: string): Promise<CacheEntry> {
     try {
-      const result = await deps.run(plan);
+      // The run's phases are this request's (Server-Timing): they are answered, never stored.
+      const { phases, ...result } = await deps.run(plan);
       const now = clock.now();
       const fresh: CacheEntry = { ...result, createdAt: now, expiresAt: now + (plan.options.ttl ?? deps.cacheTtlMs) };
+      const storing = performance.now();
       await cache.set(key, fresh);
-      return fresh;
+      return phases ? { ...fresh, phases: [...phases, { name: 'store', ms: performance.now() - storing }] } : fresh;
     } catch (err) {
       if (!isRefractError(err) || NOT_REMEMBERED.has(err.code) || deps.failureTtlMs <= 0) throw err;
       const now = clock.now();
@@ -89,13 +91,15 @@ export function createLifecycle(deps: LifecycleDeps) {
       .finally(() => refreshing.delete(key));
   }
 
-  async function lookup(plan: Plan, key: string, opts: ExtractOptions): Promise<{ entry: CacheEntry; cache: CacheStatus }> {
+  async function lookup(plan: Plan, key: string, opts: ExtractOptions): Promise<{ entry: CacheEntry; cache: CacheStatus; lookupMs: number }> {
+    const since = performance.now();
     const stored = plan.options.force ? undefined : await cache.get(key);
+    const lookupMs = performance.now() - since;
     if (stored) {
       const { staleTtl } = plan.options;
-      if (stored.failure || staleTtl === undefined || clock.now() - stored.createdAt < staleTtl) return { entry: stored, cache: 'HIT' };
+      if (stored.failure || staleTtl === undefined || clock.now() - stored.createdAt < staleTtl) return { entry: stored, cache: 'HIT', lookupMs };
       refreshInBackground(plan, key, stored.createdAt);
-      return { entry: stored, cache: 'STALE' };
+      return { entry: stored, cache: 'STALE', lookupMs };
     }
     const status: CacheStatus = plan.options.force ? 'BYPASS' : 'MISS';
     try {
@@ -103,7 +107,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       if (plan.options.force) await cache.delete(key);
       // Checked again once this request holds the computation (another process may have stored it meanwhile).
       const entry = await cache.coalesce(key, async () => (await cache.get(key)) ?? compute(plan, key), plan.options.timeout + 5000);
-      return { entry, cache: status };
+      return { entry, cache: status, lookupMs };
     } catch (err) {
       throw withCacheStatus(err, status);
     }
@@ -111,12 +115,12 @@ export function createLifecycle(deps: LifecycleDeps) {
 
   return {
     async extract(plan: Plan, opts: ExtractOptions = {}): Promise<Outcome> {
-      const { entry, cache: status } = await lookup(plan, cacheKeyOf(plan), opts);
+      const { entry, cache: status, lookupMs } = await lookup(plan, cacheKeyOf(plan), opts);
       if (entry.failure) {
         const { code, message, data } = entry.failure;
         throw withCacheStatus(new RefractError(code as Code, message, { data: data as Record<string, unknown> | undefined }), status);
       }
-      return { ...entry, cache: status };
+      return { ...entry, cache: status, phases: [{ name: 'cache', ms: lookupMs }, ...(entry.phases ?? [])] };
     },
   };
 }

@@ -7,6 +7,7 @@ import type { AssetStore } from './assets.ts';
 import type { Browsers } from './browser/browsers.ts';
 import type { Adblock } from './browser/adblock.ts';
 import type { PluginSettings } from './plugin.ts';
+import type { Phase } from './timing.ts';
 
 /** Why a step produced no output, as the answer's `warnings` report it. */
 export interface Warning { plugin: string; code: string; message: string; reason?: 'threw' | 'timeout' | 'not-json' }
@@ -20,6 +21,8 @@ export interface Extraction {
   /** The page's links, when the plan asked for them (crawls). */
   links?: string[];
   warnings: Warning[];
+  /** How long each phase of the run took (reported in Server-Timing, never stored in the cache). */
+  phases?: Phase[];
 }
 
 /** What each plugin of an engine gets besides the request: its declared settings and what its `init` made. */

@@ -5,6 +5,7 @@ import { finish, type Extraction, type Services, type Warning } from './extracti
 import type { CheerioAPI } from 'cheerio';
 import type { FetchResult } from './fetch/http.ts';
 import { contextFor, linksOf, type LivePage } from './context.ts';
+import type { Trace } from './timing.ts';
 
 /** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
 const STEP_RESERVE_MS = 1000;
@@ -76,10 +77,12 @@ async function runStep(step: Step, plugin: Plugin, ctx: Context, services: Servi
  * returns something that is not JSON leaves its output null with an EPLUGIN warning, and the rest of the answer
  * stands. Coded errors (a bad rule, a forbidden URL) still fail the request, as does the request's own timeout.
  */
-export async function runSteps(plan: Plan, services: Services, ctx: Context, deadline: number): Promise<{ data: Record<string, unknown>; warnings: Warning[] }> {
+export async function runSteps(plan: Plan, services: Services, ctx: Context, deadline: number, trace?: Trace): Promise<{ data: Record<string, unknown>; warnings: Warning[] }> {
   const warnings: Warning[] = [];
   for (const step of plan.steps) {
+    const since = performance.now();
     await runStep(step, services.registry.get(step.name)!, ctx, services, deadline - STEP_RESERVE_MS, warnings);
+    trace?.mark(`step.${step.name}`, since);
   }
   return { data: ctx.data, warnings };
 }
@@ -88,9 +91,9 @@ export async function runSteps(plan: Plan, services: Services, ctx: Context, dea
  * The common tail of every way a page is obtained (fetched, or rendered in `live`): build the plugin context, run
  * the steps within the request's deadline, complete the payload with the response's facts, collect links.
  */
-export async function answer(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, started: number, live?: LivePage, document?: CheerioAPI): Promise<Omit<Extraction, 'fetchMode'>> {
-  const fetchTimeMs = Math.round(performance.now() - started);
+export async function answer(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, trace: Trace, live?: LivePage, document?: CheerioAPI): Promise<Omit<Extraction, 'fetchMode'>> {
+  const fetchTimeMs = Math.round(performance.now() - trace.started);
   const ctx = contextFor(plan, services, response, signal, live, document);
-  const { data, warnings } = await runSteps(plan, services, ctx, started + plan.options.timeout);
+  const { data, warnings } = await runSteps(plan, services, ctx, trace.started + plan.options.timeout, trace);
   return { data: finish(data, response), fetchTimeMs, warnings, ...(plan.collectLinks ? { links: linksOf(ctx) } : {}) };
 }

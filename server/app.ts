@@ -11,6 +11,7 @@ import { createHandler, type HandlerRequest, type HandlerResponse } from './hand
 import { createQuota } from './quota.ts';
 import { createKeyRing } from './keys.ts';
 import { systemClock, type Clock } from '../engine/state.ts';
+import { serverTiming } from '../engine/timing.ts';
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -69,6 +70,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   let engine: Engine | undefined;
   const servers = [0, 1].map((i) => {
     const server = http.createServer(async (req, res) => {
+      const started = performance.now();
       let out: HandlerResponse;
       if (req.method === 'GET' && req.url === '/docs/errors') {
         out = { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
@@ -84,9 +86,14 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       } else {
         out = !handlers[i] ? starting() : await handlers[i]!({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress ?? '' });
       }
+      const phases = out.phases ?? [];
+      const compressing = performance.now();
       out = await compress(out, String(req.headers['accept-encoding'] ?? ''));
+      if (out.headers['content-encoding']) phases.push({ name: 'compress', ms: performance.now() - compressing });
       const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
-      res.writeHead(out.status, { ...out.headers, 'content-length': String(body.length) });
+      // Every answer says where its time went (cache, queue, fetch, page, navigate, each step...), and in all.
+      const timing = serverTiming([...phases, { name: 'total', ms: performance.now() - started }]);
+      res.writeHead(out.status, { ...out.headers, 'server-timing': timing, 'content-length': String(body.length) });
       res.end(req.method === 'HEAD' ? undefined : body);
     });
     // Longer than the usual 60 s idle timeout of clients and load balancers, so they close idle sockets first.

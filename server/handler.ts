@@ -10,12 +10,17 @@ import type { KeyRing, KeyOwner } from './keys.ts';
 import type { Clock } from '../engine/state.ts';
 import { createHash } from 'node:crypto';
 import { fetchAsset } from './asset.ts';
+import type { Phase } from '../engine/timing.ts';
 
 /** A request as the handler sees it: no sockets. */
 export interface HandlerRequest { method: string; url: string; headers: Record<string, string | string[] | undefined>; ip: string }
 
 /** A response as the handler returns it: no sockets. */
-export interface HandlerResponse { status: number; headers: Record<string, string>; body: Buffer | string }
+export interface HandlerResponse {
+  status: number; headers: Record<string, string>; body: Buffer | string;
+  /** How long each phase took (the server adds compression and the total, and sends them as Server-Timing). */
+  phases?: Phase[];
+}
 
 /** What a handler serves with: the engine (which owns the cache), the quotas, keys, the endpoint's tier, and the clock. */
 export interface HandlerDeps { engine: Engine; quota: Quota; tier: Tier; keys: KeyRing; docsUrl: string; clock: Clock }
@@ -121,6 +126,7 @@ export function createHandler(deps: HandlerDeps) {
 
   return async function handle(req: HandlerRequest): Promise<HandlerResponse> {
     const id = randomUUID();
+    const phases: Phase[] = [];
     const base: Record<string, string> = {
       'x-request-id': id, 'x-pricing-plan': deps.tier, 'access-control-allow-origin': '*',
       'access-control-expose-headers': '*', vary: 'accept-encoding',
@@ -140,20 +146,25 @@ export function createHandler(deps: HandlerDeps) {
       if (plan.unknownParams.length) base['x-refract-unknown-params'] = unknownHeader(plan.unknownParams);
       // Work is charged (and may be refused) only on a MISS or BYPASS; cache hits cost nothing.
       const admit = async () => {
+        const since = performance.now();
         rate = await quota.consume(caller, policy);
+        phases.push({ name: 'quota', ms: performance.now() - since });
         if (rate.exceeded) throw new RefractError('ERATE', 'The request quota of this window is used up; wait for the reset');
       };
       const outcome = await engine.extract(plan, { admit });
+      phases.push(...(outcome.phases ?? []));
       rate ??= await quota.peek(caller, policy);
       const now = deps.clock.now();
+      const rendering = performance.now();
       const out = await render(plan, outcome, deps);
       const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+      phases.push({ name: 'body', ms: performance.now() - rendering });
       const headers: Record<string, string> = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(outcome, outcome.cache, now), etag, 'content-type': out.type };
       // Embedded HTML (a report, or whatever a target served) runs sandboxed, in an opaque origin, never as this service.
       if (/^text\/html/i.test(out.type)) headers['content-security-policy'] = 'sandbox allow-scripts allow-popups';
-      if (matches(header(req, 'if-none-match'), etag)) return { status: 304, headers, body: '' };
-      return { status: 200, headers, body };
+      if (matches(header(req, 'if-none-match'), etag)) return { status: 304, headers, body: '', phases };
+      return { status: 200, headers, body, phases };
     } catch (err) {
       const { status, body, unexpected } = failure(err, id, deps.docsUrl);
       if (unexpected) engine.logger.error('unexpected failure', err);
@@ -166,6 +177,7 @@ export function createHandler(deps: HandlerDeps) {
         status,
         headers: { ...base, ...rates, ...extra, 'x-cache-status': cacheStatusOf(err), 'x-fetch-mode': 'none', 'x-fetch-time': '0ms', 'cache-control': 'no-store', 'content-type': JSON_TYPE },
         body: JSON.stringify(body),
+        phases,
       };
     }
   };

@@ -12,7 +12,7 @@ export interface Browsers {
    * Runs `fn` on a fresh page in its own incognito context, or with `share` (crawls) in a context shared by the
    * pages of that key; the page is closed afterwards whatever happens.
    */
-  withPage<T>(options: BrowserContextOptions, proxyUrl: string | undefined, signal: AbortSignal, fn: (page: Page) => Promise<T>, retries?: number, share?: string): Promise<T>;
+  withPage<T>(options: BrowserContextOptions, proxyUrl: string | undefined, signal: AbortSignal, fn: (page: Page) => Promise<T>, retries?: number, share?: string, prepare?: Preparation): Promise<T>;
   /** Closes the contexts shared under `share` (a crawl's, when it ends). */
   closeShared(share: string): Promise<void>;
   /** Browsers open, launched in all, and contexts open (for tests of recycling, crash recovery and leaks). */
@@ -21,7 +21,16 @@ export interface Browsers {
 }
 
 /** Settings of the browser side. */
-export interface BrowsersOptions { concurrency: number; queueLimit: number; retireAfterPages: number; maxMemoryBytes: number; chromePath: string }
+export interface BrowsersOptions { concurrency: number; queueLimit: number; retireAfterPages: number; maxMemoryBytes: number; chromePath: string; warmPages?: number }
+
+/**
+ * What a page needs before it navigates (routes, init scripts, bindings on its context). `key` names the kind, so
+ * that a page opened ahead of need is prepared exactly as the request that takes it would have prepared it.
+ */
+export interface Preparation { key: string; run(page: Page): Promise<void> }
+
+/** An unused warm page is closed after this long. */
+const WARM_IDLE_MS = 60_000;
 
 /** Creates the browser side; Chromium starts on first use. */
 export function createBrowsers(opts: BrowsersOptions): Browsers {
@@ -36,26 +45,77 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     }
     return pool;
   };
+  // Pages opened ahead of need, by kind (context options and preparation), least recently wanted first. A new
+  // context and its renderer process cost ~150 ms, most of a simple capture: the next page of a kind just used is
+  // opened while the current one works. A warm page is never used before, so each request still gets a fresh context.
+  const warm = new Map<string, Promise<Page | undefined>>();
+  const warmPages = opts.warmPages ?? 0;
+  const openPage = async (options: BrowserContextOptions, proxyUrl: string | undefined, prepare?: Preparation): Promise<Page> => {
+    const page = (await poolOf().newPage({ pageOptions: options, proxyUrl })) as Page;
+    try {
+      await prepare?.run(page);
+    } catch (err) {
+      await page.close().catch(() => undefined);
+      throw err;
+    }
+    return page;
+  };
+  const takeWarm = async (key: string): Promise<Page | undefined> => {
+    const pending = warm.get(key);
+    if (!pending) return undefined;
+    warm.delete(key);
+    const page = await pending;
+    if (page && !page.isClosed() && page.context().browser()?.isConnected()) return page;
+    await page?.close().catch(() => undefined);
+    return undefined;
+  };
+  const warmUp = (key: string, options: BrowserContextOptions, prepare?: Preparation) => {
+    if (warmPages <= 0 || warm.has(key) || !pool) return;
+    while (warm.size >= warmPages) {
+      const [oldest, pending] = warm.entries().next().value!;
+      warm.delete(oldest);
+      void pending.then((p) => p?.close()).catch(() => undefined);
+    }
+    const pending = openPage(options, undefined, prepare).catch(() => undefined);
+    warm.set(key, pending);
+    void pending.then((page) => {
+      setTimeout(() => {
+        if (warm.get(key) !== pending) return;
+        warm.delete(key);
+        void page?.close().catch(() => undefined);
+      }, WARM_IDLE_MS).unref();
+    });
+  };
+  const dropWarm = async () => {
+    const pages = [...warm.values()];
+    warm.clear();
+    await Promise.all(pages.map((p) => p.then((page) => page?.close()).catch(() => undefined)));
+  };
   const shared = createSharedContexts(async (options) => (await poolOf().newPage({ pageOptions: options })) as Page, opts.retireAfterPages);
 
   // Past the memory ceiling every open browser is retired: pages in flight finish, new ones get a fresh browser.
   const recycleIfHeavy = async () => {
     if (!pool || opts.maxMemoryBytes <= 0) return;
     if ((await descendantsRss()) <= opts.maxMemoryBytes) return;
+    await dropWarm();
     await pool.retireAllBrowsers();
     await shared.retire();
   };
   // Pages through a proxy always get their own context.
-  const attempt = async <T>(options: BrowserContextOptions, proxyUrl: string | undefined, fn: (page: Page) => Promise<T>, share?: string): Promise<T> => {
-    const browserPool = poolOf();
+  const attempt = async <T>(options: BrowserContextOptions, proxyUrl: string | undefined, fn: (page: Page) => Promise<T>, share?: string, prepare?: Preparation): Promise<T> => {
     await memoryCheck;
     const inShared = share && !proxyUrl ? await shared.page(share, options) : undefined;
-    const page = inShared?.page ?? (await browserPool.newPage({ pageOptions: options, proxyUrl })) as Page;
+    if (inShared) await prepare?.run(inShared.page).catch(async (err: unknown) => { await inShared.page.close().catch(() => undefined); await inShared.done(); throw err; });
+    // Pages through a proxy, of a crawl, or recording video are opened for their request alone.
+    const key = !inShared && !proxyUrl && !options.recordVideo ? `${prepare?.key ?? ''}\n${JSON.stringify(options)}` : undefined;
+    const page = inShared?.page ?? (key ? await takeWarm(key) : undefined) ?? await openPage(options, proxyUrl, prepare);
     try {
       return await fn(page);
     } finally {
       await page.close().catch(() => undefined);
       await inShared?.done();
+      // Opened once this page is done: opening it alongside would slow this page's own work on a small machine.
+      if (key) warmUp(key, options, prepare);
       // Measured after the answer has gone out; the next page waits for the verdict before it opens.
       memoryCheck = recycleIfHeavy().catch(() => undefined);
     }
@@ -67,12 +127,12 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     }
   };
   return {
-    async withPage(options, proxyUrl, signal, fn, retries = 1, share) {
+    async withPage(options, proxyUrl, signal, fn, retries = 1, share, prepare) {
       await slots.acquire(signal);
       try {
         for (let n = 0; ; n++) {
           try {
-            return await attempt(options, proxyUrl, fn, share);
+            return await attempt(options, proxyUrl, fn, share, prepare);
           } catch (err) {
             if (!isCrash(err) || n >= retries || signal.aborted) throw err;
             dropDisconnected();
@@ -90,6 +150,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     }),
     closeShared: (share) => shared.retire(share),
     async close() {
+      await dropWarm();
       shared.clear();
       await pool?.destroy();
       pool = undefined;

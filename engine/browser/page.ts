@@ -1,4 +1,4 @@
-import type { BrowserContext, BrowserContextOptions, Page, Response, Route, WebSocketRoute } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page, Request, Response, Route, WebSocketRoute } from 'playwright-core';
 import type { Guard } from '../fetch/guard.ts';
 import { RefractError } from '../errors.ts';
 import { fromNavigation } from '../failures.ts';
@@ -59,16 +59,28 @@ export function contextOptions(setup: PageSetup): BrowserContextOptions {
 
 const FREEZE = '*,*::before,*::after{animation-duration:0s!important;animation-delay:0s!important;animation-iteration-count:1!important;transition:none!important;caret-color:transparent!important}';
 
-/** Contexts whose every page (popups and windows a page opens included) already passes the guard. */
+/** Contexts whose requests already pass the guard. */
 const guardedContexts = new WeakSet<BrowserContext>();
 
+/** The URL of the page a request belongs to (the source URL that ad filters judge third parties by). */
+function pageUrlOf(route: Route, fallback: string): string {
+  try {
+    const url = route.request().frame().page().url();
+    return url === 'about:blank' ? fallback : url;
+  } catch {
+    return fallback;
+  }
+}
+
 /**
- * Sends every browser request (page, frames, subresources, redirects, WebSockets) through the SSRF guard first
- * and, with `adblock`, drops the page's ads and trackers. The page's own routes decide for it; the same guard is
- * installed once on its context too, for the windows the page opens (`window.open`, `target=_blank`), which
- * page routes do not see.
+ * Sends every request of a context (its pages, their frames, subresources, redirects, WebSockets, and the windows
+ * a page opens) through the SSRF guard first and, with `adblock`, drops ads and trackers. Installed once per
+ * context, before its first page navigates: one route for all of its pages (a context serves one request, or one
+ * crawl whose pages share their options).
  */
-export async function guardRequests(page: Page, guard: Guard, adblock?: Adblock): Promise<void> {
+export async function guardContext(context: BrowserContext, guard: Guard, adblock?: Adblock): Promise<void> {
+  if (guardedContexts.has(context)) return;
+  guardedContexts.add(context);
   const verdicts = new Map<string, Promise<boolean>>();
   const allowed = (url: URL): Promise<boolean> => {
     let verdict = verdicts.get(url.hostname);
@@ -86,46 +98,57 @@ export async function guardRequests(page: Page, guard: Guard, adblock?: Adblock)
     } catch { /* refused below */ }
     await ws.close({ code: 1008, reason: 'blocked by the SSRF guard' }).catch(() => undefined);
   };
-  const onRequest = (blockAds: Adblock | undefined) => async (route: Route) => {
-    // A throwing route handler would take the process down: anything unexpected refuses the request.
-    try {
-      await decide(route, blockAds);
-    } catch {
-      await route.abort('failed').catch(() => undefined);
-    }
-  };
-  async function decide(route: Route, blockAds: Adblock | undefined): Promise<void> {
+  async function decide(route: Route): Promise<void> {
     const url = new URL(route.request().url());
     if (url.protocol === 'data:' || url.protocol === 'blob:' || url.protocol === 'about:') return route.continue();
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.abort('blockedbyclient');
     // Ads and trackers are dropped before any DNS work is spent on them.
-    if (blockAds?.isBlocked(url.href, route.request().resourceType(), page.url() === 'about:blank' ? url.href : page.url())) return route.abort('blockedbyclient');
+    if (adblock?.isBlocked(url.href, route.request().resourceType(), pageUrlOf(route, url.href))) return route.abort('blockedbyclient');
     return (await allowed(url)) ? route.continue() : route.abort('blockedbyclient');
   }
-  const context = page.context();
-  if (!guardedContexts.has(context)) {
-    guardedContexts.add(context);
-    // WebSockets are not requests that routes see: their host passes the same guard before connecting.
-    await context.routeWebSocket(/.*/, onSocket);
-    await context.route('**/*', onRequest(undefined));
-  }
-  await page.routeWebSocket(/.*/, onSocket);
-  await page.route('**/*', onRequest(adblock));
+  const onRequest = async (route: Route) => {
+    // A throwing route handler would take the process down: anything unexpected refuses the request.
+    try {
+      await decide(route);
+    } catch {
+      await route.abort('failed').catch(() => undefined);
+    }
+  };
+  // WebSockets are not requests that routes see: their host passes the same guard before connecting.
+  await Promise.all([context.routeWebSocket(/.*/, onSocket), context.route('**/*', onRequest)]);
 }
 
 const AUTO_SETTLE_MS = 2000;
+/**
+ * What the page's content waits on: a favicon (type "other"), media streams, beacons, manifests and sockets are
+ * not, and a page is not kept waiting for them (a favicon fetched after `load` cost every capture ~60 ms).
+ */
+const CONTENT_TYPES = new Set(['document', 'stylesheet', 'image', 'font', 'script', 'xhr', 'fetch']);
 
 /**
- * Counts the page's requests in flight; the returned function waits (up to a cap) until none are left, plus a
- * moment for the script that consumes the last answer. A static page with nothing in flight waits not at all.
+ * Counts the page's content requests in flight; the returned function waits (up to a cap) until none are left,
+ * plus a moment for the script that consumes the last data answer. A page with nothing in flight waits not at all.
  */
 function trackRequests(page: Page): (capMs: number) => Promise<void> {
   let inflight = 0;
+  let lastData = false;
   let changed: (() => void) | undefined;
-  const bump = (delta: number) => { inflight = Math.max(0, inflight + delta); changed?.(); };
-  page.on('request', () => bump(1));
-  page.on('requestfinished', () => bump(-1));
-  page.on('requestfailed', () => bump(-1));
+  const counted = new WeakSet<Request>();
+  page.on('request', (req) => {
+    if (!CONTENT_TYPES.has(req.resourceType())) return;
+    counted.add(req);
+    inflight++;
+  });
+  const end = (req: Request) => {
+    if (!counted.has(req)) return;
+    counted.delete(req);
+    inflight = Math.max(0, inflight - 1);
+    const type = req.resourceType();
+    lastData = type === 'xhr' || type === 'fetch';
+    changed?.();
+  };
+  page.on('requestfinished', end);
+  page.on('requestfailed', end);
   return async (capMs) => {
     // A round trip to the page delivers every request event the browser sent before it.
     await page.evaluate('0').catch(() => undefined);
@@ -136,7 +159,7 @@ function trackRequests(page: Page): (capMs: number) => Promise<void> {
       await new Promise<void>((resolve) => { changed = resolve; setTimeout(resolve, Math.max(0, Math.min(100, deadline - Date.now()))); });
       changed = undefined;
     }
-    if (waited) await page.waitForTimeout(50);
+    if (waited && lastData) await page.waitForTimeout(50);
   };
 }
 
@@ -150,8 +173,9 @@ function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded'
 /**
  * Navigates and drives the page as the setup says: goto with the chosen lifecycle event, then styles, scripts
  * and modules, frozen animations, clicks, scroll and waits. EBRWSRTIMEOUT when navigation passes its budget.
+ * `afterLoad` runs once the page has loaded and its requests settled, before anything else.
  */
-export async function navigate(page: Page, url: string, setup: PageSetup, budgetMs: number): Promise<Response | null> {
+export async function navigate(page: Page, url: string, setup: PageSetup, budgetMs: number, afterLoad?: () => Promise<void>): Promise<Response | null> {
   if (setup.mediaType) await page.emulateMedia({ media: setup.mediaType });
   const settle = setup.waitUntil === undefined || setup.waitUntil.includes('auto') ? trackRequests(page) : undefined;
   let response: Response | null;
@@ -161,6 +185,8 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
     throw fromNavigation(err, budgetMs);
   }
   if (settle) await settle(Math.min(AUTO_SETTLE_MS, budgetMs));
+  // Once the page has loaded and settled (consent managers show their banners late), a banner is answered.
+  await afterLoad?.();
   for (const extra of setup.waitUntil?.filter((w) => w !== 'auto').slice(1) ?? []) {
     const state = lifecycle([extra]);
     await page.waitForLoadState(state === 'commit' ? 'domcontentloaded' : state, { timeout: budgetMs }).catch(() => undefined);

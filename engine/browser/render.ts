@@ -6,11 +6,27 @@ import type { Lease } from '../executor.ts';
 import { throughProxy } from '../failures.ts';
 import { kindOf, type FetchResult } from '../fetch/http.ts';
 import { refuseChallenge } from '../fetch/antibot.ts';
-import { answer } from '../steps.ts';
+import { answer, untilAborted } from '../steps.ts';
 import type { Extraction, Services } from '../extraction.ts';
-import { contextOptions, guardRequests, navigate, type PageSetup } from './page.ts';
+import { contextOptions, guardContext, navigate, type PageSetup } from './page.ts';
+import type { Preparation } from './browsers.ts';
+import type { Trace } from '../timing.ts';
 
 const CONSENT_CAP_MS = 3000;
+
+/**
+ * What a page needs before it navigates: the SSRF guard on every request of its context and, with `adblock`, the
+ * ad filters and the cookie-banner handler. A warm page of the same key was prepared the same way.
+ */
+function preparationOf(adblock: boolean, services: Services): Preparation {
+  return {
+    key: adblock ? 'guard+adblock' : 'guard',
+    async run(page) {
+      await guardContext(page.context(), services.guard, adblock ? services.adblock : undefined);
+      if (adblock) await services.adblock.prepareConsent(page.context());
+    },
+  };
+}
 
 /** The page controls of a request, with what its steps add (a device given to `screenshot`, say). */
 export function pageSetupOf(plan: Plan, registry: Registry): PageSetup {
@@ -61,20 +77,23 @@ async function browserResult(page: Page, response: Response | null, needsDocumen
  * Runs the whole plan in one browser page: navigate once (SSRF guard, ad blocking and banner handling set up
  * first), then every step on the live page. `budgetMs` bounds the navigation; the steps share the request's time.
  */
-export async function renderPlan(plan: Plan, services: Services, lease: Lease, signal: AbortSignal, budgetMs: number, started: number): Promise<Omit<Extraction, 'fetchMode'>> {
+export async function renderPlan(plan: Plan, services: Services, lease: Lease, signal: AbortSignal, budgetMs: number, trace: Trace): Promise<Omit<Extraction, 'fetchMode'>> {
   const setup = pageSetupOf(plan, services.registry);
   const needsDocument = !!plan.collectLinks || plan.steps.some((s) => needOf(services.registry.get(s.name)!, s.opts) !== 'browser');
+  const opening = performance.now();
   try {
-    return await services.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, async (page) => {
+    return await services.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, (page) => untilAborted((async () => {
       const openedAt = performance.now();
-      await guardRequests(page, services.guard, setup.adblock ? services.adblock : undefined);
-      const consent = setup.adblock ? await services.adblock.dismissConsent(page) : undefined;
-      const response = await navigate(page, plan.url, setup, budgetMs);
-      await consent?.(CONSENT_CAP_MS);
-      const result = await browserResult(page, response, needsDocument);
+      trace.mark('page', opening);
+      // Without JavaScript no consent manager runs (and the page's timers never fire): there is nothing to answer.
+      const consent = setup.adblock && setup.javascript !== false ? () => trace.time('consent', () => services.adblock.settleConsent(page, CONSENT_CAP_MS)) : undefined;
+      const response = await trace.time('navigate', () => navigate(page, plan.url, setup, budgetMs, consent));
+      const result = await trace.time('content', () => browserResult(page, response, needsDocument));
       refuseChallenge(result, lease.session);
-      return answer(plan, services, result, signal, started, { page, openedAt });
-    }, plan.options.retry ?? 1, plan.shareContext);
+      return answer(plan, services, result, signal, trace, { page, openedAt });
+      // Whatever hangs in the page (an evaluation whose timers never fire, say), the request ends at its deadline:
+      // the page is closed behind it.
+    })(), signal), plan.options.retry ?? 1, plan.shareContext, preparationOf(!!setup.adblock, services));
   } catch (err) {
     throw throughProxy(err, lease.proxyUrl);
   }

@@ -18,16 +18,22 @@ export const MAX_CLIP_MS = 10_000;
 export async function recordClip(page: Page, openedAt: number, durationMs: number, fps: number): Promise<{ bytes: Buffer; facts: { duration?: number; duration_pretty?: string; width?: number; height?: number } }> {
   const video = page.video();
   if (!video) throw new Error('the page was not set up for video');
-  // The recording began when the page opened; the clip is the stretch that starts now.
-  const offset = ((performance.now() - openedAt) / 1000).toFixed(3);
+  const from = performance.now();
   await page.waitForTimeout(durationMs);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'refract-clip-'));
   try {
     const webm = path.join(dir, 'clip.webm');
     const mp4 = path.join(dir, 'clip.mp4');
     await page.close();
+    const closed = performance.now();
     await video.saveAs(webm);
     await video.delete().catch(() => undefined);
+    // The recording's timeline starts at its first frame, which may come well after the page opened (on a busy
+    // machine), so the clip is located from the recording's end: it is the stretch that ended when the page was
+    // closed minus the time closing took. `openedAt` places it only when the recording's length is unknown.
+    const recorded = (await ffprobe(webm, AbortSignal.timeout(10_000))).duration;
+    const start = recorded ? recorded - (closed - from) / 1000 : (from - openedAt) / 1000;
+    const offset = Math.max(0, start).toFixed(3);
     const seconds = (durationMs / 1000).toFixed(3);
     await run('ffmpeg', ['-v', 'error', '-y', '-i', webm, '-ss', offset, '-t', seconds, '-vf', `fps=${fps}`,
       '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-preset', 'veryfast', '-crf', '23', '-movflags', '+faststart', mp4], { timeout: 60_000 });

@@ -5,9 +5,14 @@ import { benchMetaCorpus } from './meta-corpus.ts';
 import { benchScreenshot } from './screenshot.ts';
 import { benchCache } from './cache.ts';
 import { benchCrawl } from './crawl.ts';
+import { benchVersus } from './versus.ts';
 
 const only = process.argv[2];
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+if (!only || only === 'versus') {
+  console.log('\n# Refract beside the Microlink peer and the bare floor (one run, interleaved, loopback fixtures)');
+  await benchVersus((line) => console.log(line));
+}
 if (!only || only === 'corpus') {
   console.log('\n# metadata extraction on the corpus pages (no network, medians per page)');
   for (const line of await benchMetaCorpus()) console.log(line);

@@ -1,4 +1,30 @@
 import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+// A real page (334 kB) whose absolute media hosts are pointed at the loopback fixture server, so that the media
+// probes are real requests; without the corpus beside the checkout, the fixture article.
+const CORPUS_PAGE = path.resolve(ROOT, '../shared/corpus/metascraper/dev/the-verge/page.html');
+const FALLBACK_PAGE = path.join(ROOT, 'fixtures/sites/article/index.html');
+
+/** Serves the fixtures, plus `route`: the real article with its CDN pointed back here, every image answering. */
+export async function serveArticle(route: string): Promise<{ fx: Fixture; bytes: number }> {
+  const image = await readFile(path.join(ROOT, 'fixtures/sites/article/images/hero.png'));
+  let page = '';
+  const fx = await serveFixtures({
+    [route]: (_, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(page); },
+  }, (req, res) => {
+    // Every image the page links (its CDN and its icons) answers, as on the real site.
+    if (!req.url?.startsWith('/cdn/') && !/\.(png|ico|jpe?g|svg)(\?|$)/i.test(req.url ?? '')) return false;
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': image.length });
+    res.end(image);
+    return true;
+  });
+  page = (await readFile(CORPUS_PAGE, 'utf8').catch(() => readFile(FALLBACK_PAGE, 'utf8'))).replace(/https?:\/\/(cdn\.vox-cdn\.com|www\.theverge\.com)/g, `${fx.url}/cdn`);
+  return { fx, bytes: page.length };
+}
 
 /** Latency summary of a series of timings in milliseconds. */
 export interface Stats { n: number; p50: number; p95: number; mean: number; rps: number }

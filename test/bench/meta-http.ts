@@ -1,38 +1,21 @@
 // Metadata over HTTP: Refract (a child process, real server) MISS and HIT beside the floor of
 // got-scraping + cheerio + the same rules called in this process (no server, no Crawlee).
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gotScraping } from 'got-scraping';
 import { imageSize } from 'image-size';
 import { parseHtml } from '../../engine/html.ts';
-import { serveFixtures } from '../util/serve.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/meta/helpers.ts';
-import { measure, get, row, stats, type Stats } from './lib.ts';
+import { measure, get, row, serveArticle, stats, type Stats } from './lib.ts';
 import { startChild as spawnServer } from '../util/child.ts';
 import { loadConfig, createEngine, parseQuery } from '../../engine/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-// A real page (334 kB) whose absolute media hosts are pointed at the loopback fixture server, so that
-// the media probes are real requests; without the corpus beside the checkout, the fixture article.
-const CORPUS_PAGE = path.resolve(ROOT, '../shared/corpus/metascraper/dev/the-verge/page.html');
-const FALLBACK_PAGE = path.join(ROOT, 'fixtures/sites/article/index.html');
 
 /** Runs the metadata benchmark and returns its rows. */
 export async function benchMetaHttp(n = 200): Promise<string[]> {
-  const image = await readFile(path.join(ROOT, 'fixtures/sites/article/images/hero.png'));
-  let page = '';
-  const fx = await serveFixtures({
-    '/sites/article/page': (_, res) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(page); },
-  }, (req, res) => {
-    // Every image the page links (its CDN and its icons) answers, as on the real site.
-    if (!req.url?.startsWith('/cdn/') && !/\.(png|ico|jpe?g|svg)(\?|$)/i.test(req.url ?? '')) return false;
-    res.writeHead(200, { 'content-type': 'image/png', 'content-length': image.length });
-    res.end(image);
-    return true;
-  });
-  page = (await readFile(CORPUS_PAGE, 'utf8').catch(() => readFile(FALLBACK_PAGE, 'utf8'))).replace(/https?:\/\/(cdn\.vox-cdn\.com|www\.theverge\.com)/g, `${fx.url}/cdn`);
+  const { fx, bytes } = await serveArticle('/sites/article/page');
   const env = { PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '1000000', REFRACT_LOG_LEVEL: 'info' };
   const app = await spawnServer(ROOT, env);
   const bare = await spawnServer(ROOT, { ...env, REFRACT_PROBE_TIMEOUT: '0' });
@@ -98,7 +81,7 @@ export async function benchMetaHttp(n = 200): Promise<string[]> {
     rows.push(['refract MISS, 8 concurrent', await measure(n, 8, (i) => miss(50000 + i))]);
     rows.push(['refract HIT, 8 concurrent', await measure(n * 5, 8, hit)]);
     const out = rows.map(([name, s]) => row(name, s));
-    out.push(`ratio MISS p50 / floor p50: ${(missStats.p50 / floorStats.p50).toFixed(2)}x with media probes, ${(bareStats.p50 / floorStats.p50).toFixed(2)}x without (page ${page.length} bytes)`);
+    out.push(`ratio MISS p50 / floor p50: ${(missStats.p50 / floorStats.p50).toFixed(2)}x with media probes, ${(bareStats.p50 / floorStats.p50).toFixed(2)}x without (page ${bytes} bytes)`);
     out.push(`ratio MISS p50 / floor-with-probes p50: ${(missStats.p50 / probedStats.p50).toFixed(2)}x`);
     out.push(`median of per-iteration ratios: MISS with probes / floor with probes ${ratios(samples[1]!, samples[4]!).toFixed(2)}x, MISS without probes / floor ${ratios(samples[2]!).toFixed(2)}x, MISS with probes / floor ${ratios(samples[1]!).toFixed(2)}x`);
     return out;

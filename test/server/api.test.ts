@@ -251,4 +251,37 @@ test('HEAD answers the headers without a body; OPTIONS allows CORS', async () =>
   assert.match(pre.headers.get('access-control-allow-methods') ?? '', /GET/);
 });
 
+
+/** The Server-Timing header as name → duration (ms). */
+function timings(header: string | null): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const part of (header ?? '').split(',')) {
+    const m = /^\s*([^;\s]+);dur=([\d.]+)\s*$/.exec(part);
+    assert.ok(m, `a malformed Server-Timing metric: "${part}"`);
+    out.set(m[1]!, Number(m[2]));
+  }
+  return out;
+}
+
+test('Server-Timing says where a MISS spent its time, a HIT only its lookup, a failure its total', async () => {
+  const url = `url=${q(`${fx.url}/sites/article/index.html?timing=${Date.now()}`)}`;
+  const miss = await call(app.freeUrl, url);
+  assert.is(miss.headers.get('x-cache-status'), 'MISS');
+  const m = timings(miss.headers.get('server-timing'));
+  for (const name of ['cache', 'quota', 'queue', 'fetch', 'step.meta', 'store', 'body', 'total']) assert.ok(m.has(name), `MISS reports ${name}: ${miss.headers.get('server-timing')}`);
+  assert.ok(m.get('total')! >= m.get('fetch')! + m.get('step.meta')!, 'the total covers the phases inside it');
+  const hit = await call(app.freeUrl, url);
+  assert.is(hit.headers.get('x-cache-status'), 'HIT');
+  const h = timings(hit.headers.get('server-timing'));
+  assert.equal([...h.keys()].filter((k) => k !== 'compress'), ['cache', 'body', 'total'], 'a HIT did no fetch, no steps and paid no quota');
+  const bad = await call(app.freeUrl, 'url=notaurl');
+  assert.is(bad.status, 400);
+  assert.ok(timings(bad.headers.get('server-timing')).has('total'));
+  const shot = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html?timing-shot=${Date.now()}`)}&screenshot&meta=false&adblock=false`);
+  assert.is(shot.status, 200);
+  const s = timings(shot.headers.get('server-timing'));
+  for (const name of ['page', 'navigate', 'content', 'step.screenshot']) assert.ok(s.has(name), `a browser request reports ${name}: ${shot.headers.get('server-timing')}`);
+  assert.not.ok(s.has('consent'), 'no banner handling was asked for');
+});
+
 test.run();

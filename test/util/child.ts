@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 /** Starts the real server (server/main.ts) in a child process and resolves with its free endpoint's URL. */
-export async function startChild(root: string, env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startChild(root: string, env: Record<string, string>): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['--no-node-snapshot', path.join(root, 'server/main.ts')], {
     env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -21,5 +21,5 @@ export async function startChild(root: string, env: Record<string, string>): Pro
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
   });
-  return { url, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
+  return { url, pid: child.pid!, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
 }

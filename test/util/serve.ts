@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 const ROOT = path.resolve(import.meta.dirname, '../../fixtures');
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.png': 'image/png', '.jpg': 'image/jpeg', '.json': 'application/json',
-  '.ico': 'image/x-icon', '.mp4': 'video/mp4', '.mp3': 'audio/mpeg', '.xml': 'application/xml', '.txt': 'text/plain',
+  '.ico': 'image/x-icon', '.mp4': 'video/mp4', '.mp3': 'audio/mpeg', '.xml': 'application/xml', '.txt': 'text/plain', '.js': 'text/javascript',
 };
 
 /** A loopback port that was free a moment ago (nothing listens on it now: connections to it are refused). */

@@ -1,0 +1,65 @@
+// Cookie banners of five common consent managers, each rebuilt from its real markup and behaviour (fixtures/sites/
+// consent: the SDK script loads after the page, fetches its config, then shows its banner), answered with an
+// opt-out by default on the free endpoint, and left alone with adblock=false. The SDKs are first-party here (as
+// self-hosted ones are): from their vendors' hosts (cdn.cookielaw.org, consent.cookiebot.com...) the tracker
+// filters already block them, and no banner shows at all.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import sharp from 'sharp';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+let fx: Fixture;
+let app: App;
+const CMPS = ['onetrust', 'cookiebot', 'didomi', 'usercentrics', 'quantcast'];
+const BANNER = [208, 2, 27];
+
+test.before(async () => {
+  fx = await serveFixtures({
+    '/consent-choice': (_, res) => { res.writeHead(204); res.end(); },
+  });
+  app = await startRefract();
+});
+
+test.after(async () => {
+  await app.close();
+  await fx.close();
+});
+
+const choices = (cmp: string) => fx.hits.filter((h) => h.startsWith(`/consent-choice?cmp=${cmp}&`)).map((h) => new URL(h, fx.url).searchParams.get('choice'));
+
+/** Whether the bottom rows of the capture show the red banner. */
+async function bannerShown(url: string): Promise<boolean> {
+  const bytes = Buffer.from(await (await fetch(url)).arrayBuffer());
+  const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+  const at = ((info.height - 20) * info.width + Math.floor(info.width / 2)) * info.channels;
+  return [...data.subarray(at, at + 3)].join() === BANNER.join();
+}
+
+for (const cmp of CMPS) {
+  test(`${cmp}: the banner is answered with an opt-out before the capture; adblock=false leaves it`, async () => {
+    const page = q(`${fx.url}/sites/consent/${cmp}.html`);
+    const on = await call(app.freeUrl, `url=${page}&screenshot&meta=false&force`);
+    assert.is(on.status, 200, JSON.stringify(on.body).slice(0, 300));
+    assert.equal(choices(cmp), ['reject'], `${cmp} recorded one opt-out and no consent`);
+    assert.not.ok(await bannerShown(on.body.data.screenshot.url), 'the banner is gone from the capture');
+    const timing = on.headers.get('server-timing') ?? '';
+    assert.match(timing, /(^|, )consent;dur=/, 'the wait for the banner is reported');
+
+    const off = await call(app.freeUrl, `url=${page}&screenshot&meta=false&adblock=false&force`);
+    assert.is(off.status, 200);
+    assert.equal(choices(cmp), ['reject'], 'nothing answered the banner this time');
+    assert.ok(await bannerShown(off.body.data.screenshot.url), 'the banner is in the capture');
+  });
+}
+
+test('a page without a consent manager is answered as usual, with no choice made', async () => {
+  const before = fx.hits.filter((h) => h.startsWith('/consent-choice')).length;
+  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html?consent-none`)}&screenshot&force`);
+  assert.is(status, 200);
+  assert.is(body.data.title, 'The man who built a & firm in his basement');
+  assert.is(fx.hits.filter((h) => h.startsWith('/consent-choice')).length, before);
+});
+
+test.run();
