@@ -43,8 +43,16 @@ function stable(value: unknown): string {
 
 const NOT_IN_KEY = new Set(['force', 'filter', 'embed', 'timeout', 'ttl', 'staleTtl', 'cacheKey', 'retry']);
 
+const keys = new WeakMap<Plan, string>();
+
 /** The cache identity of a plan: target, steps and options that change the output, in a canonical form. */
 export function cacheKeyOf(plan: Plan): string {
+  let key = keys.get(plan);
+  if (key === undefined) keys.set(plan, key = keyOf(plan));
+  return key;
+}
+
+function keyOf(plan: Plan): string {
   if (plan.options.cacheKey) return `key:${plan.options.cacheKey}`;
   const options = Object.fromEntries(Object.entries(plan.options).filter(([k]) => !NOT_IN_KEY.has(k)));
   // A crawl's answer also carries the page's links: it is not the same entry as the API's answer.
@@ -52,43 +60,58 @@ export function cacheKeyOf(plan: Plan): string {
   return `plan:${createHash('sha256').update(canonical).digest('base64url')}`;
 }
 
-/** A Map-like store over an LRU bounded by the byte size of the serialized entries (Keyv keeps expiry itself). */
-function boundedMap(maxBytes: number) {
-  const lru = new LRUCache<string, {}>({
-    maxSize: Math.max(1024, maxBytes),
-    sizeCalculation: (value) => {
-      const text = typeof value === 'string' ? value : (value as { value?: unknown } | null)?.value;
-      return (typeof text === 'string' ? text.length * 2 : 1024) + 200;
-    },
-  });
-  return {
-    get: (key: string) => lru.get(key),
-    set: (key: string, value: {}) => { lru.set(key, value); return true; },
-    delete: (key: string) => lru.delete(key),
-    has: (key: string) => lru.has(key),
-    clear: () => lru.clear(),
-  };
+/** Freezes an entry and everything in it: stored entries are shared by every request that reads them. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
-/** Creates the cache; without a store it keeps at most `maxBytes` of serialized entries in memory. */
+/** The memory an entry takes, as its serialized size (UTF-16) plus bookkeeping. */
+const sizeOf = (text: string) => text.length * 2 + 200;
+
+/**
+ * Creates the cache. Without a store the entries live in this process, in an LRU bounded by `maxBytes` of their
+ * serialized size, and a read answers the stored (frozen) entry itself: no copy, no parsing. With a store (Redis,
+ * through Keyv) entries are kept as JSON; the last parsed form of each recently read key is kept beside it, so that
+ * reading unchanged text answers the same frozen entry again. Either way an unchanged entry is the same object,
+ * which lets callers keep what they derive from it (a rendered body) for as long as it lives.
+ */
 export function createCache(opts: { maxBytes: number; store?: Keyv['store']; locks?: CacheLocks; now?: () => number }): Cache {
-  const store = opts.store ?? boundedMap(opts.maxBytes);
   const now = opts.now ?? Date.now;
-  const keyv = new Keyv({ store, namespace: 'refract' });
+  const maxSize = Math.max(1024, opts.maxBytes);
+  const local = opts.store ? undefined : new LRUCache<string, CacheEntry>({ maxSize });
+  const keyv = opts.store ? new Keyv({ store: opts.store, namespace: 'refract' }) : undefined;
+  const parsed = new LRUCache<string, { text: string; entry: CacheEntry }>({ max: 1000, maxSize, sizeCalculation: (v) => sizeOf(v.text) });
   const inflight = new Map<string, Promise<CacheEntry>>();
+  const read = async (key: string): Promise<CacheEntry | undefined> => {
+    if (local) return local.get(key);
+    const text = (await keyv!.get(key)) as string | undefined;
+    if (typeof text !== 'string') return undefined;
+    const known = parsed.get(key);
+    if (known?.text === text) return known.entry;
+    const entry = deepFreeze(JSON.parse(text) as CacheEntry);
+    parsed.set(key, { text, entry });
+    return entry;
+  };
   const cache: Cache = {
     async get(key) {
-      const text = (await keyv.get(key)) as string | undefined;
-      if (typeof text !== 'string') return undefined;
-      const entry = JSON.parse(text) as CacheEntry;
-      return entry.expiresAt > now() ? entry : undefined;
+      const entry = await read(key);
+      return entry && entry.expiresAt > now() ? entry : undefined;
     },
     async set(key, entry) {
+      const text = JSON.stringify(entry);
       // The store's own expiry is on the wall clock and only frees memory; freshness is judged with `now`.
-      await keyv.set(key, JSON.stringify(entry), Math.max(1000, entry.expiresAt - now()));
+      const ttl = Math.max(1000, entry.expiresAt - now());
+      if (local) local.set(key, deepFreeze(JSON.parse(text) as CacheEntry), { ttl, size: sizeOf(text) });
+      else await keyv!.set(key, text, ttl);
     },
     async delete(key) {
-      await keyv.delete(key);
+      parsed.delete(key);
+      if (local) local.delete(key);
+      else await keyv!.delete(key);
     },
     coalesce(key, compute, waitMs) {
       const running = inflight.get(key);
@@ -98,7 +121,7 @@ export function createCache(opts: { maxBytes: number; store?: Keyv['store']; loc
       return promise;
     },
     async close() {
-      await keyv.disconnect?.();
+      await keyv?.disconnect?.();
     },
   };
   async function acrossProcesses(key: string, compute: () => Promise<CacheEntry>, waitMs: number): Promise<CacheEntry> {

@@ -26,21 +26,27 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** Compressed forms of bodies that are sent again (a cache HIT answers the same Buffer each time). */
+const compressed = new WeakMap<Buffer, Map<string, Buffer>>();
+
 async function compress(res: HandlerResponse, acceptEncoding: string): Promise<HandlerResponse> {
   const body = typeof res.body === 'string' ? Buffer.from(res.body) : res.body;
   const type = res.headers['content-type'] ?? '';
-  if (body.length < MIN_COMPRESS || !COMPRESSIBLE.test(type)) return { ...res, body };
+  if (!acceptEncoding || body.length < MIN_COMPRESS || !COMPRESSIBLE.test(type)) return { ...res, body };
   // q-values count (`br;q=0, gzip` is gzip); on a tie the server's order (brotli first) decides.
   const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as { encoding(available: string[], opts: { preferred: string[] }): string | undefined };
   const encoding = negotiator.encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip', 'identity'] });
-  if (encoding === 'br') {
-    const out = await brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } });
-    return { ...res, headers: { ...res.headers, 'content-encoding': 'br' }, body: out };
+  if (encoding !== 'br' && encoding !== 'gzip') return { ...res, body };
+  const kept = compressed.get(body);
+  let out = kept?.get(encoding);
+  if (!out) {
+    out = encoding === 'br'
+      ? await brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
+      : await gzip(body, { level: 6 });
+    // Only a body that is not ours alone (a string made into bytes just now is) may be asked for again.
+    if (typeof res.body !== 'string') compressed.set(body, (kept ?? new Map()).set(encoding, out));
   }
-  if (encoding === 'gzip') {
-    return { ...res, headers: { ...res.headers, 'content-encoding': 'gzip' }, body: await gzip(body, { level: 6 }) };
-  }
-  return { ...res, body };
+  return { ...res, headers: { ...res.headers, 'content-encoding': encoding }, body: out };
 }
 
 /** The answer while the engine starts (a load balancer's health check during a deploy, say). */

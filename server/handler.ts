@@ -9,6 +9,7 @@ import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
 import type { KeyRing, KeyOwner } from './keys.ts';
 import type { Clock } from '../engine/state.ts';
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { fetchAsset } from './asset.ts';
 import type { Phase } from '../engine/timing.ts';
 
@@ -26,6 +27,7 @@ export interface HandlerResponse {
 export interface HandlerDeps { engine: Engine; quota: Quota; tier: Tier; keys: KeyRing; docsUrl: string; clock: Clock }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const BASE = 'http://refract.local';
 
 function header(req: HandlerRequest, name: string): string | undefined {
   const v = req.headers[name];
@@ -66,6 +68,12 @@ async function callerOf(req: HandlerRequest, deps: HandlerDeps): Promise<{ id: s
   return { id: owner.id, policy: { limit: owner.quota ?? config.proQuota, window: 'month' } };
 }
 
+/** Whether the request carries custom headers for the target (then its plan depends on more than its URL). */
+function hasHeaderParams(req: HandlerRequest): boolean {
+  for (const name in req.headers) if (name.startsWith('x-api-header-')) return true;
+  return false;
+}
+
 /** Custom headers for the target may come as `x-api-header-<name>` request headers, keeping secrets out of URLs. */
 function headerParams(req: HandlerRequest, search: URLSearchParams): URLSearchParams {
   let out: URLSearchParams | undefined;
@@ -87,21 +95,57 @@ function embedTypeOf(plan: Plan, path: string, deps: HandlerDeps): string | unde
   return undefined;
 }
 
-async function render(plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise<{ type: string; body: Buffer | string }> {
+/** An answer's body as sent, with its type and entity tag. */
+interface Rendered { type: string; body: Buffer; etag: string }
+
+function rendered(type: string, body: Buffer | string): Rendered {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  return { type, body: bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
+}
+
+/** Renders an entry as `embed` or `filter` ask; `reuse` says whether the result depends on the entry alone. */
+async function render(plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise<{ out: Rendered; reuse: boolean }> {
   const { embed, filter } = plan.options;
   if (embed) {
     const value = embedValue(entry.data, embed);
     if (typeof value === 'string' && /^https?:\/\//.test(value) && /(^|\.)url$/.test(embed)) {
       const asset = await fetchAsset(value, deps.engine);
-      return { type: asset.contentType, body: asset.body };
+      return { out: rendered(asset.contentType, asset.body), reuse: false };
     }
-    if (typeof value === 'string') return { type: embedTypeOf(plan, embed, deps) ?? 'text/plain; charset=utf-8', body: value };
-    return { type: JSON_TYPE, body: JSON.stringify(value) };
+    if (typeof value === 'string') return { out: rendered(embedTypeOf(plan, embed, deps) ?? 'text/plain; charset=utf-8', value), reuse: true };
+    return { out: rendered(JSON_TYPE, JSON.stringify(value)), reuse: true };
   }
   const data = filter ? applyFilter(entry.data, filter) : entry.data;
   const extra = entry.warnings.length ? { warnings: entry.warnings } : {};
-  return { type: JSON_TYPE, body: JSON.stringify(success(data, extra)) };
+  return { out: rendered(JSON_TYPE, JSON.stringify(success(data, extra))), reuse: true };
 }
+
+/** Most variants (filters, embeds) of one entry whose rendered bodies are kept. */
+const MAX_VARIANTS = 4;
+
+/**
+ * Rendered bodies of stored entries, kept as long as the entry lives in the cache (an unchanged entry is the same
+ * frozen object on every read, so its `data` identifies it): a cache HIT sends bytes already made, with their ETag.
+ */
+function createRenderings() {
+  const byData = new WeakMap<object, Map<string, Rendered>>();
+  return async (plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise<Rendered> => {
+    const variant = `${plan.options.embed ?? ''}\u0000${plan.options.filter?.join(',') ?? ''}`;
+    const kept = Object.isFrozen(entry.data) ? byData.get(entry.data) : undefined;
+    const known = kept?.get(variant);
+    if (known) return known;
+    const { out, reuse } = await render(plan, entry, deps);
+    if (reuse && Object.isFrozen(entry.data)) {
+      const variants = kept ?? new Map<string, Rendered>();
+      if (variants.size < MAX_VARIANTS) variants.set(variant, out);
+      byData.set(entry.data, variants);
+    }
+    return out;
+  };
+}
+
+/** Most plans kept by request URL (a plan is pure: the same URL on the same endpoint always builds the same one). */
+const MAX_PLANS = 2000;
 
 /** Names of unknown parameters as a header value: percent-encoded (any text is safe in it), at most 1 KB. */
 function unknownHeader(names: readonly string[]): string {
@@ -123,6 +167,16 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 /** Creates the request handler of one endpoint: (request) → response, never touching sockets. */
 export function createHandler(deps: HandlerDeps) {
   const { engine, quota } = deps;
+  const renderings = createRenderings();
+  const plans = new LRUCache<string, Plan>({ max: MAX_PLANS });
+
+  /** Builds the request's plan; one that depends on the URL alone is kept for the next request with that URL. */
+  const build = (req: HandlerRequest, target: URL, custom: boolean): Plan => {
+    const plan = engine.plan(parseQuery(headerParams(req, target.searchParams)), deps.tier);
+    if (!custom) plans.set(req.url, Object.freeze(plan));
+    return plan;
+  };
+
 
   return async function handle(req: HandlerRequest): Promise<HandlerResponse> {
     const id = randomUUID();
@@ -135,14 +189,17 @@ export function createHandler(deps: HandlerDeps) {
     let caller = `ip:${req.ip}`;
     let policy: QuotaPolicy = { limit: engine.config.freeQuota, window: engine.config.freeQuotaWindowSecs * 1000 };
     try {
-      const target = new URL(req.url, 'http://refract.local');
       if (req.method === 'OPTIONS') {
         return { status: 204, headers: { ...base, 'access-control-allow-methods': 'GET, HEAD', 'access-control-allow-headers': '*' }, body: '' };
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new RefractError('EMETHOD', `Method ${req.method} is not allowed; use GET`);
-      if (target.pathname !== '/') throw new RefractError('ENOTFOUND', `No such path ${target.pathname}; the API answers on /`);
+      // A URL whose plan is kept was checked before; any other is parsed and its path checked first.
+      const custom = hasHeaderParams(req);
+      const kept = custom ? undefined : plans.get(req.url);
+      const target = kept ? undefined : new URL(req.url, BASE);
+      if (target && target.pathname !== '/') throw new RefractError('ENOTFOUND', `No such path ${target.pathname}; the API answers on /`);
       ({ id: caller, policy } = await callerOf(req, deps));
-      const plan = engine.plan(parseQuery(headerParams(req, target.searchParams)), deps.tier);
+      const plan = kept ?? build(req, target!, custom);
       if (plan.unknownParams.length) base['x-refract-unknown-params'] = unknownHeader(plan.unknownParams);
       // Work is charged (and may be refused) only on a MISS or BYPASS; cache hits cost nothing.
       const admit = async () => {
@@ -156,13 +213,11 @@ export function createHandler(deps: HandlerDeps) {
       rate ??= await quota.peek(caller, policy);
       const now = deps.clock.now();
       const rendering = performance.now();
-      const out = await render(plan, outcome, deps);
-      const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
-      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+      const { type, body, etag } = await renderings(plan, outcome, deps);
       phases.push({ name: 'body', ms: performance.now() - rendering });
-      const headers: Record<string, string> = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(outcome, outcome.cache, now), etag, 'content-type': out.type };
+      const headers: Record<string, string> = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(outcome, outcome.cache, now), etag, 'content-type': type };
       // Embedded HTML (a report, or whatever a target served) runs sandboxed, in an opaque origin, never as this service.
-      if (/^text\/html/i.test(out.type)) headers['content-security-policy'] = 'sandbox allow-scripts allow-popups';
+      if (/^text\/html/i.test(type)) headers['content-security-policy'] = 'sandbox allow-scripts allow-popups';
       if (matches(header(req, 'if-none-match'), etag)) return { status: 304, headers, body: '', phases };
       return { status: 200, headers, body, phases };
     } catch (err) {

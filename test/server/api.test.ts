@@ -191,6 +191,38 @@ test('embed answers a text field raw and a media url with the asset bytes', asyn
   assert.is(missing.body.code, 'EINVALQUERY');
 });
 
+test('HITs of one entry answer each variant its own bytes, made once: full, filtered, embedded, compressed', async () => {
+  const url = `url=${q(`${fx.url}/counted?variants=1`)}`;
+  const full = await call(app.freeUrl, url);
+  const title = full.body.data.title as string;
+  const variants = async () => {
+    const [whole, onlyTitle, onlyUrl, embedded, br] = await Promise.all([
+      call(app.freeUrl, url), call(app.freeUrl, `${url}&filter=title`), call(app.freeUrl, `${url}&filter=url`),
+      call(app.freeUrl, `${url}&embed=title`),
+      fetch(`${app.freeUrl}/?${url}`, { headers: { 'accept-encoding': 'br' } }).then(async (r) => ({ enc: r.headers.get('content-encoding'), body: await r.text() })),
+    ]);
+    for (const r of [whole, onlyTitle, onlyUrl, embedded]) assert.is(r.headers.get('x-cache-status'), 'HIT');
+    assert.equal(onlyTitle.body.data, { title: whole.body.data.title });
+    assert.equal(onlyUrl.body.data, { url: whole.body.data.url });
+    assert.is(embedded.raw.toString(), whole.body.data.title);
+    assert.is(br.body, whole.raw.toString(), 'fetch decodes the compressed body to the same bytes');
+    assert.is.not(whole.headers.get('etag'), onlyTitle.headers.get('etag'));
+    return { whole, onlyTitle };
+  };
+  const first = await variants();
+  assert.is(first.whole.body.data.title, title);
+  const again = await variants();
+  assert.is(again.whole.headers.get('etag'), first.whole.headers.get('etag'));
+  assert.is(again.onlyTitle.headers.get('etag'), first.onlyTitle.headers.get('etag'));
+  // A new entry (forced) is answered by every variant at once, never a body rendered from the old one.
+  const forced = await call(app.freeUrl, `${url}&force`);
+  assert.is.not(forced.body.data.title, title);
+  const after = await variants();
+  assert.is(after.whole.body.data.title, forced.body.data.title);
+  assert.is(after.onlyTitle.body.data.title, forced.body.data.title);
+  assert.is.not(after.whole.headers.get('etag'), first.whole.headers.get('etag'));
+});
+
 test('responses are compressed with brotli or gzip on request', async () => {
   const url = `${app.freeUrl}/?url=${q(`${fx.url}/sites/article/index.html`)}`;
   const http = await import('node:http');

@@ -82,8 +82,13 @@ test('pro-only parameters on free each have their own 4xx code; headers may come
       assert.is(res.body.code, code, param);
       assert.ok(res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 413 && res.status !== 429, `${param}: ${res.status}`);
     }
+    // The same URL was answered (and its plan kept) just before: custom headers still make it another plan.
+    assert.is((await call(app.freeUrl, base)).status, 200);
     const viaHeader = await call(app.freeUrl, base, { headers: { 'x-api-header-x-token': 'shh' } });
     assert.is(viaHeader.body.code, 'EHEADERS');
+    const plain = await call(app.proUrl, `${base}&force`, { headers: { 'x-api-key': 'k1' } });
+    assert.is(plain.status, 200);
+    assert.is(seenHeaders.at(-1)!['x-token'], undefined);
     const before = seenHeaders.length;
     const pro = await call(app.proUrl, `${base}&force`, { headers: { 'x-api-key': 'k1', 'x-api-header-x-token': 'shh-123' } });
     assert.is(pro.status, 200);
