@@ -146,7 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     browserQueue: int(env, 'REFRACT_BROWSER_QUEUE', 32),
     browserRetireAfterPages: Math.max(1, int(env, 'REFRACT_BROWSER_RETIRE_AFTER', 100)),
     browserMaxMemoryBytes: int(env, 'REFRACT_BROWSER_MAX_MEMORY', 2 * 1024 ** 3),
-    browserWarmPages: Math.max(0, int(env, 'REFRACT_BROWSER_WARM_PAGES', 2)),
+    browserWarmPages: Math.max(0, int(env, 'REFRACT_BROWSER_WARM_PAGES', Math.max(1, int(env, 'REFRACT_BROWSER_CONCURRENCY', 4)))),
     prerenderBudgetMs: duration(env, 'REFRACT_PRERENDER_BUDGET', 8000),
     assetsDir: env.REFRACT_ASSETS_DIR || '.assets',
     assetsUrl: env.REFRACT_ASSETS_URL ?? '',

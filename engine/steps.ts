@@ -10,13 +10,16 @@ import type { Trace } from './timing.ts';
 /** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
 const STEP_RESERVE_MS = 1000;
 
-/** Settles with `work`, or rejects with ETIMEOUT as soon as `signal` aborts. */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+/**
+ * Starts `work` and settles with it, or rejects with ETIMEOUT as soon as `signal` aborts; past an abort `work` is
+ * not started at all. Work left behind by an abort settles unobserved: its failure is no one's to report.
+ */
+export function untilAborted<T>(work: () => Promise<T> | T, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(timeoutError());
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(timeoutError());
     signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    Promise.resolve().then(work).then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
 
@@ -55,7 +58,7 @@ async function runStep(step: Step, plugin: Plugin, ctx: Context, services: Servi
     if (!plugin.merge) ctx.data[step.name] = null;
   };
   try {
-    const result = await untilAborted(Promise.resolve(plugin.run(stepCtx, step.opts)), stepCtx.signal);
+    const result = await untilAborted(() => plugin.run(stepCtx, step.opts), stepCtx.signal);
     let json: string | undefined;
     try { json = JSON.stringify(result); } catch { json = undefined; }
     if (result !== undefined && result !== null && json === undefined) return contained('not-json');

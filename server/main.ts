@@ -5,6 +5,10 @@ const config = loadConfig();
 const app = await startApp(config);
 app.engine.logger.info(`Refract listening: free ${app.freeUrl}, pro ${app.proUrl}`);
 
+// A promise left rejecting by a dependency (a browser page closed under a pending call, say) is a defect to log,
+// never a reason to drop every request in flight with the process.
+process.on('unhandledRejection', (err) => app.engine.logger.error('unhandled rejection', err));
+
 const SHUTDOWN_GRACE_MS = 10_000;
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -94,6 +94,8 @@ export interface Adblock {
    * consent manager is not waited for; one with a manager is, until the opt-out ends (at most `capMs`).
    */
   settleConsent(page: Page, capMs: number): Promise<void>;
+  /** Forgets what the consent handler saw on a page (before the page serves another request). */
+  forget(page: Page): void;
 }
 
 export function createAdblock(): Adblock {
@@ -172,6 +174,9 @@ export function createAdblock(): Adblock {
       consent ??= loadConsent();
       await context.exposeBinding('autoconsentSendMessage', ({ page, frame }: { page: Page; frame: Frame }, msg: Message) => onMessage(page, frame, msg));
       await context.addInitScript({ content: consent.script });
+    },
+    forget(page) {
+      watches.delete(page);
     },
     async settleConsent(page, capMs) {
       const w = watches.get(page);

@@ -15,8 +15,8 @@ export interface Browsers {
   withPage<T>(options: BrowserContextOptions, proxyUrl: string | undefined, signal: AbortSignal, fn: (page: Page) => Promise<T>, retries?: number, share?: string, prepare?: Preparation): Promise<T>;
   /** Closes the contexts shared under `share` (a crawl's, when it ends). */
   closeShared(share: string): Promise<void>;
-  /** Browsers open, launched in all, and contexts open (for tests of recycling, crash recovery and leaks). */
-  stats(): { open: number; launched: number; contexts: number };
+  /** Browsers open, launched in all, contexts open, and requests served by a reused page (for tests of recycling, crash recovery, leaks and reuse). */
+  stats(): { open: number; launched: number; contexts: number; reused: number };
   close(): Promise<void>;
 }
 
@@ -27,15 +27,26 @@ export interface BrowsersOptions { concurrency: number; queueLimit: number; reti
  * What a page needs before it navigates (routes, init scripts, bindings on its context). `key` names the kind, so
  * that a page opened ahead of need is prepared exactly as the request that takes it would have prepared it.
  */
-export interface Preparation { key: string; run(page: Page): Promise<void> }
+export interface Preparation {
+  key: string;
+  run(page: Page): Promise<void>;
+  /**
+   * Makes a page that served a request of this kind fit for the next one (nothing of the last request left to
+   * see), or answers false when it cannot be (then the page is closed). Without it pages are never used twice.
+   */
+  reset?(page: Page, options: BrowserContextOptions): Promise<boolean>;
+}
 
-/** An unused warm page is closed after this long. */
-const WARM_IDLE_MS = 60_000;
+/** An idle page is closed after this long. */
+const IDLE_MS = 60_000;
+/** A page serves at most this many requests (a long-lived renderer slowly grows). */
+const MAX_USES = 50;
 
 /** Creates the browser side; Chromium starts on first use. */
 export function createBrowsers(opts: BrowsersOptions): Browsers {
   let pool: RefractBrowserPool | undefined;
   let launched = 0;
+  let reused = 0;
   let memoryCheck: Promise<void> | undefined;
   const slots = createSlots(opts.concurrency, opts.queueLimit);
   const poolOf = (): RefractBrowserPool => {
@@ -45,10 +56,15 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     }
     return pool;
   };
-  // Pages opened ahead of need, by kind (context options and preparation), least recently wanted first. A new
-  // context and its renderer process cost ~150 ms, most of a simple capture: the next page of a kind just used is
-  // opened while the current one works. A warm page is never used before, so each request still gets a fresh context.
-  const warm = new Map<string, Promise<Page | undefined>>();
+  // Pages ready for a request, by kind (context options and preparation), oldest first, at most `warmPages` in all.
+  // A new context and its renderer process cost ~360 ms of CPU and ~150 ms of wall time, most of a simple capture:
+  // a page that served a request is reset and kept for the next request of its kind, in the renderer it has; when
+  // it cannot be reset, a fresh page is opened ahead of need instead, while the next request is still on its way.
+  const idle = new Map<string, Promise<Page | undefined>[]>();
+  let idleCount = 0;
+  const uses = new WeakMap<Page, number>();
+  // Requests served per browser: a browser is retired after `retireAfterPages` of them, reused pages included.
+  const served = new WeakMap<object, number>();
   const warmPages = opts.warmPages ?? 0;
   const openPage = async (options: BrowserContextOptions, proxyUrl: string | undefined, prepare?: Preparation): Promise<Page> => {
     const page = (await poolOf().newPage({ pageOptions: options, proxyUrl })) as Page;
@@ -60,35 +76,65 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     }
     return page;
   };
-  const takeWarm = async (key: string): Promise<Page | undefined> => {
-    const pending = warm.get(key);
-    if (!pending) return undefined;
-    warm.delete(key);
-    const page = await pending;
-    if (page && !page.isClosed() && page.context().browser()?.isConnected()) return page;
-    await page?.close().catch(() => undefined);
+  const unpark = (key: string, pending: Promise<Page | undefined>): boolean => {
+    const list = idle.get(key);
+    const at = list?.indexOf(pending) ?? -1;
+    if (at < 0) return false;
+    list!.splice(at, 1);
+    if (!list!.length) idle.delete(key);
+    idleCount--;
+    return true;
+  };
+  const takeIdle = async (key: string): Promise<Page | undefined> => {
+    for (let pending = idle.get(key)?.[0]; pending; pending = idle.get(key)?.[0]) {
+      unpark(key, pending);
+      const page = await pending;
+      if (page && !page.isClosed() && page.context().browser()?.isConnected()) {
+        if (uses.has(page)) reused++;
+        return page;
+      }
+      await page?.close().catch(() => undefined);
+    }
     return undefined;
   };
-  const warmUp = (key: string, options: BrowserContextOptions, prepare?: Preparation) => {
-    if (warmPages <= 0 || warm.has(key) || !pool) return;
-    while (warm.size >= warmPages) {
-      const [oldest, pending] = warm.entries().next().value!;
-      warm.delete(oldest);
-      void pending.then((p) => p?.close()).catch(() => undefined);
+  const park = (key: string, pending: Promise<Page | undefined>) => {
+    while (idleCount >= warmPages) {
+      const [oldestKey, list] = idle.entries().next().value!;
+      const oldest = list[0]!;
+      unpark(oldestKey, oldest);
+      void oldest.then((p) => p?.close()).catch(() => undefined);
     }
-    const pending = openPage(options, undefined, prepare).catch(() => undefined);
-    warm.set(key, pending);
-    void pending.then((page) => {
-      setTimeout(() => {
-        if (warm.get(key) !== pending) return;
-        warm.delete(key);
-        void page?.close().catch(() => undefined);
-      }, WARM_IDLE_MS).unref();
-    });
+    const list = idle.get(key) ?? [];
+    idle.set(key, list);
+    list.push(pending);
+    idleCount++;
+    setTimeout(() => {
+      if (unpark(key, pending)) void pending.then((p) => p?.close()).catch(() => undefined);
+    }, IDLE_MS).unref();
   };
-  const dropWarm = async () => {
-    const pages = [...warm.values()];
-    warm.clear();
+  /** After a request: its page reset and kept, or closed and a fresh one of its kind opened ahead of need. */
+  const recycle = (key: string, page: Page, options: BrowserContextOptions, prepare: Preparation | undefined, ok: boolean) => {
+    const n = (uses.get(page) ?? 0) + 1;
+    uses.set(page, n);
+    const browser = page.context().browser();
+    const byBrowser = browser ? (served.get(browser) ?? 0) + 1 : 0;
+    if (browser) served.set(browser, byBrowser);
+    const spent = byBrowser >= opts.retireAfterPages;
+    if (spent) {
+      const controller = pool?.getBrowserControllerByPage(page as never);
+      if (controller) pool!.retireBrowserController(controller);
+    }
+    const reset = ok && !spent && n < MAX_USES && prepare?.reset ? prepare.reset(page, options).catch(() => false) : Promise.resolve(false);
+    park(key, reset.then(async (ok) => {
+      if (ok) return page;
+      await page.close().catch(() => undefined);
+      return openPage(options, undefined, prepare).catch(() => undefined);
+    }));
+  };
+  const dropIdle = async () => {
+    const pages = [...idle.values()].flat();
+    idle.clear();
+    idleCount = 0;
     await Promise.all(pages.map((p) => p.then((page) => page?.close()).catch(() => undefined)));
   };
   const shared = createSharedContexts(async (options) => (await poolOf().newPage({ pageOptions: options })) as Page, opts.retireAfterPages);
@@ -97,7 +143,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
   const recycleIfHeavy = async () => {
     if (!pool || opts.maxMemoryBytes <= 0) return;
     if ((await descendantsRss()) <= opts.maxMemoryBytes) return;
-    await dropWarm();
+    await dropIdle();
     await pool.retireAllBrowsers();
     await shared.retire();
   };
@@ -107,15 +153,21 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     const inShared = share && !proxyUrl ? await shared.page(share, options) : undefined;
     if (inShared) await prepare?.run(inShared.page).catch(async (err: unknown) => { await inShared.page.close().catch(() => undefined); await inShared.done(); throw err; });
     // Pages through a proxy, of a crawl, or recording video are opened for their request alone.
-    const key = !inShared && !proxyUrl && !options.recordVideo ? `${prepare?.key ?? ''}\n${JSON.stringify(options)}` : undefined;
-    const page = inShared?.page ?? (key ? await takeWarm(key) : undefined) ?? await openPage(options, proxyUrl, prepare);
+    // Nor are pages sent with custom headers (credentials of one caller, say) kept for another request.
+    const key = !inShared && !proxyUrl && !options.recordVideo && !options.extraHTTPHeaders ? `${prepare?.key ?? ''}\n${JSON.stringify(options)}` : undefined;
+    const page = inShared?.page ?? (key ? await takeIdle(key) : undefined) ?? await openPage(options, proxyUrl, prepare);
+    let ok = false;
     try {
-      return await fn(page);
+      const out = await fn(page);
+      ok = true;
+      return out;
     } finally {
-      await page.close().catch(() => undefined);
-      await inShared?.done();
-      // Opened once this page is done: opening it alongside would slow this page's own work on a small machine.
-      if (key) warmUp(key, options, prepare);
+      // A page whose request failed or was abandoned (work may still run on it) is never used again.
+      if (key && warmPages > 0 && pool) recycle(key, page, options, prepare, ok);
+      else {
+        await page.close().catch(() => undefined);
+        await inShared?.done();
+      }
       // Measured after the answer has gone out; the next page waits for the verdict before it opens.
       memoryCheck = recycleIfHeavy().catch(() => undefined);
     }
@@ -146,11 +198,12 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     stats: () => ({
       open: pool ? pool.activeBrowserControllers.size : 0,
       launched,
+      reused,
       contexts: pool ? [...pool.activeBrowserControllers].reduce((n, c) => n + (c.browser as { contexts(): unknown[] }).contexts().length, 0) : 0,
     }),
     closeShared: (share) => shared.retire(share),
     async close() {
-      await dropWarm();
+      await dropIdle();
       shared.clear();
       await pool?.destroy();
       pool = undefined;

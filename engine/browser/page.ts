@@ -61,6 +61,8 @@ const FREEZE = '*,*::before,*::after{animation-duration:0s!important;animation-d
 
 /** Contexts whose requests already pass the guard. */
 const guardedContexts = new WeakSet<BrowserContext>();
+/** The origins each context's requests went to since it was last reset (whose storage a reset clears). */
+const originsSeen = new WeakMap<BrowserContext, Set<string>>();
 
 /** The URL of the page a request belongs to (the source URL that ad filters judge third parties by). */
 function pageUrlOf(route: Route, fallback: string): string {
@@ -81,6 +83,8 @@ function pageUrlOf(route: Route, fallback: string): string {
 export async function guardContext(context: BrowserContext, guard: Guard, adblock?: Adblock): Promise<void> {
   if (guardedContexts.has(context)) return;
   guardedContexts.add(context);
+  const origins = new Set<string>();
+  originsSeen.set(context, origins);
   const verdicts = new Map<string, Promise<boolean>>();
   const allowed = (url: URL): Promise<boolean> => {
     let verdict = verdicts.get(url.hostname);
@@ -102,6 +106,7 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
     const url = new URL(route.request().url());
     if (url.protocol === 'data:' || url.protocol === 'blob:' || url.protocol === 'about:') return route.continue();
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.abort('blockedbyclient');
+    origins.add(url.origin);
     // Ads and trackers are dropped before any DNS work is spent on them.
     if (adblock?.isBlocked(url.href, route.request().resourceType(), pageUrlOf(route, url.href))) return route.abort('blockedbyclient');
     return (await allowed(url)) ? route.continue() : route.abort('blockedbyclient');
@@ -129,16 +134,17 @@ const CONTENT_TYPES = new Set(['document', 'stylesheet', 'image', 'font', 'scrip
  * Counts the page's content requests in flight; the returned function waits (up to a cap) until none are left,
  * plus a moment for the script that consumes the last data answer. A page with nothing in flight waits not at all.
  */
-function trackRequests(page: Page): (capMs: number) => Promise<void> {
+function trackRequests(page: Page): { settle(capMs: number): Promise<void>; stop(): void } {
   let inflight = 0;
   let lastData = false;
   let changed: (() => void) | undefined;
   const counted = new WeakSet<Request>();
-  page.on('request', (req) => {
+  const start = (req: Request) => {
     if (!CONTENT_TYPES.has(req.resourceType())) return;
     counted.add(req);
     inflight++;
-  });
+  };
+  page.on('request', start);
   const end = (req: Request) => {
     if (!counted.has(req)) return;
     counted.delete(req);
@@ -149,7 +155,8 @@ function trackRequests(page: Page): (capMs: number) => Promise<void> {
   };
   page.on('requestfinished', end);
   page.on('requestfailed', end);
-  return async (capMs) => {
+  const stop = () => { page.off('request', start); page.off('requestfinished', end); page.off('requestfailed', end); };
+  const settle = async (capMs: number) => {
     // A round trip to the page delivers every request event the browser sent before it.
     await page.evaluate('0').catch(() => undefined);
     const deadline = Date.now() + capMs;
@@ -161,6 +168,7 @@ function trackRequests(page: Page): (capMs: number) => Promise<void> {
     }
     if (waited && lastData) await page.waitForTimeout(50);
   };
+  return { settle, stop };
 }
 
 function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded' | 'networkidle' | 'commit' {
@@ -177,14 +185,16 @@ function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded'
  */
 export async function navigate(page: Page, url: string, setup: PageSetup, budgetMs: number, afterLoad?: () => Promise<void>): Promise<Response | null> {
   if (setup.mediaType) await page.emulateMedia({ media: setup.mediaType });
-  const settle = setup.waitUntil === undefined || setup.waitUntil.includes('auto') ? trackRequests(page) : undefined;
+  const tracker = setup.waitUntil === undefined || setup.waitUntil.includes('auto') ? trackRequests(page) : undefined;
   let response: Response | null;
   try {
     response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
+    if (tracker) await tracker.settle(Math.min(AUTO_SETTLE_MS, budgetMs));
   } catch (err) {
     throw fromNavigation(err, budgetMs);
+  } finally {
+    tracker?.stop();
   }
-  if (settle) await settle(Math.min(AUTO_SETTLE_MS, budgetMs));
   // Once the page has loaded and settled (consent managers show their banners late), a banner is answered.
   await afterLoad?.();
   for (const extra of setup.waitUntil?.filter((w) => w !== 'auto').slice(1) ?? []) {
@@ -212,4 +222,41 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   }
   if (setup.waitForTimeout) await page.waitForTimeout(setup.waitForTimeout);
   return response;
+}
+
+/** Page events that nothing of a finished request may still listen to on a page that is used again. */
+const PAGE_EVENTS = ['request', 'requestfinished', 'requestfailed', 'response', 'console', 'dialog', 'popup', 'frameattached', 'framenavigated', 'load', 'domcontentloaded', 'download', 'filechooser', 'pageerror', 'websocket', 'worker'];
+
+/**
+ * Makes a page that served a request fit to serve the next one of the same kind, or answers false (then it is
+ * closed). Refused when the request left anything behind that a reset cannot undo: another window, a changed
+ * viewport, a listener of its own. Otherwise: the page goes to about:blank (the document, its scripts, timers and
+ * sockets end), its window name is cleared, media emulation is undone, and the context loses its cookies, granted
+ * permissions and, for every origin its requests reached, all stored data (local and session storage, IndexedDB,
+ * Cache Storage). The HTTP cache holds nothing to clear: a routed context does not use it. Service workers are
+ * blocked in every context.
+ */
+export async function resetPage(page: Page, viewport: { width: number; height: number } | null | undefined): Promise<boolean> {
+  const context = page.context();
+  if (page.isClosed() || context.pages().length !== 1) return false;
+  const size = page.viewportSize();
+  if (viewport && (size?.width !== viewport.width || size?.height !== viewport.height)) return false;
+  const listeners = page as unknown as { listenerCount(event: string): number };
+  if (PAGE_EVENTS.some((event) => listeners.listenerCount(event) > 0)) return false;
+  await page.goto('about:blank', { timeout: 5000 });
+  await page.evaluate("window.name = ''");
+  await page.emulateMedia({ media: null });
+  await context.clearCookies();
+  await context.clearPermissions();
+  const origins = originsSeen.get(context);
+  if (origins?.size) {
+    const cdp = await context.newCDPSession(page);
+    try {
+      for (const origin of origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+    } finally {
+      await cdp.detach().catch(() => undefined);
+    }
+    origins.clear();
+  }
+  return true;
 }

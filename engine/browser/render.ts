@@ -8,7 +8,7 @@ import { kindOf, type FetchResult } from '../fetch/http.ts';
 import { refuseChallenge } from '../fetch/antibot.ts';
 import { answer, untilAborted } from '../steps.ts';
 import type { Extraction, Services } from '../extraction.ts';
-import { contextOptions, guardContext, navigate, type PageSetup } from './page.ts';
+import { contextOptions, guardContext, navigate, resetPage, type PageSetup } from './page.ts';
 import type { Preparation } from './browsers.ts';
 import type { Trace } from '../timing.ts';
 
@@ -24,6 +24,11 @@ function preparationOf(adblock: boolean, services: Services): Preparation {
     async run(page) {
       await guardContext(page.context(), services.guard, adblock ? services.adblock : undefined);
       if (adblock) await services.adblock.prepareConsent(page.context());
+    },
+    async reset(page, options) {
+      if (!await resetPage(page, options.viewport)) return false;
+      services.adblock.forget(page);
+      return true;
     },
   };
 }
@@ -82,7 +87,7 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
   const needsDocument = !!plan.collectLinks || plan.steps.some((s) => needOf(services.registry.get(s.name)!, s.opts) !== 'browser');
   const opening = performance.now();
   try {
-    return await services.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, (page) => untilAborted((async () => {
+    return await services.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, (page) => untilAborted(async () => {
       const openedAt = performance.now();
       trace.mark('page', opening);
       // Without JavaScript no consent manager runs (and the page's timers never fire): there is nothing to answer.
@@ -93,7 +98,7 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       return answer(plan, services, result, signal, trace, { page, openedAt });
       // Whatever hangs in the page (an evaluation whose timers never fire, say), the request ends at its deadline:
       // the page is closed behind it.
-    })(), signal), plan.options.retry ?? 1, plan.shareContext, preparationOf(!!setup.adblock, services));
+    }, signal), plan.options.retry ?? 1, plan.shareContext, preparationOf(!!setup.adblock, services));
   } catch (err) {
     throw throughProxy(err, lease.proxyUrl);
   }
