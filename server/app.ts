@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
@@ -81,14 +82,15 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       if (req.method === 'GET' && req.url === '/docs/errors') {
         out = { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
       } else if ((req.method === 'GET' || req.method === 'HEAD') && req.url?.startsWith('/assets/') && engine) {
-        const asset = await engine.assets.get(req.url.slice('/assets/'.length));
+        // The name is the path alone: a query string (a cache buster, say) names the same file.
+        const asset = await engine.assets.get(req.url.slice('/assets/'.length).split('?')[0]!);
         out = asset
           ? { status: 200, headers: {
             'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*',
             // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.
             ...(asset.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
           }, body: asset.bytes }
-          : { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ status: 'fail', code: 'ENOTFOUND', message: 'No such asset' }) };
+          : { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ status: 'fail', code: 'ENOTFOUND', message: 'No such asset', more: `${engine.config.publicUrl}/docs/errors#enotfound`, id: randomUUID() }) };
       } else {
         out = !handlers[i] ? starting() : await handlers[i]!({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress ?? '' });
       }

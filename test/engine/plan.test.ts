@@ -7,6 +7,8 @@ import { parseQuery } from '../../engine/params.ts';
 import { options } from '../../engine/schema.ts';
 import { RefractError } from '../../engine/errors.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
+import { parseDuration } from '../../engine/duration.ts';
+import fc from 'fast-check';
 
 const registry = createRegistry(defaultPlugins);
 const limits = { defaultTimeoutMs: 28000, maxTimeoutMs: 60000, testHooks: false };
@@ -72,6 +74,23 @@ test('durations accept milliseconds and human text', () => {
 test('a duplicate plugin name is refused at registration', () => {
   assert.throws(() => createRegistry([...defaultPlugins, ...defaultPlugins]), (e: RefractError) => e.code === 'EPLUGINDUP');
   assert.throws(() => createRegistry([definePlugin({ name: 'timeout', description: 'x', needs: 'http', params: options({}), run: () => null })]), (e: RefractError) => e.code === 'EPLUGINDUP');
+});
+
+test('a duration parameter with no value, or with text no duration reads as, is a 400 naming it, never a 500', () => {
+  for (const [query, param] of [['timeout', 'timeout'], ['waitForTimeout', 'waitForTimeout'], ['timeout=', 'timeout'], [`timeout=${'9'.repeat(3)}${'x'.repeat(120)}`, 'timeout'], ['ttl', 'ttl'], ['screenshot.animated.duration', 'screenshot.animated.duration']] as const) {
+    const tier = query.startsWith('ttl') ? 'pro' : 'free';
+    const err = (() => { try { plan(`url=https://a.com&${query}`, tier); return undefined; } catch (e) { return e; } })();
+    assert.instance(err, RefractError, query);
+    assert.ok((err as RefractError).status === 400, `${query}: ${(err as RefractError).status}`);
+    assert.match(String((err as RefractError).data?.param), param.split('.')[0]!, query);
+  }
+});
+
+test('parseDuration never throws, whatever text it is given (property)', () => {
+  fc.assert(fc.property(fc.oneof(fc.string(), fc.string({ unit: 'grapheme', maxLength: 300 }), fc.constantFrom('', ' ', '1', '1.5h', 'Infinity', '-1s', '1e400')), (text) => {
+    const n = parseDuration(text);
+    return n === undefined || (Number.isFinite(n) && n >= 0);
+  }), { numRuns: 5000 });
 });
 
 test.run();

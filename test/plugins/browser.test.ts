@@ -95,6 +95,16 @@ test('REFRACT_ASSETS_URL sets the base of asset links (a CDN in front of the ass
     assert.is(served.status, 200);
     assert.is(served.headers.get('content-type'), 'image/png');
     assert.is((await served.arrayBuffer()).byteLength, body.data.screenshot.size);
+    // A query string (a cache buster) names the same file; a missing file is a JSend 404 with its id and docs link.
+    const busted = await fetch(`${cdn.freeUrl}/assets/${m![1]}?x=1`);
+    assert.is(busted.status, 200);
+    assert.is((await busted.arrayBuffer()).byteLength, body.data.screenshot.size);
+    const missing = await fetch(`${cdn.freeUrl}/assets/${'0'.repeat(64)}.png?x=1`);
+    assert.is(missing.status, 404);
+    const fail = await missing.json() as { status: string; code: string; id: string; more: string };
+    assert.equal([fail.status, fail.code], ['fail', 'ENOTFOUND']);
+    assert.match(fail.id, /^[0-9a-f-]{36}$/);
+    assert.match(fail.more, /\/docs\/errors#enotfound$/);
   } finally {
     await cdn.close();
   }
