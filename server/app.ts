@@ -50,6 +50,32 @@ async function compress(res: HandlerResponse, acceptEncoding: string): Promise<H
   return { ...res, headers: { ...res.headers, 'content-encoding': encoding }, body: out };
 }
 
+/** The longest request line plus headers served (documented with ETOOLARGE). */
+const MAX_HEAD_BYTES = 64 * 1024;
+
+/**
+ * A request that cannot be parsed (a head over the limit, malformed HTTP) still gets a JSend answer with a code.
+ * The socket is read to its end meanwhile: closing it while the client still sends would reset the connection
+ * before the client reads the answer.
+ */
+const answered = new WeakSet<object>();
+
+function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  // Every later chunk of an unparseable request fails again: the first failure was answered, the rest is read away.
+  if (answered.has(socket)) return;
+  answered.add(socket);
+  if (err.code === 'ECONNRESET' || !socket.writable) { socket.destroy(); return; }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify(tooLarge
+    ? { status: 'fail', code: 'ETOOLARGE', message: `The request line and headers exceed ${MAX_HEAD_BYTES / 1024} KB`, id: randomUUID(), data: null }
+    : { status: 'fail', code: 'EINVALQUERY', message: 'The request is not valid HTTP', id: randomUUID(), data: null });
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  socket.on('error', () => undefined);
+  socket.on('data', () => undefined);
+  setTimeout(() => socket.destroy(), 5000).unref();
+  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`);
+}
+
 /** The answer while the engine starts (a load balancer's health check during a deploy, say). */
 function starting(): HandlerResponse {
   return {
@@ -76,7 +102,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   let handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[] = [];
   let engine: Engine | undefined;
   const servers = [0, 1].map((i) => {
-    const server = http.createServer(async (req, res) => {
+    const server = http.createServer({ maxHeaderSize: MAX_HEAD_BYTES }, async (req, res) => {
       const started = performance.now();
       let out: HandlerResponse;
       if (req.method === 'GET' && req.url === '/docs/errors') {
@@ -104,6 +130,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       res.writeHead(out.status, { ...out.headers, 'server-timing': timing, 'content-length': String(body.length) });
       res.end(req.method === 'HEAD' ? undefined : body);
     });
+    server.on('clientError', answerClientError);
     // Longer than the usual 60 s idle timeout of clients and load balancers, so they close idle sockets first.
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;

@@ -223,6 +223,36 @@ test('HITs of one entry answer each variant its own bytes, made once: full, filt
   assert.is.not(after.whole.headers.get('etag'), first.whole.headers.get('etag'));
 });
 
+test('a request head over 64 KB, or one that is not HTTP, is answered in JSend with a code, never a reset', async () => {
+  const net = await import('node:net');
+  const { port } = new URL(app.freeUrl);
+  const raw = (head: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const text = Buffer.concat(chunks).toString();
+      resolve({ status: Number(text.split(' ')[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) });
+    });
+    // Not half-closed: a client that stops sending before it reads gets no answer from node:http.
+    socket.write(head);
+  });
+  const page = q(`${fx.url}/sites/article/index.html`);
+  const get = (pad: number) => `GET /?url=${page}&prerender=false&pad=${'a'.repeat(pad)} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`;
+  const within = await raw(get(40 * 1024));
+  assert.is(within.status, 200);
+  assert.is(JSON.parse(within.body).status, 'success');
+  for (const pad of [100 * 1024, 1024 * 1024]) {
+    const over = await raw(get(pad));
+    assert.is(over.status, 431, `${pad}`);
+    assert.equal([JSON.parse(over.body).status, JSON.parse(over.body).code], ['fail', 'ETOOLARGE']);
+  }
+  const garbage = await raw('NOT HTTP AT ALL\r\n\r\n');
+  assert.is(garbage.status, 400);
+  assert.is(JSON.parse(garbage.body).code, 'EINVALQUERY');
+});
+
 test('responses are compressed with brotli or gzip on request', async () => {
   const url = `${app.freeUrl}/?url=${q(`${fx.url}/sites/article/index.html`)}`;
   const http = await import('node:http');
