@@ -130,10 +130,12 @@ test('a slow target answers ETIMEOUT (408) within the timeout', async () => {
   assert.is(slowHits, 1);
 });
 
-test('more than 10 redirects gives EMAXREDIRECTS', async () => {
-  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/loop`)}`);
-  assert.is(status, 400);
-  assert.is(body.code, 'EMAXREDIRECTS');
+test('more than 10 redirects gives EMAXREDIRECTS, fetched or in the browser', async () => {
+  for (const extra of ['', '&screenshot&meta=false', '&prerender=true']) {
+    const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/loop`)}${extra}&force`);
+    assert.is(status, 400, extra);
+    assert.is(body.code, 'EMAXREDIRECTS', extra);
+  }
 });
 
 test('a redirect to a private address is refused', async () => {
