@@ -84,16 +84,16 @@ export function createCache(opts: { maxBytes: number; store?: Keyv['store']; loc
   const maxSize = Math.max(1024, opts.maxBytes);
   const local = opts.store ? undefined : new LRUCache<string, CacheEntry>({ maxSize });
   const keyv = opts.store ? new Keyv({ store: opts.store, namespace: 'refract' }) : undefined;
-  const parsed = new LRUCache<string, { text: string; entry: CacheEntry }>({ max: 1000, maxSize, sizeCalculation: (v) => sizeOf(v.text) });
+  const parsed = keyv && new LRUCache<string, { text: string; entry: CacheEntry }>({ max: 1000, maxSize, sizeCalculation: (v) => sizeOf(v.text) });
   const inflight = new Map<string, Promise<CacheEntry>>();
   const read = async (key: string): Promise<CacheEntry | undefined> => {
     if (local) return local.get(key);
     const text = (await keyv!.get(key)) as string | undefined;
     if (typeof text !== 'string') return undefined;
-    const known = parsed.get(key);
+    const known = parsed!.get(key);
     if (known?.text === text) return known.entry;
     const entry = deepFreeze(JSON.parse(text) as CacheEntry);
-    parsed.set(key, { text, entry });
+    parsed!.set(key, { text, entry });
     return entry;
   };
   const cache: Cache = {
@@ -109,9 +109,11 @@ export function createCache(opts: { maxBytes: number; store?: Keyv['store']; loc
       else await keyv!.set(key, text, ttl);
     },
     async delete(key) {
-      parsed.delete(key);
       if (local) local.delete(key);
-      else await keyv!.delete(key);
+      else {
+        parsed!.delete(key);
+        await keyv!.delete(key);
+      }
     },
     coalesce(key, compute, waitMs) {
       const running = inflight.get(key);

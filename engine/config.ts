@@ -34,7 +34,7 @@ export interface Config {
   browserQueue: number;
   browserRetireAfterPages: number;
   browserMaxMemoryBytes: number;
-  /** Pages opened ahead of need, one per recent kind of page (0: every page is opened when asked for). */
+  /** Pages kept ready (reset after use, or opened ahead of need) for the next request of their kind, in all (0: none). */
   browserWarmPages: number;
   prerenderBudgetMs: number;
   assetsDir: string;

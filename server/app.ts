@@ -6,9 +6,10 @@ import { readFile } from 'node:fs/promises';
 import zlib from 'node:zlib';
 import Negotiator from 'negotiator';
 import { promisify } from 'node:util';
-import { createEngine, loadPlugins, type Config, type Plugin, type Engine } from '../engine/index.ts';
+import { createEngine, loadPlugins, RefractError, type Config, type Plugin, type Engine } from '../engine/index.ts';
 import { defaultPlugins } from '../plugins/index.ts';
 import { createHandler, type HandlerRequest, type HandlerResponse } from './handler.ts';
+import { failure } from './jsend.ts';
 import { createQuota } from './quota.ts';
 import { createKeyRing } from './keys.ts';
 import { systemClock, type Clock } from '../engine/state.ts';
@@ -53,27 +54,28 @@ async function compress(res: HandlerResponse, acceptEncoding: string): Promise<H
 /** The longest request line plus headers served (documented with ETOOLARGE). */
 const MAX_HEAD_BYTES = 64 * 1024;
 
+/** Sockets whose unparseable request was answered already. */
+const answered = new WeakSet<object>();
+
 /**
  * A request that cannot be parsed (a head over the limit, malformed HTTP) still gets a JSend answer with a code.
  * The socket is read to its end meanwhile: closing it while the client still sends would reset the connection
  * before the client reads the answer.
  */
-const answered = new WeakSet<object>();
-
-function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex, docsUrl: string): void {
   // Every later chunk of an unparseable request fails again: the first failure was answered, the rest is read away.
   if (answered.has(socket)) return;
   answered.add(socket);
   if (err.code === 'ECONNRESET' || !socket.writable) { socket.destroy(); return; }
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify(tooLarge
-    ? { status: 'fail', code: 'ETOOLARGE', message: `The request line and headers exceed ${MAX_HEAD_BYTES / 1024} KB`, id: randomUUID(), data: null }
-    : { status: 'fail', code: 'EINVALQUERY', message: 'The request is not valid HTTP', id: randomUUID(), data: null });
-  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const refused = err.code === 'HPE_HEADER_OVERFLOW'
+    ? new RefractError('ETOOLARGE', `The request line and headers exceed ${MAX_HEAD_BYTES / 1024} KB`)
+    : new RefractError('EINVALQUERY', 'The request is not valid HTTP');
+  const { status, body } = failure(refused, randomUUID(), docsUrl);
+  const text = JSON.stringify(body);
   socket.on('error', () => undefined);
   socket.on('data', () => undefined);
   setTimeout(() => socket.destroy(), 5000).unref();
-  socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${text}`);
 }
 
 /** The answer while the engine starts (a load balancer's health check during a deploy, say). */
@@ -101,6 +103,8 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   const plugins = [...defaultPlugins, ...(await loadPlugins(baseConfig.plugins)), ...extraPlugins];
   let handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[] = [];
   let engine: Engine | undefined;
+  // Where error codes are documented: known once the free endpoint listens (its first possible answer).
+  let docsUrl = '';
   const servers = [0, 1].map((i) => {
     const server = http.createServer({ maxHeaderSize: MAX_HEAD_BYTES }, async (req, res) => {
       const started = performance.now();
@@ -116,7 +120,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
             // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.
             ...(asset.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
           }, body: asset.bytes }
-          : { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ status: 'fail', code: 'ENOTFOUND', message: 'No such asset', more: `${engine.config.publicUrl}/docs/errors#enotfound`, id: randomUUID() }) };
+          : { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(failure(new RefractError('ENOTFOUND', 'No such asset'), randomUUID(), docsUrl).body) };
       } else {
         out = !handlers[i] ? starting() : await handlers[i]!({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress ?? '' });
       }
@@ -130,7 +134,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       res.writeHead(out.status, { ...out.headers, 'server-timing': timing, 'content-length': String(body.length) });
       res.end(req.method === 'HEAD' ? undefined : body);
     });
-    server.on('clientError', answerClientError);
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => answerClientError(err, socket, docsUrl));
     // Longer than the usual 60 s idle timeout of clients and load balancers, so they close idle sockets first.
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
@@ -138,13 +142,13 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   });
   const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
   const freeUrl = await listen(servers[0]!, baseConfig.port, baseConfig.host);
+  docsUrl = `${baseConfig.publicUrl || freeUrl}/docs/errors`;
   const proUrl = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
   const config = { ...baseConfig, publicUrl: baseConfig.publicUrl || freeUrl };
   engine = await createEngine({ config, plugins, clock });
   // The quotas count in the engine's shared state: Redis when REDIS_URL is set, so processes share them.
   const quota = createQuota(engine.shared.counters, clock);
   const keys = createKeyRing(config.apiKeys);
-  const docsUrl = `${config.publicUrl}/docs/errors`;
   handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: engine!, quota, tier, keys, docsUrl, clock }));
   const ready = engine;
   return {

@@ -131,11 +131,13 @@ function createRenderings() {
   const byData = new WeakMap<object, Map<string, Rendered>>();
   return async (plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise<Rendered> => {
     const variant = `${plan.options.embed ?? ''}\u0000${plan.options.filter?.join(',') ?? ''}`;
-    const kept = Object.isFrozen(entry.data) ? byData.get(entry.data) : undefined;
+    // Only a stored entry (frozen) is read again as the same object; a fresh MISS result is rendered once.
+    const stored = Object.isFrozen(entry.data);
+    const kept = stored ? byData.get(entry.data) : undefined;
     const known = kept?.get(variant);
     if (known) return known;
     const { out, reuse } = await render(plan, entry, deps);
-    if (reuse && Object.isFrozen(entry.data)) {
+    if (reuse && stored) {
       const variants = kept ?? new Map<string, Rendered>();
       if (variants.size < MAX_VARIANTS) variants.set(variant, out);
       byData.set(entry.data, variants);
@@ -176,7 +178,6 @@ export function createHandler(deps: HandlerDeps) {
     if (!custom) plans.set(req.url, Object.freeze(plan));
     return plan;
   };
-
 
   return async function handle(req: HandlerRequest): Promise<HandlerResponse> {
     const id = randomUUID();

@@ -249,6 +249,7 @@ test('a request head over 64 KB, or one that is not HTTP, is answered in JSend w
     const over = await raw(get(pad));
     assert.is(over.status, 431, `${pad}`);
     assert.equal([JSON.parse(over.body).status, JSON.parse(over.body).code], ['fail', 'ETOOLARGE']);
+    assert.match(JSON.parse(over.body).more, /\/docs\/errors#etoolarge$/);
   }
   const garbage = await raw('NOT HTTP AT ALL\r\n\r\n');
   assert.is(garbage.status, 400);
