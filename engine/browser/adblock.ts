@@ -9,22 +9,52 @@ const require = createRequire(import.meta.url);
 // Detection retries every 500 ms or so: a banner that shows after the first pass is still answered while the page
 // lives (and hidden meanwhile by autoconsent's prehide styles), but nobody waits for it.
 const DETECT_RETRIES = 4;
-/** How long after navigation the first detection pass may take to start (it runs when the page is first idle). */
-const FIRST_PASS_CAP_MS = 1000;
+/** How long the main frame's init may take (a page busy in a loop must not hold the request). */
+const INIT_CAP_MS = 1000;
 /** How long a consent manager found on the page may take to show its popup before the wait gives up on it. */
 const POPUP_CAP_MS = 1000;
-/** The init answer for a frame: config and the rules that apply to its URL (memoized per origin and frame kind). */
-function initMessage(initMessages: Map<string, string>, compactRules: unknown, url: string, mainFrame: boolean): string {
+/** What autoconsent's content script is configured with in every frame. */
+const CONFIG = JSON.stringify({ enabled: true, autoAction: 'optOut', disabledCmps: [], enablePrehide: true, detectRetries: DETECT_RETRIES, enableCosmeticRules: true, isMainWorld: true });
+/** The global (set by the init script, read-only) holding the main frame's generic rules as JSON text. */
+const GENERIC_RULES = 'autoconsentRefractGenericRules';
+/**
+ * In a frame: hands autoconsent its config and rules (`rules` is an expression). For the main frame, then answers,
+ * once the tasks the page had queued ran (a fetch's answer that shows a banner), whether an element of a known
+ * consent manager is in the DOM: the selectors of the prehide style that init just added (every rule's popup, site
+ * rules included) and `extra` (what rules without prehide selectors detect). Detection itself runs later, on an
+ * idle callback: waiting for its first pass cost ~20 ms on every page, with or without a banner.
+ */
+function initExpression(rules: string, mainFrame: boolean, extra: readonly string[]): string {
+  const init = `autoconsentReceiveMessage({ type: "initResp", config: ${CONFIG}, rules: ${rules} })`;
+  if (!mainFrame) return init;
+  return `(async () => {
+  const queued = new Promise((resolve) => setTimeout(resolve, 0));
+  await ${init};
+  await queued;
+  const text = document.getElementById('autoconsent-prehide')?.textContent ?? '';
+  const found = (list) => { try { return !!document.querySelector(list); } catch { return list.includes(',') && list.split(',').some(found); } };
+  return text.split('}').map((rule) => rule.split('{')[0].trim()).concat(${JSON.stringify(extra)}).filter(Boolean).some(found);
+})()`;
+}
+
+/** Autoconsent's script, its compact rules, and the ruleset that every main frame without site rules gets. */
+interface Consent { script: string; rules: CompactRules; genericCount: number; /** detectedElements of the generic rules */ extra: string[] }
+interface CompactRules { v: unknown; s: unknown[]; r: unknown[]; index: { genericRuleRange: [number, number]; genericStringEnd: number } }
+
+/**
+ * The init answer for a frame (memoized per origin and frame kind). A main frame whose URL has no site rules gets
+ * the generic ruleset that the init script already put in the page: ~66 kB sent over CDP cost ~7 ms a page.
+ */
+function initMessage(initMessages: Map<string, string>, consent: Consent, url: string, mainFrame: boolean): string {
   let origin = url;
   try { origin = new URL(url).origin; } catch { /* about:blank and the like */ }
   const key = `${mainFrame}:${origin}`;
   let message = initMessages.get(key);
   if (!message) {
-    const rules = { compact: filterCompactRules(compactRules as never, { url, mainFrame }) };
-    // The script runs in the page's main world (Playwright's init scripts do), so rule snippets are evaluated
-    // in place rather than sent here and back.
-    const config = { enabled: true, autoAction: 'optOut', disabledCmps: [], enablePrehide: true, detectRetries: DETECT_RETRIES, enableCosmeticRules: true, isMainWorld: true };
-    message = `autoconsentReceiveMessage({ type: "initResp", config: ${JSON.stringify(config)}, rules: ${JSON.stringify(rules)} })`;
+    const compact = filterCompactRules(consent.rules as never, { url, mainFrame }) as Pick<CompactRules, 's' | 'r'>;
+    const generic = mainFrame && compact.r.length === consent.genericCount;
+    const rules = generic ? `{ compact: JSON.parse(window.${GENERIC_RULES}) }` : JSON.stringify({ compact });
+    message = initExpression(rules, mainFrame, generic || !mainFrame ? consent.extra : detectedElements(compact));
     if (initMessages.size > 500) initMessages.clear();
     initMessages.set(key, message);
   }
@@ -32,15 +62,6 @@ function initMessage(initMessages: Map<string, string>, compactRules: unknown, u
 }
 /** How long a consent manager's element on the page may take to be detected by a later pass (~500 ms apart). */
 const LATE_DETECT_CAP_MS = 1200;
-/**
- * In the page, once the tasks queued before it ran: whether an element of a known consent manager is in the DOM
- * (autoconsent's prehide style lists their selectors), as when a banner appeared after the first detection pass.
- */
-const CMP_PRESENT = `new Promise((resolve) => setTimeout(() => {
-  const text = document.getElementById('autoconsent-prehide')?.textContent ?? '';
-  const found = (list) => { try { return !!document.querySelector(list); } catch { return list.includes(',') && list.split(',').some(found); } };
-  resolve(text.split('}').map((rule) => rule.split('{')[0].trim()).filter(Boolean).some(found));
-}, 0))`;
 const TERMINAL = new Set(['nothingDetected', 'optOutSucceeded', 'optOutFailed', 'optInSucceeded', 'optInFailed', 'done']);
 
 /** The ad and tracker filter engine, from the tracker database that ships inside `@ghostery/trackerdb` (no download). */
@@ -49,13 +70,42 @@ function loadFilters(): FiltersEngine {
   return FiltersEngine.parse(readFileSync(path.join(dist, 'trackerdb.txt'), 'utf8'));
 }
 
-/** DuckDuckGo autoconsent's content script and compact rules (shipped in the package). */
-function loadConsent(): { script: string; rules: unknown } {
+/**
+ * DuckDuckGo autoconsent's content script and compact rules (shipped in the package). The script given to pages
+ * also defines the main frame's generic ruleset, as JSON text that only the main frame parses (~0.3 ms).
+ */
+function loadConsent(): Consent {
   const dist = path.dirname(require.resolve('@duckduckgo/autoconsent'));
-  return {
-    script: readFileSync(path.join(dist, 'autoconsent.playwright.js'), 'utf8'),
-    rules: JSON.parse(readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8')),
+  const rules = JSON.parse(readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8')) as CompactRules;
+  const [from, to] = rules.index.genericRuleRange;
+  const generic = { v: rules.v, s: rules.s.slice(0, rules.index.genericStringEnd), r: rules.r.slice(from, to) };
+  const define = `Object.defineProperty(window, ${JSON.stringify(GENERIC_RULES)}, { value: ${JSON.stringify(JSON.stringify(generic))} });`;
+  return { script: `${readFileSync(path.join(dist, 'autoconsent.playwright.js'), 'utf8')}\n;${define}`, rules, genericCount: to - from, extra: detectedElements(generic) };
+}
+
+/**
+ * The elements by which rules without prehide selectors detect their consent manager (`exists` and `visible`
+ * steps of their detection; of a selector chain into frames or shadow roots, its first element).
+ */
+function detectedElements(rules: Pick<CompactRules, 's' | 'r'>): string[] {
+  type Step = Record<string, unknown> & { if?: Step; then?: Step[]; else?: Step[]; any?: Step[] };
+  const found = new Set<string>();
+  const add = (value: unknown) => {
+    const selector = Array.isArray(value) ? value[0] : value;
+    if (typeof selector === 'string' && selector) found.add(selector);
   };
+  const walk = (steps: Step[] | undefined) => {
+    for (const step of steps ?? []) {
+      for (const key of ['e', 'v']) if (typeof step[key] === 'number') add(rules.s[step[key] as number]);
+      for (const key of ['exists', 'visible']) add(step[key]);
+      if (step.if) walk([step.if]);
+      walk(step.then); walk(step.else); walk(step.any);
+    }
+  };
+  for (const rule of rules.r as unknown[][]) {
+    if (!Array.isArray(rule[5]) || rule[5].length === 0) walk(rule[6] as Step[]);
+  }
+  return [...found];
 }
 
 const TYPES: Record<string, string> = {
@@ -67,10 +117,11 @@ const TYPES: Record<string, string> = {
 interface Watch {
   /** The main frame's script asked for its rules (it runs: JavaScript is on and the target is a page). */
   mainInit: boolean;
-  /** The main frame's rules, held back until the page has loaded and settled (see settleConsent). */
-  answerInit?: () => Promise<void>;
-  /** The main frame's first detection pass has started. */
-  firstPass: boolean;
+  /**
+   * Hands the main frame its rules, held back until the page has loaded and settled (see settleConsent), and
+   * answers whether a consent manager's element is on the page (see initExpression).
+   */
+  answerInit?: () => Promise<unknown>;
   detectedAt?: number;
   popup: boolean;
   finished: boolean;
@@ -78,7 +129,7 @@ interface Watch {
 }
 
 /** An autoconsent message, as far as it is read here (anything else a page might send is ignored). */
-interface Message { type?: unknown; state?: { lifecycle?: unknown; findCmpAttempts?: unknown } }
+interface Message { type?: unknown; state?: { lifecycle?: unknown } }
 
 /** An engine's ad blocker and cookie-banner handler; filters and rules load on first use, once per engine. */
 export interface Adblock {
@@ -100,13 +151,13 @@ export interface Adblock {
 
 export function createAdblock(): Adblock {
   let filters: FiltersEngine | undefined;
-  let consent: { script: string; rules: unknown } | undefined;
+  let consent: Consent | undefined;
   const initMessages = new Map<string, string>();
   const prepared = new WeakSet<BrowserContext>();
   const watches = new WeakMap<Page, Watch>();
   const watchOf = (page: Page): Watch => {
     let w = watches.get(page);
-    if (!w) watches.set(page, w = { mainInit: false, firstPass: false, popup: false, finished: false });
+    if (!w) watches.set(page, w = { mainInit: false, popup: false, finished: false });
     return w;
   };
 
@@ -116,9 +167,9 @@ export function createAdblock(): Adblock {
     const mainFrame = frame === page.mainFrame();
     switch (msg.type) {
       case 'init': {
-        const answer = () => frame.evaluate(initMessage(initMessages, consent!.rules, frame.url(), mainFrame)).then(() => undefined, () => undefined);
+        const answer = () => frame.evaluate(initMessage(initMessages, consent!, frame.url(), mainFrame));
         // Frames start at once; the main frame starts when settleConsent asks (it was waiting for the page).
-        if (!mainFrame) await answer();
+        if (!mainFrame) await answer().catch(() => undefined);
         else {
           w.mainInit = true;
           w.answerInit = answer;
@@ -127,7 +178,6 @@ export function createAdblock(): Adblock {
       }
       case 'report':
         if (!mainFrame) break;
-        if (Number(msg.state?.findCmpAttempts) >= 1) w.firstPass = true;
         if (TERMINAL.has(String(msg.state?.lifecycle))) w.finished = true;
         break;
       case 'cmpDetected':
@@ -186,13 +236,11 @@ export function createAdblock(): Adblock {
       const end = start + capMs;
       // Detection starts now, on the loaded and settled page: consent managers show their banners late (after
       // their scripts and config load), and a first pass made earlier would miss the banner and leave it to later
-      // passes, 500 ms apart, that nobody waits for.
-      await bounded(w.answerInit?.() ?? Promise.resolve(), end);
+      // passes, 500 ms apart, that nobody waits for. One round trip starts it and tells whether a banner is there.
+      const present = await bounded(w.answerInit?.() ?? Promise.resolve(false), Math.min(end, start + INIT_CAP_MS));
       w.answerInit = undefined;
-      await until(w, () => w.firstPass || w.detectedAt !== undefined || w.finished, Math.min(end, start + FIRST_PASS_CAP_MS));
-      // The pass runs as one task: a task queued behind it in the page ends after it, with its messages delivered.
-      // A banner shown after that pass (consent managers load late) is still there: a later pass will find it.
-      if (w.detectedAt === undefined && !w.finished && await bounded(page.mainFrame().evaluate(CMP_PRESENT), end)) {
+      // A consent manager's element is on the page: wait until detection finds it (its passes are ~500 ms apart).
+      if (w.detectedAt === undefined && !w.finished && present) {
         await until(w, () => w.detectedAt !== undefined || w.finished, Math.min(end, performance.now() + LATE_DETECT_CAP_MS));
       }
       if (w.detectedAt === undefined || w.finished) return;

@@ -1,4 +1,4 @@
-// Cookie banners of five common consent managers, each rebuilt from its real markup and behaviour (fixtures/sites/
+// Cookie banners of six common consent managers, each rebuilt from its real markup and behaviour (fixtures/sites/
 // consent: the SDK script loads after the page, fetches its config, then shows its banner), answered with an
 // opt-out by default on the free endpoint, and left alone with adblock=false. The SDKs are first-party here (as
 // self-hosted ones are): from their vendors' hosts (cdn.cookielaw.org, consent.cookiebot.com...) the tracker
@@ -6,13 +6,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
+import { chromium } from 'playwright-core';
+import { createAdblock } from '../../engine/browser/adblock.ts';
+import { CHROME_ARGS } from '../../engine/browser/pool.ts';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
 
 let fx: Fixture;
 let app: App;
-const CMPS = ['onetrust', 'cookiebot', 'didomi', 'usercentrics', 'quantcast'];
+// HubSpot's rule has no prehide selectors: its banner is known by the element that its detection looks for.
+const CMPS = ['onetrust', 'cookiebot', 'didomi', 'usercentrics', 'quantcast', 'hubspot'];
 const BANNER = [208, 2, 27];
 
 test.before(async () => {
@@ -53,6 +57,24 @@ for (const cmp of CMPS) {
     assert.ok(await bannerShown(off.body.data.screenshot.url), 'the banner is in the capture');
   });
 }
+
+test('a banner known only by the element its rule detects (HubSpot: no prehide selectors) is waited for', async () => {
+  // The engine's consent handler on a real page whose banner is already shown: settleConsent returns only once the
+  // opt-out is made. Had it not seen the banner, it would return at once and the page would still be undecided.
+  const browser = await chromium.launch({ executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', args: CHROME_ARGS, headless: true });
+  try {
+    const context = await browser.newContext();
+    const adblock = createAdblock();
+    await adblock.prepareConsent(context);
+    const page = await context.newPage();
+    await page.goto(`${fx.url}/sites/consent/hubspot.html?engine`);
+    await page.waitForSelector('#hs-eu-cookie-confirmation');
+    await adblock.settleConsent(page, 5000);
+    assert.is(await page.evaluate('document.documentElement.dataset.consent'), 'reject');
+  } finally {
+    await browser.close();
+  }
+});
 
 test('a page without a consent manager is answered as usual, with no choice made', async () => {
   const before = fx.hits.filter((h) => h.startsWith('/consent-choice')).length;
