@@ -79,8 +79,13 @@ const sizeOf = (text: string) => text.length * 2 + 200;
  * reading unchanged text answers the same frozen entry again. Either way an unchanged entry is the same object,
  * which lets callers keep what they derive from it (a rendered body) for as long as it lives.
  */
-export function createCache(opts: { maxBytes: number; store?: Keyv['store']; locks?: CacheLocks; now?: () => number }): Cache {
+export function createCache(opts: {
+  maxBytes: number; store?: Keyv['store']; locks?: CacheLocks; now?: () => number;
+  /** Runs a store operation, or its fallback when the store is unreachable (SharedState.attempt). */
+  attempt?: <T>(op: () => Promise<T>, fallback: () => T | Promise<T>) => Promise<T>;
+}): Cache {
   const now = opts.now ?? Date.now;
+  const attempt = opts.attempt ?? ((op) => op());
   const maxSize = Math.max(1024, opts.maxBytes);
   const local = opts.store ? undefined : new LRUCache<string, CacheEntry>({ maxSize });
   const keyv = opts.store ? new Keyv({ store: opts.store, namespace: 'refract' }) : undefined;
@@ -88,7 +93,8 @@ export function createCache(opts: { maxBytes: number; store?: Keyv['store']; loc
   const inflight = new Map<string, Promise<CacheEntry>>();
   const read = async (key: string): Promise<CacheEntry | undefined> => {
     if (local) return local.get(key);
-    const text = (await keyv!.get(key)) as string | undefined;
+    // An unreachable store is a miss.
+    const text = (await attempt(() => keyv!.get(key), () => undefined)) as string | undefined;
     if (typeof text !== 'string') return undefined;
     const known = parsed!.get(key);
     if (known?.text === text) return known.entry;
@@ -106,13 +112,13 @@ export function createCache(opts: { maxBytes: number; store?: Keyv['store']; loc
       // The store's own expiry is on the wall clock and only frees memory; freshness is judged with `now`.
       const ttl = Math.max(1000, entry.expiresAt - now());
       if (local) local.set(key, deepFreeze(JSON.parse(text) as CacheEntry), { ttl, size: sizeOf(text) });
-      else await keyv!.set(key, text, ttl);
+      else await attempt(() => keyv!.set(key, text, ttl), () => false);
     },
     async delete(key) {
       if (local) local.delete(key);
       else {
         parsed!.delete(key);
-        await keyv!.delete(key);
+        await attempt(() => keyv!.delete(key), () => false);
       }
     },
     coalesce(key, compute, waitMs) {

@@ -46,6 +46,12 @@ export interface Config {
   /** The Chromium binary that pages and audits run in. */
   chromePath: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** How long requests in flight may take to finish after SIGTERM before the process ends anyway. */
+  shutdownGraceMs: number;
+  /** Bearer token that `/metrics` requires; empty: open. */
+  metricsToken: string;
+  /** Proxies trusted to name the client (hop count or address list; empty: none). */
+  trustProxy: string;
 }
 
 /** Documentation of each environment variable, keyed by name. */
@@ -82,6 +88,9 @@ export const ENV_DOCS: Record<string, string> = {
   CHROME_PATH: 'The Chromium binary for pages and Lighthouse audits (default /usr/bin/chromium, Debian\'s).',
   REFRACT_TEST_HOOKS: 'Set to 1 to accept the `html_url` test parameter (loopback only); never in production.',
   REFRACT_LOG_LEVEL: 'debug, info, warn, error or silent (default info).',
+  REFRACT_SHUTDOWN_GRACE: 'On SIGTERM, how long requests in flight may take to finish (readiness is false and new connections are refused meanwhile) before browsers, Redis and the process close (default 25s).',
+  REFRACT_METRICS_TOKEN: 'Bearer token that `/metrics` requires (`Authorization: Bearer <token>`); unset, `/metrics` is open (default unset).',
+  REFRACT_TRUST_PROXY: 'Proxies trusted to name the client in `X-Forwarded-For` (or `Forwarded`), for the free quota: a hop count (`1`: the nearest proxy) or a comma-separated list of addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`. Unset, nothing is trusted: the socket\'s peer is the client (default unset).',
 };
 
 type Env = Record<string, string | undefined>;
@@ -154,5 +163,8 @@ export function loadConfig(env: Env = process.env): Config {
     testHooks: env.REFRACT_TEST_HOOKS === '1',
     chromePath: env.CHROME_PATH || '/usr/bin/chromium',
     logLevel: ['debug', 'info', 'warn', 'error', 'silent'].includes(level) ? level : 'info',
+    shutdownGraceMs: duration(env, 'REFRACT_SHUTDOWN_GRACE', 25_000),
+    metricsToken: env.REFRACT_METRICS_TOKEN ?? '',
+    trustProxy: env.REFRACT_TRUST_PROXY ?? '',
   };
 }

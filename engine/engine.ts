@@ -81,7 +81,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
   const registry = createRegistry(options.plugins);
   // Cache, counters and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them. Connected
   // first: an unreachable Redis fails the start before a crawler or a browser pool exists to be left running.
-  const shared = await createState(config.redisUrl, clock);
+  const shared = await createState(config.redisUrl, clock, logger);
   const guard = createGuard(config.allowPrivateHosts);
   const executor = await createExecutor({
     concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
@@ -99,7 +99,7 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs,
     prerenderBudgetMs: config.prerenderBudgetMs, browsers, adblock: createAdblock(), assets, hosts: new HostMemory(), logger,
   };
-  const cache = createCache({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, now: () => clock.now() });
+  const cache = createCache({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, attempt: shared.attempt, now: () => clock.now() });
   const events = new EventEmitter();
   const run = (plan: Plan) => {
     const trace = startTrace();

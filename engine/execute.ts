@@ -8,7 +8,7 @@ import { fetchPlanTarget } from './fetch/target.ts';
 import { refuseChallenge } from './fetch/antibot.ts';
 import { needsBrowser } from './fetch/prerender.ts';
 import { renderPlan } from './browser/render.ts';
-import { answer } from './steps.ts';
+import { answer, untilAborted } from './steps.ts';
 import type { Extraction, Services } from './extraction.ts';
 import type { Trace } from './timing.ts';
 
@@ -30,6 +30,12 @@ function rendersFirst(plan: Plan, services: Services): boolean {
  */
 export async function executePlan(plan: Plan, services: Services, lease: Lease, trace: Trace): Promise<Extraction> {
   const signal = AbortSignal.timeout(plan.options.timeout);
+  // Whatever a step, a wait or the browser does, the answer comes at the deadline (ETIMEOUT); the work left
+  // behind is cut by the same signal (its page is closed, never reused).
+  return untilAborted(() => runPlan(plan, services, lease, trace, signal), signal);
+}
+
+async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trace, signal: AbortSignal): Promise<Extraction> {
   if (plan.needs === 'browser') {
     const out = await renderPlan(plan, services, lease, signal, plan.options.timeout, trace);
     return { ...out, fetchMode: 'prerender', prerenderReason: 'an output needs the browser' };

@@ -50,6 +50,12 @@ export function fromNavigation(err: unknown, budgetMs: number): unknown {
   const message = (err as Error)?.message ?? '';
   if ((err as Error)?.name === 'TimeoutError') return new RefractError('EBRWSRTIMEOUT', `The browser did not finish loading the page within ${budgetMs} ms`, { cause: err });
   if (/ERR_TOO_MANY_REDIRECTS/.test(message)) return new RefractError('EMAXREDIRECTS', 'The target redirected too many times', { cause: err });
+  // The guard's route refused the document itself: a redirect to a private, loopback or reserved address, or to
+  // another scheme than HTTP(S) (the target's own host is checked before the browser is used).
+  if (/ERR_BLOCKED_BY_CLIENT/.test(message)) return new RefractError('EFORBIDDENURL', 'The target redirected to an address or scheme that is not fetched (private, loopback or reserved, or not HTTP)', { cause: err });
+  // The network refused the page (connection refused or reset, no such host, a TLS failure...): as the fetch says it.
+  const net = /net::(ERR_[A-Z_]+)/.exec(message)?.[1];
+  if (net) return new RefractError('EFATALCLIENT', `The target could not be loaded (${net})`, { cause: err });
   return err;
 }
 

@@ -1,22 +1,26 @@
 import { RefractError } from './errors.ts';
 
+/** The value at a dot path, through own properties only (`__proto__`, `constructor`... name nothing there). */
 function getPath(value: unknown, path: string): unknown {
   let node = value;
   for (const part of path.split('.')) {
-    if (node === null || typeof node !== 'object') return undefined;
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, part)) return undefined;
     node = (node as Record<string, unknown>)[part];
   }
   return node;
 }
 
+/** Defines the value at a dot path as own data properties (a `__proto__` name stays a plain key). */
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
   const parts = path.split('.');
+  const define = (node: Record<string, unknown>, key: string, v: unknown) => Object.defineProperty(node, key, { value: v, enumerable: true, writable: true, configurable: true });
   let node = target;
   for (const part of parts.slice(0, -1)) {
-    node[part] = node[part] && typeof node[part] === 'object' ? node[part] : {};
+    const next = Object.hasOwn(node, part) ? node[part] : undefined;
+    if (!next || typeof next !== 'object') define(node, part, {});
     node = node[part] as Record<string, unknown>;
   }
-  node[parts[parts.length - 1]!] = value;
+  define(node, parts[parts.length - 1]!, value);
 }
 
 /** Keeps only the listed dot paths of the payload (`filter=title,image.url`); absent paths are left out. */

@@ -1,5 +1,6 @@
 import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
 import type Keyv from 'keyv';
+import type { Logger } from './log.ts';
 
 /** Where "now" comes from: the wall clock in production, a hand-moved one in tests (no sleeps). */
 export interface Clock { now(): number }
@@ -29,7 +30,71 @@ export interface SharedState {
   store?: Keyv['store'];
   counters: Counters;
   locks?: Locks;
+  /** False while Redis is set and unreachable (what needs it then falls back; see `attempt`). */
+  healthy(): boolean;
+  /** Failed Redis operations so far (each one answered by its fallback). */
+  errors(): number;
+  /**
+   * Runs an operation on the shared store, or answers `fallback` at once while Redis is unreachable, and when the
+   * operation fails or takes over a second: Redis going away costs cache misses and local counting, never an answer.
+   */
+  attempt<T>(op: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** How long one Redis operation may take before its fallback answers (a hung server answers nothing). */
+const OP_TIMEOUT_MS = 1000;
+/** How often an unreachable Redis is probed while it is marked down. */
+const PROBE_EVERY_MS = 1000;
+
+/**
+ * Whether Redis answers: down on a connection error or a failed operation, up again when the client is ready and
+ * a PING answers. Each change is logged once (not each failed command).
+ */
+function watchLink(client: RedisClientType, logger: Logger) {
+  let up = true;
+  let errors = 0;
+  let probe: NodeJS.Timeout | undefined;
+  const markUp = () => {
+    if (up) return;
+    up = true;
+    clearInterval(probe);
+    probe = undefined;
+    logger.warn('Redis is reachable again: the shared cache, quotas and locks are used again');
+  };
+  const markDown = (err: unknown) => {
+    errors++;
+    if (!up) return;
+    up = false;
+    logger.error('Redis is unreachable: cache reads miss, quotas count in this process and nothing is coalesced across processes until it is back', err);
+    probe = setInterval(() => {
+      if (client.isReady) void within(client.ping(), OP_TIMEOUT_MS).then(markUp, () => undefined);
+    }, PROBE_EVERY_MS);
+    probe.unref();
+  };
+  client.on('error', markDown);
+  client.on('ready', () => { if (!up) void within(client.ping(), OP_TIMEOUT_MS).then(markUp, () => undefined); });
+  return {
+    healthy: () => up && client.isReady,
+    errors: () => errors,
+    async attempt<T>(op: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
+      if (!up || !client.isReady) return fallback();
+      try {
+        return await within(op(), OP_TIMEOUT_MS);
+      } catch (err) {
+        markDown(err);
+        return fallback();
+      }
+    },
+    stop: () => clearInterval(probe),
+  };
+}
+
+/** The promise, or a rejection once `ms` passed. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** In-memory counters: a map whose expired windows are swept as new ones are written. */
@@ -116,20 +181,43 @@ async function redisLocks(client: RedisClientType): Promise<{ locks: Locks; clos
   return { locks, close: async () => { await subscriber.quit().catch(() => undefined); } };
 }
 
-/** Creates the shared state: Redis when a URL is configured, otherwise this process's memory. */
-export async function createState(redisUrl: string | undefined, clock: Clock): Promise<SharedState> {
-  if (!redisUrl) return { kind: 'memory', counters: memoryCounters(clock), close: async () => undefined };
-  const client = createClient({ url: redisUrl }) as RedisClientType;
-  client.on('error', () => undefined); // reconnects are the client's job; each failed command still rejects
+/**
+ * Creates the shared state: Redis when a URL is configured, otherwise this process's memory. An unreachable Redis
+ * fails the start; once started, Redis may come and go (see `SharedState.attempt`).
+ */
+export async function createState(redisUrl: string | undefined, clock: Clock, logger: Logger): Promise<SharedState> {
+  if (!redisUrl) {
+    return { kind: 'memory', counters: memoryCounters(clock), healthy: () => true, errors: () => 0, attempt: (op) => op(), close: async () => undefined };
+  }
+  // Without an offline queue a command fails at once while the connection is down, instead of waiting for it.
+  const client = createClient({ url: redisUrl, disableOfflineQueue: true }) as RedisClientType;
+  // Reconnects are the client's job (it retries with backoff); the link logs the state change.
+  const link = watchLink(client, logger);
   await client.connect();
-  const { locks, close } = await redisLocks(client);
+  const { locks: remote, close } = await redisLocks(client);
   const store = new KeyvRedis(client as never, { namespace: 'refract', keyPrefixSeparator: ':' }) as unknown as Keyv['store'];
+  const local = memoryCounters(clock);
+  const redis = redisCounters(client);
+  const counters: Counters = {
+    incr: (key, expireAt) => link.attempt(() => redis.incr(key, expireAt), () => local.incr(key, expireAt)),
+    get: (key) => link.attempt(() => redis.get(key), () => local.get(key)),
+  };
+  // Without Redis every process computes for itself: the lock is taken, released and waited for at once.
+  const locks: Locks = {
+    acquire: (key, ttlMs) => link.attempt(() => remote.acquire(key, ttlMs), () => true),
+    release: (key) => link.attempt(() => remote.release(key), () => undefined),
+    wait: (key, timeoutMs) => (link.healthy() ? remote.wait(key, timeoutMs) : Promise.resolve()),
+  };
   return {
     kind: 'redis',
     store,
-    counters: redisCounters(client),
+    counters,
     locks,
+    healthy: link.healthy,
+    errors: link.errors,
+    attempt: link.attempt,
     async close() {
+      link.stop();
       await close();
       await client.quit().catch(() => undefined);
     },

@@ -14,6 +14,8 @@ import { createQuota } from './quota.ts';
 import { createKeyRing } from './keys.ts';
 import { systemClock, type Clock } from '../engine/state.ts';
 import { serverTiming } from '../engine/timing.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { clientIp, trustOf } from './client-ip.ts';
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -25,6 +27,12 @@ export interface App {
   engine: Engine; freeUrl: string; proUrl: string;
   /** Background events: `refresh` ({ url, ok }) when a stale cache entry was regenerated. */
   events: EventEmitter;
+  /**
+   * Graceful stop (SIGTERM): readiness turns false, the listeners close (new connections are refused), requests in
+   * flight finish for up to `graceMs`, then the rest is cut and the engine (browsers, Redis) closes.
+   */
+  shutdown(graceMs: number): Promise<void>;
+  /** Stops at once: connections are cut, then the engine closes. */
   close(): Promise<void>;
 }
 
@@ -78,6 +86,11 @@ function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stre
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${text}`);
 }
 
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** Paths answered by the server itself on both endpoints, outside quotas and the access log. */
+const HEALTH = new Set(['/healthz', '/readyz']);
+
 /** The answer while the engine starts (a load balancer's health check during a deploy, say). */
 function starting(): HandlerResponse {
   return {
@@ -103,36 +116,88 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   const plugins = [...defaultPlugins, ...(await loadPlugins(baseConfig.plugins)), ...extraPlugins];
   let handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[] = [];
   let engine: Engine | undefined;
+  let metrics: Metrics | undefined;
   // Where error codes are documented: known once the free endpoint listens (its first possible answer).
   let docsUrl = '';
-  const servers = [0, 1].map((i) => {
+  const trust = trustOf(baseConfig.trustProxy);
+  let draining = false;
+  let inflight = 0;
+  let settled: (() => void) | undefined;
+  const readiness = () => {
+    const checks = {
+      started: handlers.length > 0, draining, browser: engine?.browsers.ready() ?? false,
+      redis: engine ? engine.shared.healthy() : false,
+    };
+    return { ready: checks.started && !draining && checks.browser && checks.redis, checks };
+  };
+  /** Answers that do not reach the engine's handlers: health, metrics, error docs and generated files. */
+  const serveOwn = async (req: http.IncomingMessage, path: string): Promise<HandlerResponse | undefined> => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    if (path === '/healthz') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ status: 'success', data: { alive: true } }) };
+    if (path === '/readyz') {
+      const { ready, checks } = readiness();
+      return { status: ready ? 200 : 503, headers: JSON_HEADERS, body: JSON.stringify({ status: ready ? 'success' : 'fail', data: { ready, checks } }) };
+    }
+    if (path === '/metrics' && metrics) {
+      const token = engine!.config.metricsToken;
+      if (token && req.headers.authorization !== `Bearer ${token}`) {
+        const { status, body } = failure(new RefractError('EAUTH', '`/metrics` requires `Authorization: Bearer <REFRACT_METRICS_TOKEN>`'), randomUUID(), docsUrl);
+        return { status, headers: { ...JSON_HEADERS, 'www-authenticate': 'Bearer' }, body: JSON.stringify(body) };
+      }
+      const { type, body } = await metrics.scrape();
+      return { status: 200, headers: { 'content-type': type, 'cache-control': 'no-store' }, body };
+    }
+    if (path === '/docs/errors') return { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
+    if (path.startsWith('/assets/') && engine) {
+      // The name is the path alone: a query string (a cache buster, say) names the same file.
+      const asset = await engine.assets.get(path.slice('/assets/'.length));
+      return asset
+        ? { status: 200, headers: {
+          'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*',
+          // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.
+          ...(asset.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
+        }, body: asset.bytes }
+        : { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(failure(new RefractError('ENOTFOUND', 'No such asset'), randomUUID(), docsUrl).body) };
+    }
+    return undefined;
+  };
+  const servers = (['free', 'pro'] as const).map((endpoint, i) => {
     const server = http.createServer({ maxHeaderSize: MAX_HEAD_BYTES }, async (req, res) => {
       const started = performance.now();
-      let out: HandlerResponse;
-      if (req.method === 'GET' && req.url === '/docs/errors') {
-        out = { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
-      } else if ((req.method === 'GET' || req.method === 'HEAD') && req.url?.startsWith('/assets/') && engine) {
-        // The name is the path alone: a query string (a cache buster, say) names the same file.
-        const asset = await engine.assets.get(req.url.slice('/assets/'.length).split('?')[0]!);
-        out = asset
-          ? { status: 200, headers: {
-            'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*',
-            // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.
-            ...(asset.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
-          }, body: asset.bytes }
-          : { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(failure(new RefractError('ENOTFOUND', 'No such asset'), randomUUID(), docsUrl).body) };
-      } else {
-        out = !handlers[i] ? starting() : await handlers[i]!({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress ?? '' });
+      inflight++;
+      try {
+        const url = req.url ?? '/';
+        const path = url.split('?')[0]!;
+        let out = await serveOwn(req, path)
+          ?? (!handlers[i] ? starting() : await handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip: clientIp(req, trust) }));
+        const phases = out.phases ?? [];
+        const compressing = performance.now();
+        out = await compress(out, String(req.headers['accept-encoding'] ?? ''));
+        if (out.headers['content-encoding']) phases.push({ name: 'compress', ms: performance.now() - compressing });
+        const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
+        // Every answer says where its time went (cache, queue, fetch, page, navigate, each step...), and in all.
+        const ms = performance.now() - started;
+        const timing = serverTiming([...phases, { name: 'total', ms }]);
+        // While draining, each answer closes its connection: the client reconnects to another instance.
+        res.writeHead(out.status, { ...out.headers, 'server-timing': timing, 'content-length': String(body.length), ...(draining ? { connection: 'close' } : {}) });
+        res.end(req.method === 'HEAD' ? undefined : body);
+        if (out.facts && engine) {
+          const f = out.facts;
+          metrics?.record({ endpoint, status: out.status, output: f.output, cache: f.cache, fetchMode: f.fetchMode, seconds: ms / 1000 });
+          engine.logger.access({ id: f.id, endpoint, method: req.method, status: out.status, code: f.code, ms: Math.round(ms * 10) / 10, cache: f.cache, fetch: f.fetchMode, output: f.output, target: f.target, ip: clientIp(req, trust) });
+        } else if (!HEALTH.has(path) && path !== '/metrics') {
+          metrics?.record({ endpoint: path.startsWith('/assets/') ? 'assets' : path === '/docs/errors' ? 'docs' : endpoint, status: out.status, output: 'none', seconds: ms / 1000 });
+        }
+      } catch (err) {
+        // A defect past the handlers (they answer every failure themselves): logged, and still an answer.
+        engine?.logger.error('unexpected failure while answering', err);
+        const { status, body } = failure(err, randomUUID(), docsUrl);
+        if (!res.headersSent) res.writeHead(status, JSON_HEADERS);
+        res.end(JSON.stringify(body));
+      } finally {
+        inflight--;
+        if (inflight === 0) settled?.();
       }
-      const phases = out.phases ?? [];
-      const compressing = performance.now();
-      out = await compress(out, String(req.headers['accept-encoding'] ?? ''));
-      if (out.headers['content-encoding']) phases.push({ name: 'compress', ms: performance.now() - compressing });
-      const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
-      // Every answer says where its time went (cache, queue, fetch, page, navigate, each step...), and in all.
-      const timing = serverTiming([...phases, { name: 'total', ms: performance.now() - started }]);
-      res.writeHead(out.status, { ...out.headers, 'server-timing': timing, 'content-length': String(body.length) });
-      res.end(req.method === 'HEAD' ? undefined : body);
     });
     server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => answerClientError(err, socket, docsUrl));
     // Longer than the usual 60 s idle timeout of clients and load balancers, so they close idle sockets first.
@@ -149,6 +214,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   // The quotas count in the engine's shared state: Redis when REDIS_URL is set, so processes share them.
   const quota = createQuota(engine.shared.counters, clock);
   const keys = createKeyRing(config.apiKeys);
+  metrics = createMetrics(engine, () => inflight);
   handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: engine!, quota, tier, keys, docsUrl, clock }));
   const ready = engine;
   return {
@@ -156,7 +222,23 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
     events: ready.events,
     freeUrl,
     proUrl,
+    async shutdown(graceMs) {
+      draining = true;
+      // No new connections; idle keep-alive ones close now, busy ones after their answer (`connection: close`).
+      const closed = servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+      for (const s of servers) s.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => { settled = resolve; if (inflight === 0) resolve(); }),
+        new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); }),
+      ]);
+      clearTimeout(timer);
+      for (const s of servers) s.closeAllConnections();
+      await Promise.all(closed);
+      await ready.close();
+    },
     async close() {
+      draining = true;
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); })));
       await ready.close();
     },

@@ -21,6 +21,32 @@ export interface HandlerResponse {
   status: number; headers: Record<string, string>; body: Buffer | string;
   /** How long each phase took (the server adds compression and the total, and sends them as Server-Timing). */
   phases?: Phase[];
+  /** What the access log and the metrics tell of this request. */
+  facts?: RequestFacts;
+}
+
+/** What is known of an answered API request, for its access line and metrics (no key, no header value, no query). */
+export interface RequestFacts {
+  id: string;
+  /** The error code of a failure. */
+  code?: string;
+  /** The requested output: `embed`, else the plan's first step that is not `meta`, else `meta` (`none`: no plan). */
+  output: string;
+  cache?: string;
+  fetchMode?: string;
+  /** The target's origin and path (its query may carry tokens: it is left out). */
+  target?: string;
+}
+
+/** The output a plan asks for, as the metrics label it (a few names: one per plugin). */
+function outputOf(plan: Plan): string {
+  if (plan.options.embed) return 'embed';
+  return plan.steps.find((step) => step.name !== 'meta')?.name ?? 'meta';
+}
+
+/** Origin and path of a target URL, without its query, fragment or credentials. */
+function targetOf(url: string): string | undefined {
+  try { const u = new URL(url); return `${u.origin}${u.pathname}`; } catch { return undefined; }
 }
 
 /** What a handler serves with: the engine (which owns the cache), the quotas, keys, the endpoint's tier, and the clock. */
@@ -187,6 +213,7 @@ export function createHandler(deps: HandlerDeps) {
       'access-control-expose-headers': '*', vary: 'accept-encoding',
     };
     let rate: QuotaState | undefined;
+    const facts: RequestFacts = { id, output: 'none' };
     let caller = `ip:${req.ip}`;
     let policy: QuotaPolicy = { limit: engine.config.freeQuota, window: engine.config.freeQuotaWindowSecs * 1000 };
     try {
@@ -201,6 +228,8 @@ export function createHandler(deps: HandlerDeps) {
       if (target && target.pathname !== '/') throw new RefractError('ENOTFOUND', `No such path ${target.pathname}; the API answers on /`);
       ({ id: caller, policy } = await callerOf(req, deps));
       const plan = kept ?? build(req, target!, custom);
+      facts.output = outputOf(plan);
+      facts.target = targetOf(plan.url);
       if (plan.unknownParams.length) base['x-refract-unknown-params'] = unknownHeader(plan.unknownParams);
       // Work is charged (and may be refused) only on a MISS or BYPASS; cache hits cost nothing.
       const admit = async () => {
@@ -211,6 +240,8 @@ export function createHandler(deps: HandlerDeps) {
       };
       const outcome = await engine.extract(plan, { admit });
       phases.push(...(outcome.phases ?? []));
+      facts.cache = outcome.cache;
+      facts.fetchMode = outcome.fetchMode;
       rate ??= await quota.peek(caller, policy);
       const now = deps.clock.now();
       const rendering = performance.now();
@@ -219,10 +250,13 @@ export function createHandler(deps: HandlerDeps) {
       const headers: Record<string, string> = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(outcome, outcome.cache, now), etag, 'content-type': type };
       // Embedded HTML (a report, or whatever a target served) runs sandboxed, in an opaque origin, never as this service.
       if (/^text\/html/i.test(type)) headers['content-security-policy'] = 'sandbox allow-scripts allow-popups';
-      if (matches(header(req, 'if-none-match'), etag)) return { status: 304, headers, body: '', phases };
-      return { status: 200, headers, body, phases };
+      if (matches(header(req, 'if-none-match'), etag)) return { status: 304, headers, body: '', phases, facts };
+      return { status: 200, headers, body, phases, facts };
     } catch (err) {
       const { status, body, unexpected } = failure(err, id, deps.docsUrl);
+      facts.code = String(body.code);
+      // A request refused before it reached the cache (a bad query, a key) has no cache state.
+      if (facts.target) facts.cache = cacheStatusOf(err);
       if (unexpected) engine.logger.error('unexpected failure', err);
       rate ??= await quota.peek(caller, policy).catch(() => undefined);
       const rates = rateHeaders(rate, deps.tier);
@@ -234,6 +268,7 @@ export function createHandler(deps: HandlerDeps) {
         headers: { ...base, ...rates, ...extra, 'x-cache-status': cacheStatusOf(err), 'x-fetch-mode': 'none', 'x-fetch-time': '0ms', 'cache-control': 'no-store', 'content-type': JSON_TYPE },
         body: JSON.stringify(body),
         phases,
+        facts,
       };
     }
   };

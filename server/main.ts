@@ -9,12 +9,16 @@ app.engine.logger.info(`Refract listening: free ${app.freeUrl}, pro ${app.proUrl
 // never a reason to drop every request in flight with the process.
 process.on('unhandledRejection', (err) => app.engine.logger.error('unhandled rejection', err));
 
-const SHUTDOWN_GRACE_MS = 10_000;
+/** How long closing the engine (browsers, Redis) may take after the grace period before the process ends anyway. */
+const CLOSE_MS = 10_000;
 
+// SIGTERM drains: readiness false, no new connections, requests in flight finish within the grace period. A second
+// signal ends the process at once (the handlers are gone: the default action applies).
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
+    app.engine.logger.info(`${signal}: draining for up to ${config.shutdownGraceMs} ms`);
     // A shutdown that cannot finish (a hung socket, a stuck browser) must still end the process.
-    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
-    app.close().then(() => process.exit(0), () => process.exit(1));
+    setTimeout(() => process.exit(1), config.shutdownGraceMs + CLOSE_MS).unref();
+    app.shutdown(config.shutdownGraceMs).then(() => process.exit(0), () => process.exit(1));
   });
 }

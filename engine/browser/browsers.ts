@@ -1,3 +1,5 @@
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
 import type { BrowserContextOptions, Page } from 'playwright-core';
 import { BROWSER_POOL_EVENTS } from '@crawlee/browser-pool';
 import { isCrash } from '../failures.ts';
@@ -15,8 +17,10 @@ export interface Browsers {
   withPage<T>(options: BrowserContextOptions, proxyUrl: string | undefined, signal: AbortSignal, fn: (page: Page) => Promise<T>, retries?: number, share?: string, prepare?: Preparation): Promise<T>;
   /** Closes the contexts shared under `share` (a crawl's, when it ends). */
   closeShared(share: string): Promise<void>;
-  /** Browsers open, launched in all, contexts open, and requests served by a reused page (for tests of recycling, crash recovery, leaks and reuse). */
-  stats(): { open: number; launched: number; contexts: number; reused: number };
+  /** Browsers open, launched in all, contexts open, requests served by a reused page, pages in use and requests waiting for one. */
+  stats(): { open: number; launched: number; contexts: number; reused: number; pages: number; queued: number };
+  /** False when Chromium is not there to run, or the last try to open a page failed with no browser running. */
+  ready(): boolean;
   close(): Promise<void>;
 }
 
@@ -42,6 +46,12 @@ const IDLE_MS = 60_000;
 /** A page serves at most this many requests (a long-lived renderer slowly grows). */
 const MAX_USES = 50;
 
+/** Whether the browser's executable is there and may be run (a path, or a name found on PATH). */
+function executable(file: string): boolean {
+  const candidates = file.includes('/') ? [file] : (process.env.PATH ?? '').split(':').filter(Boolean).map((dir) => path.join(dir, file));
+  return candidates.some((candidate) => { try { accessSync(candidate, constants.X_OK); return true; } catch { return false; } });
+}
+
 /** Creates the browser side; Chromium starts on first use. */
 export function createBrowsers(opts: BrowsersOptions): Browsers {
   let pool: RefractBrowserPool | undefined;
@@ -66,8 +76,16 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
   // Requests served per browser: a browser is retired after `retireAfterPages` of them, reused pages included.
   const served = new WeakMap<object, number>();
   const warmPages = opts.warmPages ?? 0;
+  let launchFailed = false;
   const openPage = async (options: BrowserContextOptions, proxyUrl: string | undefined, prepare?: Preparation): Promise<Page> => {
-    const page = (await poolOf().newPage({ pageOptions: options, proxyUrl })) as Page;
+    let page: Page;
+    try {
+      page = (await poolOf().newPage({ pageOptions: options, proxyUrl })) as Page;
+      launchFailed = false;
+    } catch (err) {
+      if (!pool?.activeBrowserControllers.size) launchFailed = true;
+      throw err;
+    }
     try {
       await prepare?.run(page);
     } catch (err) {
@@ -195,10 +213,13 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
         slots.release();
       }
     },
+    ready: () => !launchFailed && executable(opts.chromePath),
     stats: () => ({
       open: pool ? pool.activeBrowserControllers.size : 0,
       launched,
       reused,
+      pages: slots.load().active,
+      queued: slots.load().queued,
       contexts: pool ? [...pool.activeBrowserControllers].reduce((n, c) => n + (c.browser as { contexts(): unknown[] }).contexts().length, 0) : 0,
     }),
     closeShared: (share) => shared.retire(share),

@@ -3,7 +3,7 @@ import { needOf } from '../plugin.ts';
 import type { Plan } from '../plan.ts';
 import type { Registry } from '../registry.ts';
 import type { Lease } from '../executor.ts';
-import { throughProxy } from '../failures.ts';
+import { fromNetwork, throughProxy } from '../failures.ts';
 import { kindOf, type FetchResult } from '../fetch/http.ts';
 import { refuseChallenge } from '../fetch/antibot.ts';
 import { answer, untilAborted } from '../steps.ts';
@@ -79,10 +79,30 @@ async function browserResult(page: Page, response: Response | null, needsDocumen
 }
 
 /**
+ * What the local forwarding proxy (proxy-chain, which Crawlee puts between the browser and the network) answers
+ * for a target it could not reach, with its reason phrases: the failure is the target's, as on the fetch path.
+ */
+const UNREACHED: Record<number, [string, string]> = {
+  593: ['Not Found', 'ENOTFOUND'], 594: ['Connection Refused', 'ECONNREFUSED'], 595: ['Connection Reset', 'ECONNRESET'],
+  596: ['Broken Pipe', 'EPIPE'], 599: ['Generic Error', 'upstream error'],
+};
+
+/** Throws as the fetch path would when the document's answer is the forwarding proxy saying the target was not reached. */
+function unreached(response: Response | null, url: string): void {
+  const known = response && UNREACHED[response.status()];
+  if (!known || response!.statusText() !== known[0]) return;
+  const err = Object.assign(new Error(`${known[1]} (the browser's proxy answered ${response!.status()})`), { code: known[1] });
+  throw fromNetwork(err, new AbortController().signal, url);
+}
+
+/**
  * Runs the whole plan in one browser page: navigate once (SSRF guard, ad blocking and banner handling set up
  * first), then every step on the live page. `budgetMs` bounds the navigation; the steps share the request's time.
  */
 export async function renderPlan(plan: Plan, services: Services, lease: Lease, signal: AbortSignal, budgetMs: number, trace: Trace): Promise<Omit<Extraction, 'fetchMode'>> {
+  // A forbidden target is answered as such (EFORBIDDENURL) before a page is opened for it; its redirects and
+  // subrequests pass the same guard in the page's route.
+  await services.guard.resolve(new URL(plan.url).hostname).catch((err: unknown) => { throw fromNetwork(err, signal, plan.url); });
   const setup = pageSetupOf(plan, services.registry);
   const needsDocument = !!plan.collectLinks || plan.steps.some((s) => needOf(services.registry.get(s.name)!, s.opts) !== 'browser');
   const opening = performance.now();
@@ -93,6 +113,7 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       // Without JavaScript no consent manager runs (and the page's timers never fire): there is nothing to answer.
       const consent = setup.adblock && setup.javascript !== false ? () => trace.time('consent', () => services.adblock.settleConsent(page, CONSENT_CAP_MS)) : undefined;
       const response = await trace.time('navigate', () => navigate(page, plan.url, setup, budgetMs, consent));
+      unreached(response, plan.url);
       const result = await trace.time('content', () => browserResult(page, response, needsDocument));
       refuseChallenge(result, lease.session);
       return answer(plan, services, result, signal, trace, { page, openedAt });

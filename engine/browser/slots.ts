@@ -5,6 +5,8 @@ export interface Slots {
   /** Takes a slot, waiting in line if all are busy; ETIMEOUT if `signal` aborts first, EBUSY if the line is full. */
   acquire(signal: AbortSignal): Promise<void>;
   release(): void;
+  /** Pages in use now, and requests waiting for one. */
+  load(): { active: number; queued: number };
 }
 
 export function createSlots(concurrency: number, queueLimit: number): Slots {
@@ -27,5 +29,6 @@ export function createSlots(concurrency: number, queueLimit: number): Slots {
       active--;
       waiting.shift()?.();
     },
+    load: () => ({ active, queued: waiting.length }),
   };
 }

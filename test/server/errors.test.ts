@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { serveFixtures, freePort, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
 
@@ -60,6 +60,29 @@ test('private, loopback and reserved targets are EFORBIDDENURL in every spelling
     'http://[fe80::1]/', 'http://224.0.0.1/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://[fc00::1]/',
   ];
   for (const target of targets) assertFail(await call(app.freeUrl, `url=${q(target)}`), 403, 'EFORBIDDENURL');
+});
+
+test('with a browser output too: a forbidden target is EFORBIDDENURL, an unreachable one EFATALCLIENT, an unresolvable host EINVALURL', async () => {
+  // Found by the fuzz suite: these were 500 EFATAL when a screenshot or PDF was asked for.
+  for (const output of ['screenshot', 'pdf']) {
+    assertFail(await call(app.freeUrl, `url=${q('http://10.1.1.1/')}&${output}`), 403, 'EFORBIDDENURL');
+    assertFail(await call(app.freeUrl, `url=${q('HTTP://[::1]/')}&${output}`), 403, 'EFORBIDDENURL');
+    const refused = await call(app.freeUrl, `url=${q(`http://127.0.0.1:${await freePort()}/`)}&${output}`);
+    assertFail(refused, 500, 'EFATALCLIENT');
+    assert.match(String(refused.body.message), /ECONNREFUSED/);
+    assertFail(await call(app.freeUrl, `url=${q('http://nowhere.invalid/')}&${output}`), 400, 'EINVALURL');
+  }
+});
+
+test('embed and filter read own fields only: prototype names are not fields', async () => {
+  const page = q(`${fx.url}/sites/article/index.html?own-fields`);
+  for (const name of ['__proto__', 'constructor', 'toString', 'title.constructor']) {
+    assertFail(await call(app.freeUrl, `url=${page}&embed=${name}`), 400, 'EINVALQUERY');
+  }
+  const { status, body } = await call(app.freeUrl, `url=${page}&filter=__proto__.toString,constructor.name,title`);
+  assert.is(status, 200);
+  assert.equal(Object.keys(body.data), ['title']);
+  assert.equal(Object.keys(Object.prototype), []);
 });
 
 test('pro-only parameters on the free endpoint are refused with their own codes', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { startChild } from '../util/child.ts';
-import { startRedis, type TestRedis } from '../util/redis.ts';
+import { startRedis, startOwnRedis, type TestRedis } from '../util/redis.ts';
 import { call, q } from '../util/refract.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -97,6 +97,46 @@ test('identical concurrent requests to two processes compute once', async () => 
     gate = undefined;
     await a.stop();
     await b.stop();
+  }
+});
+
+test('Redis killed mid-run: requests still answer (misses, local counting), readiness says so, and Redis is used again once back', async () => {
+  const own = await startOwnRedis();
+  const app = await startChild(ROOT, { ...env(), REDIS_URL: own.url, REFRACT_FREE_QUOTA: '1000' }, { keepLog: true });
+  const ready = async () => (await fetch(`${app.url}/readyz`)).status;
+  /** Polls readiness until it is `want` (Redis coming back is noticed by the client's reconnect, on its own time). */
+  const until = async (want: number) => {
+    for (const end = Date.now() + 20_000; Date.now() < end;) if (await ready() === want) return;
+    assert.unreachable(`readiness did not become ${want}`);
+  };
+  try {
+    const query = (tag: string) => `url=${q(`${fx.url}/shared?${tag}`)}`;
+    assert.is((await call(app.url, query('a'))).headers.get('x-cache-status'), 'MISS');
+    assert.is((await call(app.url, query('a'))).headers.get('x-cache-status'), 'HIT');
+    assert.is(await ready(), 200);
+    await own.kill();
+    // Each request answers while Redis is gone: the cache is a miss, the quota counts in this process.
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      const down = await call(app.url, query('a'));
+      assert.is(down.status, 200, JSON.stringify(down.body).slice(0, 300));
+      assert.is(down.body.data.title, 'Shared');
+      assert.ok(Date.now() - started < 5000, 'no wait for Redis');
+      assert.ok(down.headers.get('x-rate-limit-remaining'), 'quota headers still come');
+    }
+    await until(503);
+    const checks = (await (await fetch(`${app.url}/readyz`)).json() as { data: { checks: { redis: boolean } } }).data.checks;
+    assert.is(checks.redis, false);
+    await own.restart();
+    await until(200);
+    assert.is((await call(app.url, query('b'))).headers.get('x-cache-status'), 'MISS');
+    assert.is((await call(app.url, query('b'))).headers.get('x-cache-status'), 'HIT', 'the cache in Redis is used again');
+    const log = app.log();
+    assert.is(log.split('Redis is unreachable').length - 1, 1, 'the loss is logged once');
+    assert.is(log.split('Redis is reachable again').length - 1, 1, 'the return is logged once');
+  } finally {
+    await app.stop();
+    await own.kill();
   }
 });
 

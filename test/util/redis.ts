@@ -12,6 +12,32 @@ async function flushAll(url: string): Promise<void> {
   await client.quit();
 }
 
+/** Runs redis-server on a loopback port until it says it is ready. */
+async function runRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => { out += c; if (/Ready to accept connections/i.test(out)) resolve(); });
+    child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${out}`)));
+  });
+  child.stdout!.resume();
+  return child;
+}
+
+/** A Redis of the test's own, that it may kill (SIGKILL, as a crash) and start again, empty, on the same port. */
+export async function startOwnRedis(): Promise<{ url: string; kill(): Promise<void>; restart(): Promise<void> }> {
+  const port = await freePort();
+  let child: ChildProcess | undefined = await runRedis(port);
+  const kill = async () => {
+    if (!child) return;
+    const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+    child = undefined;
+  };
+  return { url: `redis://127.0.0.1:${port}/0`, kill, restart: async () => { await kill(); child = await runRedis(port); } };
+}
+
 /** Starts (or reuses) Redis and empties the database the test will use. */
 export async function startRedis(): Promise<TestRedis> {
   const shared = process.env.REFRACT_TEST_REDIS_URL;
@@ -22,13 +48,7 @@ export async function startRedis(): Promise<TestRedis> {
     url = `${shared.replace(/\/\d*$/, '')}/15`;
   } else {
     const port = await freePort();
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child!.stdout!.on('data', (c: Buffer) => { out += c; if (/Ready to accept connections/i.test(out)) resolve(); });
-      child!.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${out}`)));
-    });
-    child.stdout!.resume();
+    child = await runRedis(port);
     url = `redis://127.0.0.1:${port}/0`;
   }
   await flushAll(url);

@@ -1,0 +1,67 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Engine } from '../engine/index.ts';
+
+/** What one answered request tells the metrics and the access log. */
+export interface RequestRecord {
+  endpoint: 'free' | 'pro' | 'health' | 'metrics' | 'assets' | 'docs';
+  status: number;
+  /** The requested output: the plan's first step that is not `meta` (or `meta`), `embed`, or `none` before a plan. */
+  output: string;
+  /** Cache state (HIT, MISS, STALE, BYPASS) when the request reached the cache. */
+  cache?: string;
+  /** How the target was read (fetch, prerender...) when it was. */
+  fetchMode?: string;
+  seconds: number;
+}
+
+/** The service's Prometheus metrics, in a registry of its own (never the process-wide default one). */
+export interface Metrics {
+  record(r: RequestRecord): void;
+  /** Prometheus text exposition, gauges read at the moment of the scrape. */
+  scrape(): Promise<{ type: string; body: string }>;
+}
+
+export function createMetrics(engine: Engine, inflight: () => number): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'refract_' });
+  const requests = new Counter({
+    name: 'refract_requests_total', help: 'Requests answered, by endpoint, requested output and HTTP status',
+    labelNames: ['endpoint', 'output', 'status'], registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'refract_request_duration_seconds', help: 'Time to answer a request, by endpoint, requested output and cache state',
+    labelNames: ['endpoint', 'output', 'cache'], buckets: [0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [registry],
+  });
+  const cache = new Counter({
+    name: 'refract_cache_total', help: 'Answers by cache state (HIT, MISS, STALE, BYPASS)', labelNames: ['state'], registers: [registry],
+  });
+  const fetches = new Counter({
+    name: 'refract_fetch_total', help: 'Targets read, by fetch mode', labelNames: ['mode'], registers: [registry],
+  });
+  const gauge = (name: string, help: string, read: () => number) => new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  // A count kept elsewhere (the browser pool, the Redis link), exposed as a counter: it only grows.
+  const counted = (name: string, help: string, read: () => number) => {
+    let seen = 0;
+    return new Counter({ name, help, registers: [registry], collect() { const now = read(); if (now > seen) this.inc(now - seen); seen = Math.max(seen, now); } });
+  };
+  gauge('refract_inflight_requests', 'Requests being answered now', inflight);
+  gauge('refract_browsers', 'Chromium browsers open', () => engine.browsers.stats().open);
+  gauge('refract_browser_contexts', 'Browser contexts open (each holds one page, or the pages of a crawl)', () => engine.browsers.stats().contexts);
+  counted('refract_browser_launches_total', 'Chromium browsers launched (beyond the first: restarts after a crash, retirement or memory ceiling)', () => engine.browsers.stats().launched);
+  counted('refract_browser_pages_reused_total', 'Requests served by a page used again', () => engine.browsers.stats().reused);
+  gauge('refract_browser_pages', 'Browser pages serving a request now', () => engine.browsers.stats().pages);
+  gauge('refract_browser_queue', 'Requests waiting for a browser page', () => engine.browsers.stats().queued);
+  gauge('refract_redis_up', '1 while Redis answers (or is not configured), 0 while it is unreachable', () => (engine.shared.healthy() ? 1 : 0));
+  counted('refract_redis_errors_total', 'Redis operations that failed and were answered by their fallback', () => engine.shared.errors());
+  return {
+    record(r) {
+      requests.inc({ endpoint: r.endpoint, output: r.output, status: String(r.status) });
+      latency.observe({ endpoint: r.endpoint, output: r.output, cache: r.cache ?? 'none' }, r.seconds);
+      if (r.cache) cache.inc({ state: r.cache });
+      if (r.fetchMode && r.fetchMode !== 'none' && r.cache && r.cache !== 'HIT') fetches.inc({ mode: r.fetchMode });
+    },
+    async scrape() {
+      return { type: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

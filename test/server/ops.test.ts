@@ -1,0 +1,208 @@
+// What a hosting team needs from the first day, through the real server process: health and readiness, metrics,
+// the access log, the client's address behind a trusted proxy, a graceful drain on SIGTERM, and requests during
+// start-up answered (503 or a result) without a crash.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import path from 'node:path';
+import http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveFixtures, freePort, type Fixture } from '../util/serve.ts';
+import { startChild, spawnServer } from '../util/child.ts';
+import { call, q } from '../util/refract.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+let fx: Fixture;
+/** Requests to /slow wait here until released (each reports that it arrived). */
+let gate: { arrived: () => void; release: Promise<void> } | undefined;
+
+const env = (extra: Record<string, string> = {}) => ({
+  PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'info',
+  REFRACT_PROBE_TIMEOUT: '0', REFRACT_API_KEYS: 'secret-key-123', ...extra,
+});
+
+test.before(async () => {
+  fx = await serveFixtures({
+    '/slow': async (_: IncomingMessage, res: ServerResponse) => {
+      const held = gate;
+      if (held) { held.arrived(); await held.release; }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Slow</title></head><body><p>Answered once released.</p></body></html>');
+    },
+  });
+});
+
+test.after(async () => {
+  await fx.close();
+});
+
+const page = (tag: string) => q(`${fx.url}/sites/article/index.html?${tag}`);
+
+test('/healthz and /readyz answer on both endpoints, outside the quota', async () => {
+  const app = await startChild(ROOT, env({ REFRACT_FREE_QUOTA: '1' }));
+  try {
+    for (let i = 0; i < 3; i++) {
+      const health = await fetch(`${app.url}/healthz`);
+      assert.is(health.status, 200);
+      assert.equal(await health.json(), { status: 'success', data: { alive: true } });
+      const ready = await fetch(`${app.url}/readyz`);
+      assert.is(ready.status, 200);
+      const body = await ready.json() as { data: { ready: boolean; checks: Record<string, boolean> } };
+      assert.is(body.data.ready, true);
+      assert.equal(body.data.checks, { started: true, draining: false, browser: true, redis: true });
+    }
+    // The quota of one was not spent by the health checks.
+    const first = await call(app.url, `url=${page('quota')}`);
+    assert.is(first.status, 200, JSON.stringify(first.body).slice(0, 300));
+    assert.is(first.headers.get('x-rate-limit-remaining'), '0');
+  } finally {
+    await app.stop();
+  }
+});
+
+test('/metrics counts requests by output, status and cache state, and requires the token when one is set', async () => {
+  const app = await startChild(ROOT, env({ REFRACT_METRICS_TOKEN: 'scrape-me' }));
+  try {
+    const url = `url=${page('metrics')}`;
+    assert.is((await call(app.url, url)).headers.get('x-cache-status'), 'MISS');
+    assert.is((await call(app.url, url)).headers.get('x-cache-status'), 'HIT');
+    assert.is((await call(app.url, 'url=ftp%3A%2F%2Fx')).status, 400);
+    const refused = await fetch(`${app.url}/metrics`);
+    assert.is(refused.status, 401);
+    assert.is((await refused.json() as { code: string }).code, 'EAUTH');
+    assert.is((await fetch(`${app.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status, 401);
+    const scrape = await fetch(`${app.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } });
+    assert.is(scrape.status, 200);
+    assert.match(scrape.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = await scrape.text();
+    assert.match(text, /refract_requests_total\{endpoint="free",output="meta",status="200"\} 2/);
+    assert.match(text, /refract_requests_total\{endpoint="free",output="none",status="400"\} 1/);
+    assert.match(text, /refract_cache_total\{state="MISS"\} 1/);
+    assert.match(text, /refract_cache_total\{state="HIT"\} 1/);
+    assert.match(text, /refract_fetch_total\{mode="fetch"\} 1/);
+    assert.match(text, /refract_request_duration_seconds_bucket\{le="\+Inf",endpoint="free",output="meta",cache="HIT"\} 1/);
+    assert.match(text, /refract_redis_up 1/);
+    assert.match(text, /refract_browsers \d+/);
+    assert.match(text, /refract_browser_queue 0/);
+    assert.match(text, /refract_process_resident_memory_bytes \d+/);
+  } finally {
+    await app.stop();
+  }
+});
+
+test('one access line per request: id, endpoint, status, code, duration, cache, fetch mode; never a key or a header value', async () => {
+  const app = await startChild(ROOT, env(), { keepLog: true });
+  try {
+    const ok = await call(app.proUrl, `url=${page('log')}&headers.x-secret=header-value-456`, { headers: { 'x-api-key': 'secret-key-123' } });
+    assert.is(ok.status, 200, JSON.stringify(ok.body).slice(0, 300));
+    const refused = await call(app.url, `url=${page('log2')}&proxy=${q('http://user:proxy-pass-789@127.0.0.1:9')}`);
+    assert.is(refused.status, 400, 'proxy is a pro parameter');
+    await fetch(`${app.url}/healthz`);
+    // The access lines are written before the answer's last byte is read here: they are in the log by now.
+    const lines = app.log().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    assert.is(lines.length, 2, 'health checks are not logged');
+    const [first, second] = lines as [Record<string, unknown>, Record<string, unknown>];
+    assert.is(first.id, ok.headers.get('x-request-id'));
+    assert.is(first.endpoint, 'pro');
+    assert.is(first.status, 200);
+    assert.is(first.cache, 'MISS');
+    assert.is(first.fetch, 'fetch');
+    assert.is(first.output, 'meta');
+    assert.is(typeof first.ms, 'number');
+    assert.is(first.target, `${fx.url}/sites/article/index.html`);
+    assert.is(second.endpoint, 'free');
+    assert.is(second.status, 400);
+    assert.is(second.code, 'EPROXY');
+    const log = app.log();
+    for (const secret of ['header-value-456', 'proxy-pass-789', 'secret-key-123']) assert.not.ok(log.includes(secret), `${secret} is not in the log`);
+  } finally {
+    await app.stop();
+  }
+});
+
+test('behind a trusted proxy the quota counts the client it names; untrusted, X-Forwarded-For is ignored', async () => {
+  const trusted = await startChild(ROOT, env({ REFRACT_FREE_QUOTA: '1', REFRACT_TRUST_PROXY: 'loopback' }));
+  const plain = await startChild(ROOT, env({ REFRACT_FREE_QUOTA: '1' }));
+  try {
+    const as = (base: string, tag: string, headers: Record<string, string>) => call(base, `url=${page(tag)}`, { headers });
+    assert.is((await as(trusted.url, 't1', { 'x-forwarded-for': '203.0.113.7' })).status, 200);
+    assert.is((await as(trusted.url, 't2', { 'x-forwarded-for': '203.0.113.8' })).status, 200, 'another client has its own quota');
+    assert.is((await as(trusted.url, 't3', { forwarded: 'for="[2001:db8::9]:4711";proto=https' })).status, 200, 'Forwarded names a third');
+    assert.is((await as(trusted.url, 't4', { 'x-forwarded-for': '203.0.113.7' })).status, 429, 'the first client spent its quota');
+    // A client cannot pick its address by prepending one: the nearest untrusted hop counts.
+    assert.is((await as(trusted.url, 't5', { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' })).status, 429);
+    assert.is((await as(plain.url, 'p1', { 'x-forwarded-for': '203.0.113.7' })).status, 200);
+    assert.is((await as(plain.url, 'p2', { 'x-forwarded-for': '203.0.113.8' })).status, 429, 'untrusted: both are the socket peer');
+  } finally {
+    await trusted.stop();
+    await plain.stop();
+  }
+});
+
+test('SIGTERM: readiness goes false, new connections are refused, the 8 requests in flight are all answered', async () => {
+  const app = await startChild(ROOT, env({ REFRACT_SHUTDOWN_GRACE: '20s' }));
+  let arrivedCount = 0;
+  let allArrived!: () => void;
+  const arrivedAll = new Promise<void>((r) => { allArrived = r; });
+  let release!: () => void;
+  gate = { arrived: () => { if (++arrivedCount === 8) allArrived(); }, release: new Promise<void>((r) => { release = r; }) };
+  try {
+    // A kept-alive connection opened before the signal: it may still ask for readiness while draining.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const readyz = () => new Promise<number>((resolve, reject) => {
+      http.get(`${app.url}/readyz`, { agent }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode!)); }).on('error', reject);
+    });
+    assert.is(await readyz(), 200);
+    const inFlight = Array.from({ length: 8 }, (_, i) => call(app.url, `url=${q(`${fx.url}/slow?n=${i}`)}&prerender=false`));
+    await arrivedAll;
+    const exited = app.exited;
+    app.process.kill('SIGTERM');
+    // New connections are refused once the signal is handled (polled: the signal's delivery is not observable).
+    let refused = false;
+    for (const until = Date.now() + 10_000; !refused && Date.now() < until;) {
+      refused = await fetch(`${app.url}/healthz`, { headers: { connection: 'close' } }).then(() => false, () => true);
+    }
+    assert.ok(refused, 'a new connection is refused while draining');
+    release();
+    const answers = await Promise.all(inFlight);
+    assert.equal(answers.map((a) => a.status), Array(8).fill(200));
+    assert.ok(answers.every((a) => a.body.data.title === 'Slow'));
+    assert.is(await exited, 0, 'the process ends cleanly once drained');
+    agent.destroy();
+  } finally {
+    gate = undefined;
+    release?.();
+    await app.stop();
+  }
+});
+
+test('requests from the moment of spawn until ready get 503 EBUSY or an answer, never a crash', async () => {
+  const port = await freePort();
+  const child = spawnServer(ROOT, env({ PORT: String(port) }));
+  let exitCode: number | null | undefined;
+  child.once('exit', (code) => { exitCode = code; });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => { stderr += c; });
+  const base = `http://127.0.0.1:${port}`;
+  const seen = new Set<number>();
+  try {
+    let answered = false;
+    for (const until = Date.now() + 60_000; !answered && Date.now() < until;) {
+      const status = await fetch(`${base}/?url=${page('startup')}`).then(async (res) => {
+        const body = await res.json() as { status: string; code?: string };
+        if (res.status === 503) assert.is(body.code, 'EBUSY');
+        return res.status;
+      }, () => 0);
+      if (status) seen.add(status);
+      answered = status === 200;
+      assert.is(exitCode, undefined, `the server is still running: ${stderr.slice(-500)}`);
+    }
+    assert.ok(answered, 'the server answered once started');
+    assert.ok([...seen].every((s) => s === 503 || s === 200), `only 503 and 200 were seen: ${[...seen]}`);
+  } finally {
+    const done = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    if (exitCode === undefined) await done;
+  }
+});
+
+test.run();
