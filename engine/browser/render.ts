@@ -5,6 +5,8 @@ import type { Registry } from '../registry.ts';
 import type { Lease } from '../executor.ts';
 import { fromNetwork, throughProxy } from '../failures.ts';
 import { kindOf, type FetchResult } from '../fetch/http.ts';
+import { encodingOf, sniffCharset, validCharset } from '../fetch/charset.ts';
+import { lightGet } from '../fetch/light.ts';
 import { refuseChallenge } from '../fetch/antibot.ts';
 import { answer, untilAborted } from '../steps.ts';
 import type { Extraction, Services } from '../extraction.ts';
@@ -79,6 +81,31 @@ async function browserResult(page: Page, response: Response | null, needsDocumen
 }
 
 /**
+ * When a page's Content-Type names no charset the browser knows, the browser falls back on windows-1252 while the
+ * fetch path sniffs (BOM, `<meta>`, then UTF-8): the same page got two titles. Answers the same bytes relabelled
+ * with the fetch path's charset when the two differ, else undefined. Pages with a valid label (most) cost nothing;
+ * others one evaluation, and the body when the browser fell back.
+ */
+async function decodingOf(page: Page, response: Response | null, services: Services, signal: AbortSignal): Promise<{ url: string; answer: { status: number; headers: Record<string, string>; body: Buffer } } | undefined> {
+  if (!response || page.url() !== response.url()) return undefined;
+  const headers = await response.allHeaders();
+  const type = headers['content-type'] ?? '';
+  if (kindOf(type) !== 'html' || validCharset(type)) return undefined;
+  const chosen = encodingOf(String(await page.evaluate('document.characterSet').catch(() => 'UTF-8')));
+  if (chosen !== 'windows-1252') return undefined;
+  // ASCII reads the same either way. (The browser's copy of the body is its decoded text or the bytes, depending
+  // on the label, so the bytes themselves are fetched again, through the guard, only when they may differ.)
+  const seen = await response.body().catch(() => undefined);
+  if (!seen || seen.every((byte) => byte < 0x80)) return undefined;
+  const raw = await lightGet(response.url(), { signal, maxBytes: services.maxBodyBytes, guard: services.guard, agents: services.agents }).catch(() => undefined);
+  if (!raw || raw.truncated || raw.kind !== 'html') return undefined;
+  const ours = sniffCharset(raw.body, type);
+  if (ours === chosen) return undefined;
+  const relabelled = `${type.replace(/;\s*charset\s*=[^;]*/i, '') || 'text/html'}; charset=${ours}`;
+  return { url: response.url(), answer: { status: response.status(), headers: { ...headers, 'content-type': relabelled }, body: raw.body } };
+}
+
+/**
  * What the local forwarding proxy (proxy-chain, which Crawlee puts between the browser and the network) answers
  * for a target it could not reach, with its reason phrases: the failure is the target's, as on the fetch path.
  */
@@ -112,8 +139,22 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       trace.mark('page', opening);
       // Without JavaScript no consent manager runs (and the page's timers never fire): there is nothing to answer.
       const consent = setup.adblock && setup.javascript !== false ? () => trace.time('consent', () => services.adblock.settleConsent(page, CONSENT_CAP_MS)) : undefined;
-      const response = await trace.time('navigate', () => navigate(page, plan.url, setup, budgetMs, consent));
+      let response = await trace.time('navigate', () => navigate(page, plan.url, setup, budgetMs, consent));
       unreached(response, plan.url);
+      // Decoded as the fetch path decodes it; when the browser chose otherwise, the page is loaded again once.
+      // (Through a proxy, the bytes are not fetched again around it: the browser's decoding stands.)
+      const relabel = lease.proxyUrl ? undefined : await decodingOf(page, response, services, signal);
+      if (relabel) {
+        services.adblock.forget(page);
+        const first = response;
+        await page.route(relabel.url, (route) => route.fulfill(relabel.answer), { times: 1 });
+        try {
+          await trace.time('navigate', () => navigate(page, relabel.url, setup, budgetMs, consent));
+        } finally {
+          await page.unroute(relabel.url).catch(() => undefined);
+        }
+        response = first;
+      }
       const result = await trace.time('content', () => browserResult(page, response, needsDocument));
       refuseChallenge(result, lease.session);
       return answer(plan, services, result, signal, trace, { page, openedAt });

@@ -9,6 +9,16 @@ function decoderFor(label: string | undefined): TextDecoder | undefined {
   }
 }
 
+/** The canonical name of an encoding label (`UTF-8` → `utf-8`, `latin1` → `windows-1252`), or the label itself. */
+export function encodingOf(label: string): string {
+  return decoderFor(label)?.encoding ?? label;
+}
+
+/** Whether a Content-Type names a charset that decoders (and browsers) know. */
+export function validCharset(contentType: string): boolean {
+  return !!decoderFor(/charset\s*=\s*["']?([\w:.-]+)/i.exec(contentType)?.[1]);
+}
+
 /** Picks the body's character set: BOM, then the Content-Type charset, then a `<meta>` declaration, then UTF-8. */
 export function sniffCharset(body: Buffer, contentType: string | undefined): string {
   if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
@@ -30,3 +40,4 @@ export function sniffCharset(body: Buffer, contentType: string | undefined): str
 export function decodeBody(body: Buffer, contentType: string | undefined): string {
   return new TextDecoder(sniffCharset(body, contentType)).decode(body);
 }
+

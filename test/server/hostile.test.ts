@@ -1,0 +1,146 @@
+// Hostile targets, through the real server process, with and without a screenshot: an endless body, slowloris
+// headers, a gzip bomb, 50 MB of HTML, a redirect loop and a 50-hop chain, an invalid charset, binary served as
+// text/html, a page that never fires load, 1,000 subrequests, alert and confirm loops, a window.open storm. Each
+// gets a typed answer within its timeout + 10%; afterwards the server is healthy, and a second exposure to all of
+// them grows its RSS by no more than 50 MB.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import zlib from 'node:zlib';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { startChild, type Child } from '../util/child.ts';
+import { call, q } from '../util/refract.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TIMEOUT_MS = 3000;
+let fx: Fixture;
+let app: Child;
+const open = new Set<ServerResponse>();
+
+const html = (res: ServerResponse, body: string, type = 'text/html; charset=utf-8') => { res.writeHead(200, { 'content-type': type }); res.end(body); };
+/** Keeps a response open until the fixture server closes (a target that never finishes). */
+const hold = (res: ServerResponse) => { open.add(res); res.on('close', () => open.delete(res)); };
+
+test.before(async () => {
+  // 200 MB of spaces, gzipped to ~200 kB: what a decompressing reader must not hold.
+  const bomb = zlib.gzipSync(Buffer.concat([Buffer.from('<html><head><title>Bomb</title></head><body>'), Buffer.alloc(200 * 1024 * 1024, 32)]), { level: 9 });
+  const binary = randomBytes(2 * 1024 * 1024);
+  fx = await serveFixtures({
+    '/endless': (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write('<html><head><title>Endless</title></head><body>');
+      const timer = setInterval(() => res.write(`<p>${'more '.repeat(200)}</p>`), 5);
+      res.on('close', () => clearInterval(timer));
+    },
+    '/slowloris': (_: IncomingMessage, res: ServerResponse) => {
+      // Headers a byte at a time, never ended.
+      const socket = res.socket!;
+      const head = 'HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nx-slow: ' + 'a'.repeat(10_000);
+      let i = 0;
+      const timer = setInterval(() => { if (i < head.length && !socket.destroyed) socket.write(head[i++]!); }, 200);
+      socket.on('close', () => clearInterval(timer));
+    },
+    '/bomb': (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip', 'content-length': bomb.length });
+      res.end(bomb);
+    },
+    '/huge': (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write('<html><head><title>Huge</title></head><body>');
+      const chunk = Buffer.alloc(1024 * 1024, 'x'.charCodeAt(0));
+      let sent = 0;
+      const more = () => {
+        while (sent < 49) { sent++; if (!res.write(chunk)) return void res.once('drain', more); }
+        res.end(Buffer.alloc(1024 * 1024 - 44, 32));
+      };
+      more();
+    },
+    '/loop': (_: IncomingMessage, res: ServerResponse) => { res.writeHead(302, { location: '/loop' }); res.end(); },
+    '/hop': (req: IncomingMessage, res: ServerResponse) => {
+      const n = Number(new URL(req.url!, 'http://x').searchParams.get('n') ?? 0);
+      if (n >= 50) return html(res, '<title>Hop 50</title>');
+      res.writeHead(302, { location: `/hop?n=${n + 1}` });
+      res.end();
+    },
+    '/charset': (_: IncomingMessage, res: ServerResponse) => html(res, '<html><head><title>Caf\u00e9 ok</title></head><body>x</body></html>', 'text/html; charset=x-no-such-charset'),
+    '/nocharset': (_: IncomingMessage, res: ServerResponse) => html(res, '<html><head><title>Caf\u00e9 unlabelled</title></head><body>x</body></html>', 'text/html'),
+    '/binary': (_: IncomingMessage, res: ServerResponse) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(binary); },
+    '/neverload': (_: IncomingMessage, res: ServerResponse) => html(res, '<html><head><title>Never loads</title></head><body><img src="/hang.png"></body></html>'),
+    '/hang.png': (_: IncomingMessage, res: ServerResponse) => { res.writeHead(200, { 'content-type': 'image/png' }); hold(res); },
+    '/subrequests': (_: IncomingMessage, res: ServerResponse) => html(res, `<html><head><title>Many</title></head><body>${Array.from({ length: 1000 }, (_, i) => `<img src="/px.png?i=${i}" width=1 height=1>`).join('')}</body></html>`),
+    '/px.png': (_: IncomingMessage, res: ServerResponse) => { res.writeHead(404); res.end(); },
+    '/alerts': (_: IncomingMessage, res: ServerResponse) => html(res, '<html><head><title>Alerts</title></head><body><script>for (;;) { alert("a"); confirm("b"); }</script></body></html>'),
+    '/popups': (_: IncomingMessage, res: ServerResponse) => html(res, '<html><head><title>Popups</title></head><body><script>setInterval(() => { for (let i = 0; i < 5; i++) window.open("/popups?" + Math.random()); }, 10);</script></body></html>'),
+  });
+  app = await startChild(ROOT, {
+    PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'info', REFRACT_FREE_QUOTA: '100000',
+  });
+});
+
+test.after(async () => {
+  await app.stop();
+  for (const res of open) res.destroy();
+  await fx.close();
+});
+
+const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${app.pid}/status`, 'utf8'))![1]) * 1024;
+
+const TARGETS = ['endless', 'slowloris', 'bomb', 'huge', 'loop', 'hop', 'charset', 'nocharset', 'binary', 'neverload', 'subrequests', 'alerts', 'popups'];
+
+/** Sends every hostile target once, with and without a screenshot, checking each answer; returns what came back. */
+async function expose(): Promise<string[]> {
+  const seen: string[] = [];
+  for (const name of TARGETS) {
+    for (const extra of ['', '&screenshot']) {
+      const started = performance.now();
+      const label = `${name}${extra}`;
+      // The client gives up a little after the promised time, so that a request never answered fails here.
+      const { status, body } = await call(app.url, `url=${q(`${fx.url}/${name}`)}&timeout=${TIMEOUT_MS}${extra}&force`, { signal: AbortSignal.timeout(TIMEOUT_MS * 1.1 + 2000) })
+        .catch((err: Error) => { throw new Error(`${label}: no answer (${err.message}); before: ${seen.join('; ')}`); });
+      const took = performance.now() - started;
+      if (process.env.REFRACT_TEST_VERBOSE) console.log(label, status, body.code ?? body.data?.title, Math.round(took), 'ms, rss', Math.round(rss() / 1048576));
+      seen.push(`${label}: ${status} ${body.code ?? body.data?.title ?? ''} ${Math.round(took)} ms`);
+      assert.ok(took <= TIMEOUT_MS * 1.1, `${label} answered in ${Math.round(took)} ms`);
+      assert.ok(['success', 'fail', 'error'].includes(body.status), `${label}: JSend`);
+      if (body.status !== 'success') assert.match(body.code, /^E[A-Z]+$/, `${label}: a code`);
+      if (status >= 500) assert.is(body.code, 'EFATALCLIENT', `${label}: no 5xx but an unreachable target`);
+    }
+  }
+  return seen;
+}
+
+test('every hostile target gets a typed answer within its timeout + 10%, with and without a screenshot; the server stays healthy, and a second exposure costs no more memory', async () => {
+  // Warm: a browser and the fetch path have run once.
+  await call(app.url, `url=${q(`${fx.url}/sites/article/index.html?warm`)}&screenshot&meta=false`);
+  const start = rss();
+  const seen = await expose();
+  // The answers a user would expect of some of them.
+  const answer = (label: string) => seen.find((s) => s.startsWith(`${label}:`))!;
+  assert.match(answer('loop'), /EMAXREDIRECTS/);
+  assert.match(answer('loop&screenshot'), /EMAXREDIRECTS/);
+  assert.match(answer('hop'), /EMAXREDIRECTS/);
+  assert.match(answer('charset'), /200 Café ok/);
+  assert.match(answer('charset&screenshot'), /200 Café ok/, 'the browser decodes as the fetch path does');
+  assert.match(answer('nocharset'), /200 Café unlabelled/);
+  assert.match(answer('nocharset&screenshot'), /200 Café unlabelled/);
+  assert.match(answer('neverload'), /200 Never loads/);
+  assert.match(answer('binary'), /^binary: 200 /, 'binary bytes are answered as a file, not parsed as a page');
+  const health = await fetch(`${app.url}/healthz`);
+  assert.is(health.status, 200);
+  const after = await call(app.url, `url=${q(`${fx.url}/sites/article/index.html?after`)}&screenshot&meta=false`);
+  assert.is(after.status, 200, 'the server still takes screenshots');
+  // Memory: the first exposure grows the heap and the allocator's pools (~100 MB on this machine, kept for reuse
+  // by the process, not held by any request: the used heap falls back). What matters is that it does not grow
+  // again: a second exposure to the same targets stays within 50 MB of where the first one left it.
+  const first = rss();
+  await expose();
+  const second = rss();
+  if (process.env.REFRACT_TEST_VERBOSE) console.log(`RSS ${Math.round(start / 1048576)} MB at the start, ${Math.round(first / 1048576)} MB after one exposure, ${Math.round(second / 1048576)} MB after two`);
+  assert.ok(second - first <= 50 * 1024 * 1024, `RSS grew ${Math.round((second - first) / 1048576)} MB on the second exposure (${Math.round((first - start) / 1048576)} MB on the first)`);
+  assert.is((await fetch(`${app.url}/readyz`)).status, 200, 'ready after both');
+});
+
+test.run();
