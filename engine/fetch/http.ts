@@ -136,7 +136,8 @@ export async function fetchTarget(target: string, opts: FetchOptions): Promise<F
       const contentType = hop.headers['content-type'] ?? '';
       // Bytes that no text holds (NUL in the first kilobyte), whatever they are served as, are not parsed as a
       // page: a 2 MB binary served as text/html cost ~300 MB of RSS as a document.
-      const kind = binary(hop.body) ? 'other' : kindOf(contentType);
+      const served = kindOf(contentType);
+      const kind = (served === 'html' || served === 'text') && binary(hop.body) ? 'other' : served;
       const declared = Number(hop.headers['content-length']);
       const size = Number.isFinite(declared) && declared >= 0 && hop.headers['content-length'] !== undefined ? declared
         : hop.truncated ? undefined : hop.body.length;
