@@ -8,6 +8,8 @@ export interface Logger {
   error(msg: string, extra?: unknown): void;
   /** One access line per answered request (fields chosen by the caller: never a key or a header's value). */
   access(fields: Record<string, unknown>): void;
+  /** Writes out what is buffered (access lines); at shutdown. */
+  flush(): void;
 }
 
 const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -19,18 +21,27 @@ function serialize(extra: unknown): unknown {
 
 /** Creates a logger that drops messages below `level`; lines go to `fd` (stderr by default). */
 export function createLogger(level: (typeof LEVELS)[number], fd = 2): Logger {
-  const log = pino({
+  const options = {
     level: LEVELS.includes(level) ? level : 'info',
     base: undefined,
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-  }, pino.destination({ dest: fd, sync: true }));
+    // Epoch milliseconds (pino's own): an ISO date per line cost ~10% of the cache HIT throughput.
+    timestamp: pino.stdTimeFunctions.epochTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+  };
+  // Events are written at once (a crash must not swallow them); access lines, one per request, are written in
+  // batches of 4 kB and at least every second: a write per request cost a third of the cache HIT throughput.
+  const log = pino(options, pino.destination({ dest: fd, sync: true }));
+  const accessStream = pino.destination({ dest: fd, sync: false, minLength: 4096 });
+  const accessLog = pino(options, accessStream);
+  const flusher = setInterval(() => accessStream.flush(), 1000);
+  flusher.unref();
   const emit = (lvl: 'debug' | 'info' | 'warn' | 'error') => (msg: string, extra?: unknown) => {
     if (extra === undefined) log[lvl](msg);
     else log[lvl]({ extra: serialize(extra) }, msg);
   };
   return {
     debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'),
-    access: (fields) => log.info(fields, 'request'),
+    access: (fields) => accessLog.info(fields, 'request'),
+    flush: () => { try { accessStream.flushSync(); } catch { /* not ready yet, or closed */ } },
   };
 }

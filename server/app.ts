@@ -236,11 +236,13 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       for (const s of servers) s.closeAllConnections();
       await Promise.all(closed);
       await ready.close();
+      ready.logger.flush();
     },
     async close() {
       draining = true;
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); })));
       await ready.close();
+      ready.logger.flush();
     },
   };
 }

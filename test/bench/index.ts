@@ -6,6 +6,7 @@ import { benchScreenshot } from './screenshot.ts';
 import { benchCache } from './cache.ts';
 import { benchCrawl } from './crawl.ts';
 import { benchVersus } from './versus.ts';
+import { benchSoak } from './soak.ts';
 
 const only = process.argv[2];
 console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
@@ -32,5 +33,9 @@ if (!only || only === 'screenshot') {
 if (!only || only === 'crawl') {
   console.log('\n# crawl throughput, links followed on loopback fixture sites (bare Crawlee crawler vs engine.crawl)');
   for (const line of await benchCrawl()) console.log(line);
+}
+if (only === 'soak') {
+  console.log('\n# soak: 1,000 mixed requests at concurrency 8, resident memory as it goes, then SIGTERM');
+  for (const line of await benchSoak()) console.log(line);
 }
 process.exit(0);
