@@ -75,8 +75,10 @@ export async function benchSoak(): Promise<string[]> {
     const chromium = chromiumUnder(app.pid);
     out.push(`  kept warm at the end: ${/refract_browser_contexts (\d+)/.exec(metrics)?.[1]} contexts, ${/refract_browsers (\d+)/.exec(metrics)?.[1]} browser(s), ${chromium.length} Chromium processes`);
     await app.stop();
-    const alive = new Set(processes().map((p) => p.pid));
-    out.push(`  after SIGTERM: exit code ${await app.exited}, Chromium processes left: ${chromium.filter((pid) => alive.has(pid)).length} of ${chromium.length}`);
+    // Browsers end after the server does (their children a moment later): looked for again for up to 5 s.
+    const left = () => { const alive = new Set(processes().filter((p) => /chrom/i.test(p.comm)).map((p) => p.pid)); return chromium.filter((pid) => alive.has(pid)).length; };
+    for (const until = Date.now() + 5000; left() > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+    out.push(`  after SIGTERM: exit code ${await app.exited}, Chromium processes left after 5 s: ${left()} of ${chromium.length}`);
   } finally {
     await app.stop();
     await fx.close();
