@@ -168,8 +168,9 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       try {
         const url = req.url ?? '/';
         const path = url.split('?')[0]!;
+        const ip = clientIp(req, trust);
         let out = await serveOwn(req, path)
-          ?? (!handlers[i] ? starting() : await handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip: clientIp(req, trust) }));
+          ?? (!handlers[i] ? starting() : await handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip }));
         const phases = out.phases ?? [];
         const compressing = performance.now();
         out = await compress(out, String(req.headers['accept-encoding'] ?? ''));
@@ -184,7 +185,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
         if (out.facts && engine) {
           const f = out.facts;
           metrics?.record({ endpoint, status: out.status, output: f.output, cache: f.cache, fetchMode: f.fetchMode, seconds: ms / 1000 });
-          engine.logger.access({ id: f.id, endpoint, method: req.method, status: out.status, code: f.code, ms: Math.round(ms * 10) / 10, cache: f.cache, fetch: f.fetchMode, output: f.output, target: f.target, ip: clientIp(req, trust) });
+          engine.logger.access({ id: f.id, endpoint, method: req.method, status: out.status, code: f.code, ms: Math.round(ms * 10) / 10, cache: f.cache, fetch: f.fetchMode, output: f.output, target: f.target, ip });
         } else if (!HEALTH.has(path) && path !== '/metrics') {
           metrics?.record({ endpoint: path.startsWith('/assets/') ? 'assets' : path === '/docs/errors' ? 'docs' : endpoint, status: out.status, output: 'none', seconds: ms / 1000 });
         }

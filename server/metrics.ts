@@ -53,11 +53,23 @@ export function createMetrics(engine: Engine, inflight: () => number): Metrics {
   gauge('refract_browser_queue', 'Requests waiting for a browser page', () => engine.browsers.stats().queued);
   gauge('refract_redis_up', '1 while Redis answers (or is not configured), 0 while it is unreachable', () => (engine.shared.healthy() ? 1 : 0));
   counted('refract_redis_errors_total', 'Redis operations that failed and were answered by their fallback', () => engine.shared.errors());
+  const kinds = new Map<string, { requests: { inc(): void }; latency: { observe(v: number): void }; cache?: { inc(): void } }>();
   return {
     record(r) {
-      requests.inc({ endpoint: r.endpoint, output: r.output, status: String(r.status) });
-      latency.observe({ endpoint: r.endpoint, output: r.output, cache: r.cache ?? 'none' }, r.seconds);
-      if (r.cache) cache.inc({ state: r.cache });
+      // The labelled series of a kind of request, found once: prom-client hashes label objects on every call.
+      const key = `${r.endpoint}\u0000${r.output}\u0000${r.status}\u0000${r.cache ?? 'none'}`;
+      let series = kinds.get(key);
+      if (!series) {
+        series = {
+          requests: requests.labels(r.endpoint, r.output, String(r.status)),
+          latency: latency.labels(r.endpoint, r.output, r.cache ?? 'none'),
+          cache: r.cache ? cache.labels(r.cache) : undefined,
+        };
+        if (kinds.size < 10_000) kinds.set(key, series);
+      }
+      series.requests.inc();
+      series.latency.observe(r.seconds);
+      series.cache?.inc();
       if (r.fetchMode && r.fetchMode !== 'none' && r.cache && r.cache !== 'HIT') fetches.inc({ mode: r.fetchMode });
     },
     async scrape() {
