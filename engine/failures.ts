@@ -13,10 +13,10 @@ function findCoded(err: unknown, depth = 0): RefractError | undefined {
 }
 
 /** A network failure of a fetch: guard refusals keep their code, a deadline is ETIMEOUT, a bad host EINVALURL. */
-export function fromNetwork(err: unknown, signal: AbortSignal, url: string): RefractError {
+export function fromNetwork(err: unknown, signal: AbortSignal | undefined, url: string): RefractError {
   const found = findCoded(err);
   if (found) return found;
-  if (signal.aborted) return timeoutError('before the target answered', err);
+  if (signal?.aborted) return timeoutError('before the target answered', err);
   const code = (err as { code?: string }).code ?? '';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RefractError('EINVALURL', `The URL host of ${url} does not resolve`, { cause: err });
   if (code === 'ETIMEDOUT') return new RefractError('ETIMEOUT', `The target ${url} did not answer in time`, { cause: err });
@@ -50,8 +50,8 @@ export function fromNavigation(err: unknown, budgetMs: number): unknown {
   const message = (err as Error)?.message ?? '';
   if ((err as Error)?.name === 'TimeoutError') return new RefractError('EBRWSRTIMEOUT', `The browser did not finish loading the page within ${budgetMs} ms`, { cause: err });
   if (/ERR_TOO_MANY_REDIRECTS/.test(message)) return new RefractError('EMAXREDIRECTS', 'The target redirected too many times', { cause: err });
-  // The guard's route refused the document itself: a redirect to a private, loopback or reserved address, or to
-  // another scheme than HTTP(S) (the target's own host is checked before the browser is used).
+  // The document itself was blocked without a reason of the guard's (see navigationRefusal): an ad filter or
+  // another scheme than HTTP(S) on a redirect.
   if (/ERR_BLOCKED_BY_CLIENT/.test(message)) return new RefractError('EFORBIDDENURL', 'The target redirected to an address or scheme that is not fetched (private, loopback or reserved, or not HTTP)', { cause: err });
   // The network refused the page (connection refused or reset, no such host, a TLS failure...): as the fetch says it.
   const net = /net::(ERR_[A-Z_]+)/.exec(message)?.[1];

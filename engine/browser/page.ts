@@ -1,7 +1,7 @@
 import type { BrowserContext, BrowserContextOptions, Page, Request, Response, Route, WebSocketRoute } from 'playwright-core';
 import type { Guard } from '../fetch/guard.ts';
 import { RefractError } from '../errors.ts';
-import { fromNavigation } from '../failures.ts';
+import { fromNavigation, fromNetwork } from '../failures.ts';
 import { findDevice } from './devices.ts';
 import type { Adblock } from './adblock.ts';
 
@@ -61,6 +61,8 @@ const FREEZE = '*,*::before,*::after{animation-duration:0s!important;animation-d
 
 /** Contexts whose requests already pass the guard. */
 const guardedContexts = new WeakSet<BrowserContext>();
+/** Why the guard refused a page's own document (the target or a redirect of it), for its navigation to answer. */
+const refusals = new WeakMap<Page, RefractError>();
 /** The origins each context's requests went to since it was last reset (whose storage a reset clears). */
 const originsSeen = new WeakMap<BrowserContext, Set<string>>();
 
@@ -85,16 +87,18 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
   guardedContexts.add(context);
   const origins = new Set<string>();
   originsSeen.set(context, origins);
-  const verdicts = new Map<string, Promise<boolean>>();
-  const allowed = (url: URL): Promise<boolean> => {
+  // Per host: undefined when allowed, else why not (a forbidden address, a name that does not resolve...).
+  const verdicts = new Map<string, Promise<RefractError | undefined>>();
+  const refusal = (url: URL): Promise<RefractError | undefined> => {
     let verdict = verdicts.get(url.hostname);
     if (!verdict) {
       // resolve() checks address literals as well as names, so it is the whole check.
-      verdict = guard.resolve(url.hostname).then(() => true, () => false);
+      verdict = guard.resolve(url.hostname).then(() => undefined, (err: unknown) => fromNetwork(err, undefined, url.href));
       verdicts.set(url.hostname, verdict);
     }
     return verdict;
   };
+  const allowed = async (url: URL): Promise<boolean> => !(await refusal(url));
   const onSocket = async (ws: WebSocketRoute) => {
     try {
       const url = new URL(ws.url());
@@ -109,7 +113,11 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
     origins.add(url.origin);
     // Ads and trackers are dropped before any DNS work is spent on them.
     if (adblock?.isBlocked(url.href, route.request().resourceType(), pageUrlOf(route, url.href))) return route.abort('blockedbyclient');
-    return (await allowed(url)) ? route.continue() : route.abort('blockedbyclient');
+    const refused = await refusal(url);
+    if (!refused) return route.continue();
+    const request = route.request();
+    if (request.isNavigationRequest() && request.frame() === request.frame().page().mainFrame()) refusals.set(request.frame().page(), refused);
+    return route.abort('blockedbyclient');
   }
   const onRequest = async (route: Route) => {
     // A throwing route handler would take the process down: anything unexpected refuses the request.
@@ -190,11 +198,16 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   if (setup.mediaType) await page.emulateMedia({ media: setup.mediaType });
   const tracker = setup.waitUntil === undefined || setup.waitUntil.includes('auto') ? trackRequests(page) : undefined;
   let response: Response | null;
+  // A refusal left by an earlier navigation of this page (one its script started) is not this one's.
+  refusals.delete(page);
   try {
     response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
     if (tracker) await tracker.settle(Math.min(AUTO_SETTLE_MS, budgetMs));
   } catch (err) {
-    throw fromNavigation(err, budgetMs);
+    // Refused by the guard: its reason (EFORBIDDENURL, EINVALURL), not the browser's net::ERR_BLOCKED_BY_CLIENT.
+    const refused = refusals.get(page);
+    refusals.delete(page);
+    throw fromNavigation(refused ?? err, budgetMs);
   } finally {
     tracker?.stop();
   }

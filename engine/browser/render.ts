@@ -115,11 +115,11 @@ const UNREACHED: Record<number, [string, string]> = {
 };
 
 /** Throws as the fetch path would when the document's answer is the forwarding proxy saying the target was not reached. */
-function unreached(response: Response | null, url: string): void {
+function unreached(response: Response | null, url: string, signal: AbortSignal): void {
   const known = response && UNREACHED[response.status()];
   if (!known || response!.statusText() !== known[0]) return;
   const err = Object.assign(new Error(`${known[1]} (the browser's proxy answered ${response!.status()})`), { code: known[1] });
-  throw fromNetwork(err, new AbortController().signal, url);
+  throw fromNetwork(err, signal, url);
 }
 
 /**
@@ -127,9 +127,6 @@ function unreached(response: Response | null, url: string): void {
  * first), then every step on the live page. `budgetMs` bounds the navigation; the steps share the request's time.
  */
 export async function renderPlan(plan: Plan, services: Services, lease: Lease, signal: AbortSignal, budgetMs: number, trace: Trace): Promise<Omit<Extraction, 'fetchMode'>> {
-  // A forbidden target is answered as such (EFORBIDDENURL) before a page is opened for it; its redirects and
-  // subrequests pass the same guard in the page's route.
-  await services.guard.resolve(new URL(plan.url).hostname).catch((err: unknown) => { throw fromNetwork(err, signal, plan.url); });
   const setup = pageSetupOf(plan, services.registry);
   const needsDocument = !!plan.collectLinks || plan.steps.some((s) => needOf(services.registry.get(s.name)!, s.opts) !== 'browser');
   const opening = performance.now();
@@ -140,7 +137,7 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       // Without JavaScript no consent manager runs (and the page's timers never fire): there is nothing to answer.
       const consent = setup.adblock && setup.javascript !== false ? () => trace.time('consent', () => services.adblock.settleConsent(page, CONSENT_CAP_MS)) : undefined;
       let response = await trace.time('navigate', () => navigate(page, plan.url, setup, budgetMs, consent));
-      unreached(response, plan.url);
+      unreached(response, plan.url, signal);
       // Decoded as the fetch path decodes it; when the browser chose otherwise, the page is loaded again once.
       // (Through a proxy, the bytes are not fetched again around it: the browser's decoding stands.)
       const relabel = lease.proxyUrl ? undefined : await decodingOf(page, response, services, signal);

@@ -14,9 +14,12 @@ export function encodingOf(label: string): string {
   return decoderFor(label)?.encoding ?? label;
 }
 
+/** The charset label a Content-Type names, if any. */
+const labelOf = (contentType: string | undefined): string | undefined => /charset\s*=\s*["']?([\w:.-]+)/i.exec(contentType ?? '')?.[1];
+
 /** Whether a Content-Type names a charset that decoders (and browsers) know. */
 export function validCharset(contentType: string): boolean {
-  return !!decoderFor(/charset\s*=\s*["']?([\w:.-]+)/i.exec(contentType)?.[1]);
+  return !!decoderFor(labelOf(contentType));
 }
 
 /** Picks the body's character set: BOM, then the Content-Type charset, then a `<meta>` declaration, then UTF-8. */
@@ -24,7 +27,7 @@ export function sniffCharset(body: Buffer, contentType: string | undefined): str
   if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
   if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
   if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
-  const fromHeader = /charset\s*=\s*["']?([\w:.-]+)/i.exec(contentType ?? '')?.[1];
+  const fromHeader = labelOf(contentType);
   if (fromHeader && decoderFor(fromHeader)) return decoderFor(fromHeader)!.encoding;
   const head = body.subarray(0, 4096).toString('latin1');
   const fromMeta = META_CHARSET.exec(head)?.[1];
@@ -40,4 +43,3 @@ export function sniffCharset(body: Buffer, contentType: string | undefined): str
 export function decodeBody(body: Buffer, contentType: string | undefined): string {
   return new TextDecoder(sniffCharset(body, contentType)).decode(body);
 }
-
