@@ -1,16 +1,17 @@
 #!/usr/bin/env -S node --no-node-snapshot
-// `npx refract crawl ...` and `npx refract worker ...`: the engine from the command line.
+// `npx refract serve`, `npx refract crawl ...` and `npx refract worker ...`: the engine from the command line.
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createEngine, crawlDistributed, loadConfig, loadPlugins, isRefractError, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
+import { createEngine, crawlDistributed, loadConfig, isRefractError, VERSION, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
 import { readLines } from '../engine/journal.ts';
 import { crawlQuery } from '../engine/crawl.ts';
-import { defaultPlugins } from '../plugins/index.ts';
 
-const USAGE = `usage: refract crawl [start-url] [options]
+const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO_PORT (settings from the environment, as npm start)
+       refract crawl [start-url] [options]
        refract worker --redis <url> [--concurrency <n>] [--name <name>] [--lock-ms <ms>]
+       refract --version | --help
   crawl input (one of):
     <start-url>              follow links from this page (same host unless --any-host)
     --urls <file|->          a list of URLs, one per line (- reads standard input)
@@ -59,7 +60,7 @@ async function engineFor(values: { out?: string; 'proxy-urls'?: string }) {
   if (values['proxy-urls']) env.PROXY_URLS = values['proxy-urls'];
   env.REFRACT_LOG_LEVEL ??= 'warn';
   const config = loadConfig(env);
-  return createEngine({ config, plugins: [...defaultPlugins, ...(await loadPlugins(config.plugins))] });
+  return createEngine({ config });
 }
 
 /** Progress on a terminal (one rewritten line), plain periodic stats otherwise, and a summary at the end. */
@@ -85,7 +86,10 @@ function progress() {
       if (tty) process.stderr.write(`\r${line()}\u001b[K`);
       else if (Date.now() - lastReport > 10_000) { lastReport = Date.now(); process.stderr.write(`${line()}\n`); }
     },
-    end() { process.stderr.write(`${tty ? '\r' : ''}done: ${line(true)}${tty ? '\u001b[K' : ''}\n`); },
+    end(skipped = 0) {
+      const before = skipped ? ` (${skipped} done before, skipped)` : '';
+      process.stderr.write(`${tty ? '\r' : ''}done: ${line(true)}${before}${tty ? '\u001b[K' : ''}\n`);
+    },
   };
 }
 
@@ -119,6 +123,7 @@ async function crawlCommand(args: string[]): Promise<number> {
     throw err;
   }
   const shown = progress();
+  if (done.length) process.stderr.write(`resuming: ${done.length} pages already in ${values.out} are not done again\n`);
   try {
     const results = values.redis
       ? crawlDistributed(engine, input, { ...options, done, redis: values.redis, id: values['crawl-id'], onKnown: shown.known })
@@ -128,7 +133,7 @@ async function crawlCommand(args: string[]): Promise<number> {
       shown.page(result);
     }
   } finally {
-    shown.end();
+    shown.end(done.length);
     if (fd !== 1) closeSync(fd);
     await engine.close();
   }
@@ -152,9 +157,16 @@ async function workerCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number | 'serving'> {
   const [command, ...rest] = argv;
+  if (command === '--version' || command === '-v' || command === 'version') { process.stdout.write(`${VERSION}\n`); return 0; }
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') { process.stdout.write(`${USAGE}\n`); return 0; }
   try {
+    if (command === 'serve') {
+      // The server's own entry point: it listens, and ends the process itself on SIGTERM or SIGINT.
+      await import('../server/main.ts');
+      return 'serving';
+    }
     if (command === 'crawl') return await crawlCommand(rest);
     if (command === 'worker') return await workerCommand(rest);
   } catch (err) {
@@ -165,9 +177,12 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`refract: ${(err as Error).message}\n`);
     return 1;
   }
-  process.stderr.write(`${USAGE}\n`);
-  return command === undefined || command === '--help' ? 0 : 2;
+  process.stderr.write(`refract: unknown command "${command}" (the commands are serve, crawl and worker)\n${USAGE}\n`);
+  return 2;
 }
 
-process.exitCode = await main(process.argv.slice(2));
-process.exit();
+const code = await main(process.argv.slice(2));
+if (code !== 'serving') {
+  process.exitCode = code;
+  process.exit();
+}

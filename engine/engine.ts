@@ -1,10 +1,12 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { EventEmitter } from 'node:events';
-import type { Config } from './config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { createGuard, type Guard } from './fetch/guard.ts';
 import { buildPlan, type Plan, type Tier } from './plan.ts';
 import { parseQuery, type RawObject } from './params.ts';
 import type { Plugin, PluginSettings } from './plugin.ts';
-import { createRegistry, type Registry } from './registry.ts';
+import { createRegistry, loadPlugins, type Registry } from './registry.ts';
 import { createExecutor, type Lease } from './executor.ts';
 import { startTrace, type Trace } from './timing.ts';
 import { executePlan } from './execute.ts';
@@ -23,8 +25,17 @@ import { createCache } from './cache.ts';
 import { createState, systemClock, type Clock, type SharedState } from './state.ts';
 import { createLifecycle, type ExtractOptions, type Outcome } from './extract.ts';
 
-/** What an engine is made of: its configuration, the plugins to register (in output order), and its clock. */
-export interface EngineOptions { config: Config; plugins: readonly Plugin[]; logger?: Logger; clock?: Clock }
+/** What an engine is made of: its configuration, its plugins, and its clock. */
+export interface EngineOptions {
+  /** Settings (default: `loadConfig(process.env)`, the server's environment variables). */
+  config?: Config;
+  /** Plugins of yours, registered after the built-in ones and those named by `config.plugins` (REFRACT_PLUGINS). */
+  plugins?: readonly Plugin[];
+  /** The built-in plugins (meta, data, screenshot, ...): `false` for none, or a list of your choice. Default: all. */
+  builtins?: boolean | readonly Plugin[];
+  logger?: Logger;
+  clock?: Clock;
+}
 
 /** The engine: plans, caches and runs extractions; usable without the HTTP server. */
 export interface Engine {
@@ -74,11 +85,13 @@ function pluginRuntimes(plugins: readonly Plugin[], config: Config): Map<string,
 }
 
 /** Creates an engine: registers the plugins (duplicates throw), connects the shared state and starts the executor. */
-export async function createEngine(options: EngineOptions): Promise<Engine> {
-  const { config } = options;
+export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+  const config = options.config ?? loadConfig();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const registry = createRegistry(options.plugins);
+  // Imported here, not at the top: the built-in plugins import this module's package entry.
+  const builtins = options.builtins === false ? [] : Array.isArray(options.builtins) ? options.builtins : (await import('../plugins/index.ts')).defaultPlugins;
+  const registry = createRegistry([...builtins, ...(await loadPlugins(config.plugins)), ...(options.plugins ?? [])]);
   // Cache, counters and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them. Connected
   // first: an unreachable Redis fails the start before a crawler or a browser pool exists to be left running.
   const shared = await createState(config.redisUrl, clock, logger);
@@ -92,7 +105,9 @@ export async function createEngine(options: EngineOptions): Promise<Engine> {
     maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath, warmPages: config.browserWarmPages,
   });
   const agents = createLightAgents();
-  const assets = createAssetStore(config.assetsDir, config.publicUrl, config.assetsUrl);
+  // With no server in front (a library or CLI caller without PUBLIC_URL), a generated file's link is the file itself.
+  const assetsUrl = config.assetsUrl || (config.publicUrl ? '' : pathToFileURL(path.resolve(config.assetsDir)).href);
+  const assets = createAssetStore(config.assetsDir, config.publicUrl, assetsUrl);
   const proxies = createProxyChooser(config, guard);
   const runtimes = pluginRuntimes(registry.plugins, config);
   const services: Services = {

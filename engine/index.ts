@@ -17,3 +17,4 @@ export type { CrawlInput, CrawlOptions, CrawlResult } from './crawl.ts';
 export { crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';
 export { CHROME_ARGS } from './browser/pool.ts';
 export { DEFAULT_VIEWPORT } from './browser/page.ts';
+export { VERSION } from './version.ts';

@@ -28,7 +28,12 @@ export async function loadPlugins(specifiers: readonly string[], cwd = process.c
   const loaded: Plugin[] = [];
   for (const spec of specifiers) {
     const target = spec.startsWith('.') || path.isAbsolute(spec) ? pathToFileURL(path.resolve(cwd, spec)).href : spec;
-    const mod = await import(target);
+    let mod: { default?: unknown; plugin?: unknown };
+    try {
+      mod = await import(target);
+    } catch (err) {
+      throw new RefractError('EPLUGIN', `Plugin module "${spec}" does not load: ${(err as Error).message.split('\n')[0]}${loadHint(err)}`, { cause: err });
+    }
     const plugin = (mod.default ?? mod.plugin) as Plugin | undefined;
     if (!plugin || typeof plugin.run !== 'function' || typeof plugin.name !== 'string') {
       throw new RefractError('EPLUGIN', `Module "${spec}" does not export a plugin made with definePlugin()`);
@@ -36,4 +41,19 @@ export async function loadPlugins(specifiers: readonly string[], cwd = process.c
     loaded.push(plugin);
   }
   return loaded;
+}
+
+/** What to do about the usual reasons a plugin module does not load. */
+function loadHint(err: unknown): string {
+  const { code, message = '' } = (err ?? {}) as { code?: string; message?: string };
+  if (code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') {
+    return ' (a path is resolved from the working directory; a package name must be installed where Refract is)';
+  }
+  if (code === 'ERR_REQUIRE_ESM' || /import statement outside a module|Unexpected token 'export'|exports is not defined in ES module/.test(message)) {
+    return ' (a plugin is an ES module: give its package.json "type": "module", or name the file .mjs)';
+  }
+  if (code === 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING' || code === 'ERR_UNKNOWN_FILE_EXTENSION') {
+    return ' (Node runs TypeScript only outside node_modules: publish the plugin as JavaScript)';
+  }
+  return '';
 }

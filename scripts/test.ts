@@ -6,7 +6,7 @@ const uvu = path.resolve(import.meta.dirname, '../node_modules/uvu/bin.js');
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
 const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
 delete env.FORCE_COLOR;
-const child = spawn(process.execPath, ['--no-node-snapshot', uvu, 'test', pattern, '-i', 'util', '-i', 'bench'], {
+const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', uvu, 'test', pattern, '-i', 'util', '-i', 'bench'], {
   env: { ...env, CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'WARNING' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

@@ -7,7 +7,6 @@ import zlib from 'node:zlib';
 import Negotiator from 'negotiator';
 import { promisify } from 'node:util';
 import { createEngine, loadPlugins, RefractError, type Config, type Plugin, type Engine } from '../engine/index.ts';
-import { defaultPlugins } from '../plugins/index.ts';
 import { createHandler, type HandlerRequest, type HandlerResponse } from './handler.ts';
 import { failure } from './jsend.ts';
 import { createQuota } from './quota.ts';
@@ -113,7 +112,8 @@ function listen(server: http.Server, port: number, host: string): Promise<string
 /** Starts the engine and both endpoints; extra plugins come after the built-in ones and those named in config. */
 export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin[] = [], opts: { clock?: Clock } = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
-  const plugins = [...defaultPlugins, ...(await loadPlugins(baseConfig.plugins)), ...extraPlugins];
+  // Loaded before anything listens, so that a plugin that does not load fails the start with nothing left open.
+  const plugins = [...(await loadPlugins(baseConfig.plugins)), ...extraPlugins];
   let handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[] = [];
   let engine: Engine | undefined;
   let metrics: Metrics | undefined;
@@ -211,7 +211,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   docsUrl = `${baseConfig.publicUrl || freeUrl}/docs/errors`;
   const proUrl = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
   const config = { ...baseConfig, publicUrl: baseConfig.publicUrl || freeUrl };
-  engine = await createEngine({ config, plugins, clock });
+  engine = await createEngine({ config: { ...config, plugins: [] }, plugins, clock });
   // The quotas count in the engine's shared state: Redis when REDIS_URL is set, so processes share them.
   const quota = createQuota(engine.shared.counters, clock);
   const keys = createKeyRing(config.apiKeys);

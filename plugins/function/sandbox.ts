@@ -1,4 +1,4 @@
-import ivm from 'isolated-vm';
+import type IVM from 'isolated-vm';
 import type { Page } from 'playwright-core';
 import { RefractError, isRefractError } from '../../engine/index.ts';
 import { pageCalls } from './bridge.ts';
@@ -71,6 +71,9 @@ export async function decodeSource(raw: string): Promise<string> {
  * one callback. Compilation errors are EINVALFUNCTION, thrown errors EINVALEVAL; a limit gives isFulfilled false.
  */
 export async function runInSandbox(source: string, page: Page, params: Record<string, unknown>, limits: SandboxLimits): Promise<Outcome> {
+  // Loaded on first use: a library user who never runs `function` needs neither the native module nor the
+  // `--no-node-snapshot` flag it requires.
+  const { default: ivm } = await import('isolated-vm');
   const isolate = new ivm.Isolate({ memoryLimit: limits.memoryMb });
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -90,7 +93,7 @@ export async function runInSandbox(source: string, page: Page, params: Record<st
     }));
     await context.eval(PRELUDE, { timeout: 1000 });
     await context.global.set('__params', new ivm.ExternalCopy(params).copyInto());
-    let script: ivm.Script;
+    let script: IVM.Script;
     try {
       script = await isolate.compileScript(`(async () => { const params = globalThis.__params; delete globalThis.__params; const fn = (${source}\n); if (typeof fn !== 'function') throw new TypeError('the function parameter must be a function'); return JSON.stringify(await fn({ page, ...params }) ?? null); })()`);
     } catch (err) {

@@ -7,7 +7,7 @@ const DECODABLE = new Set(['png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'svg', '
 
 /** Palettes are computed on worker threads (decoding and quantizing are CPU work); one pool per engine. */
 function createWorkers(): Tinypool {
-  return new Tinypool({ filename: new URL('./worker.ts', import.meta.url).href, minThreads: 0, maxThreads: 2, idleTimeout: 30_000 });
+  return new Tinypool({ filename: new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href, minThreads: 0, maxThreads: 2, idleTimeout: 30_000 });
 }
 
 function isImageMedia(value: unknown): value is Media {

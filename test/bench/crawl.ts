@@ -9,7 +9,6 @@ import { chromium } from 'playwright-core';
 import { serveFixtures } from '../util/serve.ts';
 import { sitePages } from '../util/site.ts';
 import { createEngine, loadConfig } from '../../engine/index.ts';
-import { defaultPlugins } from '../../plugins/index.ts';
 import { CHROME_ARGS } from '../../engine/browser/pool.ts';
 const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 
@@ -40,7 +39,7 @@ export async function benchCrawl(staticPages = 300, renderedCount = 120, rounds 
   const site = sitePages(staticPages);
   const app = renderedPages(renderedCount);
   const fx = await serveFixtures({}, (req, res) => site(req, res) || app(req, res));
-  const engine = await createEngine({ config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REFRACT_ASSETS_DIR: '.assets-bench' }), plugins: defaultPlugins });
+  const engine = await createEngine({ config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REFRACT_ASSETS_DIR: '.assets-bench' }) });
   let round = 0;
   const timed = async (expected: number, fn: () => Promise<number>) => {
     const t = performance.now();

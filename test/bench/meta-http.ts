@@ -9,7 +9,6 @@ import { createDoc } from '../../plugins/meta/helpers.ts';
 import { measure, get, row, serveArticle, stats, type Stats } from './lib.ts';
 import { startChild as spawnServer } from '../util/child.ts';
 import { loadConfig, createEngine, parseQuery } from '../../engine/index.ts';
-import { defaultPlugins } from '../../plugins/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -19,7 +18,7 @@ export async function benchMetaHttp(n = 200): Promise<string[]> {
   const env = { PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '1000000', REFRACT_LOG_LEVEL: 'info' };
   const app = await spawnServer(ROOT, env);
   const bare = await spawnServer(ROOT, { ...env, REFRACT_PROBE_TIMEOUT: '0' });
-  const engine = await createEngine({ config: loadConfig({ ...env, REFRACT_LOG_LEVEL: 'silent' }), plugins: defaultPlugins });
+  const engine = await createEngine({ config: loadConfig({ ...env, REFRACT_LOG_LEVEL: 'silent' }) });
   try {
     const target = (i: number) => encodeURIComponent(`${fx.url}/sites/article/page?i=${i}`);
     const floor = async (i: number) => {

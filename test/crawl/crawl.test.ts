@@ -9,7 +9,6 @@ import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { allPages, sitePages } from '../util/site.ts';
 import { Server } from 'proxy-chain';
 import { createEngine, loadConfig, type Engine, type CrawlResult } from '../../engine/index.ts';
-import { defaultPlugins } from '../../plugins/index.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -39,7 +38,7 @@ test.before(async () => {
   }, sitePages(PAGES));
   engine = await createEngine({
     config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REFRACT_ASSETS_DIR: path.join(dir, 'assets') }),
-    plugins: [...defaultPlugins, wordCount],
+    plugins: [wordCount],
   });
 });
 
@@ -57,7 +56,7 @@ async function collect(gen: AsyncGenerator<CrawlResult>): Promise<CrawlResult[]>
 /** Runs the CLI (`npx refract crawl ...`) and resolves with its JSON lines and its exit code. */
 function cli(args: string[], stdin?: string): Promise<{ code: number; lines: CrawlResult[]; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--no-node-snapshot', path.join(ROOT, 'bin/refract.ts'), 'crawl', ...args], {
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', path.join(ROOT, 'bin/refract.ts'), 'crawl', ...args], {
       // As a user runs it: without the CRAWLEE_LOG_LEVEL the test runner sets (Crawlee's INFO lines would go to stdout).
       env: { ...process.env, CRAWLEE_LOG_LEVEL: undefined, REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent' }, stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -220,7 +219,6 @@ test('a page whose connection drops is tried again (--retries, default 2); with 
 test('browser pages of a crawl share a context, replaced every REFRACT_BROWSER_RETIRE_AFTER pages; none is left open', async () => {
   const small = await createEngine({
     config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REFRACT_BROWSER_RETIRE_AFTER: '5', REFRACT_ASSETS_DIR: path.join(dir, 'assets') }),
-    plugins: defaultPlugins,
   });
   try {
     let most = 0;

@@ -54,7 +54,8 @@ test('a 300-page crawl with a plugin and screenshots, killed midway, finishes on
   assert.equal([...fetched].sort(), allPages(fx.url, PAGES).filter((u) => !before.has(u)).sort());
   // Each screenshot links its file in the folder beside the output.
   for (const l of lines) assert.ok(existsSync(fileURLToPath(l.data!.screenshot!.url)) && l.data!.screenshot!.url.startsWith(pathToFileURL(`${out}.assets`).href), l.data!.screenshot!.url);
-  assert.match(second.stderrText(), new RegExp(`done: ${PAGES - before.size} pages, 0 failed`));
+  assert.match(second.stderrText(), new RegExp(`done: ${PAGES - before.size} pages, 0 failed.*\\(${before.size} done before, skipped\\)`));
+  assert.match(second.stderrText(), new RegExp(`resuming: ${before.size} pages already in .* are not done again`));
 });
 
 test.run();

@@ -16,7 +16,7 @@ export interface Child {
 
 /** Starts the real server's process (server/main.ts), without waiting for anything. */
 export function spawnServer(root: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--no-node-snapshot', path.join(root, 'server/main.ts')], {
+  return spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', path.join(root, 'server/main.ts')], {
     env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
   });
 }

@@ -7,7 +7,7 @@ const BIN = path.resolve(import.meta.dirname, '../../bin/refract.ts');
 
 /** Starts `refract <args>` with the test environment (loopback allowed, quiet logs) plus `env`. */
 export function startCli(args: string[], env: Record<string, string> = {}): ChildProcess & { exited: Promise<number>; stdoutText(): string; stderrText(): string } {
-  const child = spawn(process.execPath, ['--no-node-snapshot', BIN, ...args], {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', BIN, ...args], {
     env: { ...process.env, REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', ...env }, stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
