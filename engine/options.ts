@@ -1,4 +1,4 @@
-import { z, bool, device, duration, text, list, num, oneOf, options, toBoolean } from './schema.ts';
+import { z, bool, device, duration, text, list, num, oneOf, options, toBoolean, TEXT_FORM_MARK } from './schema.ts';
 
 /** The range of `ttl`: one minute to 31 days (SPEC limits). */
 export const TTL_MIN = 60_000;
@@ -49,7 +49,7 @@ export const coreSchema = z.object({
   proxy: z.preprocess((v) => (typeof v === 'string' ? { url: v } : v), options({
     url: text().refine((v) => { try { return ['http:', 'https:'].includes(new URL(v).protocol); } catch { return false; } }, { error: 'expected an http(s) proxy URL such as http://user:pass@host:8080' }).optional(),
     location: text().transform((v) => v.toLowerCase()).refine((v) => /^[a-z]{2}$/.test(v), { error: 'expected a two-letter country code such as us' }).optional(),
-  })).optional(),
+  })).meta({ [TEXT_FORM_MARK]: 'a proxy URL such as http://user:pass@host:8080' }).optional(),
   retry: num({ min: 0, max: 5, int: true }).optional(),
   waitUntil: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v), z.array(oneOf(['load', 'domcontentloaded', 'networkidle', 'networkidle0', 'networkidle2', 'commit', 'auto']))).optional(),
   device: device().optional(),
@@ -70,6 +70,9 @@ export const coreSchema = z.object({
 
 /** The general options of a request after validation. */
 export type CoreOptions = z.output<typeof coreSchema> & { timeout: number };
+
+/** General parameters that exist only for tests (REFRACT_TEST_HOOKS): refused otherwise, and not described. */
+export const TEST_HOOK_PARAMS: ReadonlySet<string> = new Set(['htmlUrl']);
 
 /** Names that are general parameters and so cannot be plugin names. */
 export const CORE_PARAMS: ReadonlySet<string> = new Set(Object.keys(coreSchema.shape));

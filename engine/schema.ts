@@ -45,8 +45,13 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T)
 
 /** A duration in milliseconds: a number or human text such as `90s`, `1h`, `2 minutes`. */
 export function duration(opts: { min?: number; max?: number } = {}) {
-  return z.preprocess((v) => parseDuration(v) ?? v, num(opts));
+  // The mark tells the API description that text such as `10s` is accepted too.
+  return z.preprocess((v) => parseDuration(v) ?? v, num(opts)).meta({ [DURATION_MARK]: true });
 }
+
+/** Marks, in a schema's metadata, the forms a parameter accepts besides its validated type (for the API description). */
+export const DURATION_MARK = 'x-refract-duration';
+export const TEXT_FORM_MARK = 'x-refract-text-form';
 
 /** A string or a list of strings, normalized to a list. */
 export function list() {

@@ -6,7 +6,9 @@ import { readFile } from 'node:fs/promises';
 import zlib from 'node:zlib';
 import Negotiator from 'negotiator';
 import { promisify } from 'node:util';
-import { createEngine, loadPlugins, RefractError, type Config, type Plugin, type Engine } from '../engine/index.ts';
+import { createEngine, loadPlugins, RefractError, VERSION, type Config, type Plugin, type Engine } from '../engine/index.ts';
+import { createWeb } from './web.ts';
+import { openApiDocument } from './openapi.ts';
 import { createHandler, type HandlerRequest, type HandlerResponse } from './handler.ts';
 import { failure } from './jsend.ts';
 import { createQuota } from './quota.ts';
@@ -89,6 +91,8 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
 
 /** Paths answered by the server itself on both endpoints, outside quotas and the access log. */
 const HEALTH = new Set(['/healthz', '/readyz']);
+/** The pages of the public face (counted as `docs` in the metrics). */
+const WEB = /^\/(openapi\.json|playground\/?|docs(\/.*)?)$/;
 
 /** The answer while the engine starts (a load balancer's health check during a deploy, say). */
 function starting(): HandlerResponse {
@@ -148,6 +152,9 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       return { status: 200, headers: { 'content-type': type, 'cache-control': 'no-store' }, body };
     }
     if (path === '/docs/errors') return { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
+    // The public face describes the loaded plugins: it answers once the engine (and so the registry) exists.
+    const page = engine ? await web.serve(path) : undefined;
+    if (page) return page;
     if (path.startsWith('/assets/') && engine) {
       // The name is the path alone: a query string (a cache buster, say) names the same file.
       const asset = await engine.assets.get(path.slice('/assets/'.length));
@@ -187,7 +194,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
           metrics?.record({ endpoint, status: out.status, output: f.output, cache: f.cache, fetchMode: f.fetchMode, seconds: ms / 1000 });
           engine.logger.access({ id: f.id, endpoint, method: req.method, status: out.status, code: f.code, ms: Math.round(ms * 10) / 10, cache: f.cache, fetch: f.fetchMode, output: f.output, target: f.target, ip });
         } else if (!HEALTH.has(path) && path !== '/metrics') {
-          metrics?.record({ endpoint: path.startsWith('/assets/') ? 'assets' : path === '/docs/errors' ? 'docs' : endpoint, status: out.status, output: 'none', seconds: ms / 1000 });
+          metrics?.record({ endpoint: path.startsWith('/assets/') ? 'assets' : path === '/docs/errors' || WEB.test(path) ? 'docs' : endpoint, status: out.status, output: 'none', seconds: ms / 1000 });
         }
       } catch (err) {
         // A defect past the handlers (they answer every failure themselves): logged, and still an answer.
@@ -207,6 +214,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
     return server;
   });
   const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
+  const web = await createWeb(() => openApiDocument(engine!.registry, { version: VERSION, freeUrl: engine!.config.publicUrl, proUrl, docsUrl, testHooks: engine!.config.testHooks }));
   const freeUrl = await listen(servers[0]!, baseConfig.port, baseConfig.host);
   docsUrl = `${baseConfig.publicUrl || freeUrl}/docs/errors`;
   const proUrl = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);

@@ -5,7 +5,7 @@ import { createAuditor, type Auditor } from './lighthouse.ts';
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'] as const;
 
 const lighthouseOptions = options({
-  categories: z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((c) => c.trim()).filter(Boolean) : v), list()).refine((l) => l.every((c) => (CATEGORIES as readonly string[]).includes(c)), { error: `expected categories among ${CATEGORIES.join(', ')}` }).optional(),
+  categories: z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((c) => c.trim()).filter(Boolean) : v), list()).refine((l) => l.every((c) => (CATEGORIES as readonly string[]).includes(c)), { error: `expected categories among ${CATEGORIES.join(', ')}` }).meta({ items: { type: 'string', enum: [...CATEGORIES] } }).optional(),
   preset: oneOf(['mobile', 'desktop']).default('mobile'),
   output: oneOf(['json', 'html', 'csv']).default('json'),
 });

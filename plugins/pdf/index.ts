@@ -4,7 +4,8 @@ import { definePlugin, options, bool, num, oneOf, text, z, RefractError } from '
 export const PDF_MAX_BYTES = 50 * 1024 * 1024;
 
 const CSS_LENGTH = /^\d+(\.\d+)?(px|in|cm|mm)?$/;
-const length = () => text().refine((v) => CSS_LENGTH.test(v.trim()), { error: 'expected a CSS length such as 210mm, 8.5in or 800px' });
+const length = () => text().refine((v) => CSS_LENGTH.test(v.trim()), { error: 'expected a CSS length such as 210mm, 8.5in or 800px' })
+  .meta({ description: 'A CSS length: a number with px, in, cm or mm.', examples: ['210mm', '8.5in', '800px'] });
 const RANGES = /^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/;
 
 const params = options({

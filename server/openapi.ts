@@ -1,0 +1,313 @@
+// The OpenAPI 3.1 description of the running service, made at start-up from the registry: every parameter comes
+// from the zod schema that validates it (zod converts to JSON Schema), so a plugin's options, third-party ones
+// included, are described exactly as they are checked.
+import { z } from 'zod';
+import { CODES, type Code } from '../engine/errors.ts';
+import { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from '../engine/options.ts';
+import { DURATION_MARK, TEXT_FORM_MARK } from '../engine/schema.ts';
+import type { Registry } from '../engine/registry.ts';
+
+type Schema = Record<string, unknown> & { anyOf?: Schema[]; properties?: Record<string, Schema>; additionalProperties?: Schema | boolean; $ref?: string; type?: unknown; items?: Schema };
+
+/** One query parameter as OpenAPI describes it, with Refract's own marks. */
+export interface QueryParameter {
+  name: string;
+  in: 'query';
+  required?: boolean;
+  description: string;
+  schema: Schema;
+  allowEmptyValue?: boolean;
+  explode?: boolean;
+  'x-refract-pro'?: boolean;
+  'x-refract-plugin'?: string;
+  'x-refract-needs-options'?: boolean;
+}
+
+/** What the general parameters do (the plugins describe themselves). A test checks each one is here. */
+export const CORE_DOCS: Record<keyof typeof coreSchema.shape, string> = {
+  url: 'The page to turn into data (http or https).',
+  htmlUrl: 'Take the page\'s HTML from this URL instead of the page itself (the page\'s URL still resolves links).',
+  force: 'Bypass the cache and regenerate (`x-cache-status: BYPASS`).',
+  audio: 'Detect the page\'s audio source, probed for size and duration.',
+  video: 'Detect the page\'s video source, probed for size and duration.',
+  filter: 'Comma-separated dot paths of `data` to keep, e.g. `title,image.url`.',
+  embed: 'Answer one field of `data` raw (text as text/plain, a media `…url` as the file\'s bytes) instead of JSON.',
+  timeout: 'Time budget in milliseconds or as text (`10s`); ETIMEOUT past it.',
+  prerender: '`auto` renders only pages that build their content in the browser; `true` always, `false` never.',
+  userAgent: 'The User-Agent sent to the page.',
+  headers: 'Headers sent to the target, as `headers.<name>=<value>` (also as request headers `x-api-header-<name>`).',
+  ttl: 'Cache lifetime: milliseconds or text, one minute to 31 days (`min`, `max`).',
+  staleTtl: 'Past this age the stored copy answers with `x-cache-status: STALE` and is regenerated in the background.',
+  cacheKey: 'The cache identity to use instead of the canonical request.',
+  filename: 'The name of the generated file.',
+  proxy: 'Fetch and render through this proxy URL, or a pool proxy of `proxy.location`.',
+  retry: 'Retries after a browser crash, with exponential backoff.',
+  waitUntil: 'The navigation events to wait for (a list): load, domcontentloaded, networkidle, commit, auto.',
+  device: 'A device preset (`iphone 12`, `macbook pro 13`...): viewport, scale, touch and user agent.',
+  viewport: 'The browser viewport.',
+  colorScheme: 'The emulated `prefers-color-scheme`.',
+  mediaType: 'The emulated CSS media type.',
+  animations: 'Let CSS animations run (false freezes them).',
+  javascript: 'Run the page\'s JavaScript in the browser.',
+  adblock: 'Block ads and trackers and answer cookie banners with an opt-out (on by default on the free endpoint).',
+  click: 'CSS selectors to click after navigation, in order.',
+  scroll: 'A CSS selector to scroll into view after navigation.',
+  scripts: 'Scripts (URLs or inline code) to add to the page after navigation.',
+  styles: 'Stylesheets (URLs or inline CSS) to add to the page after navigation.',
+  modules: 'ES modules (URLs or inline code) to add to the page after navigation.',
+  waitForSelector: 'Wait for this CSS selector to appear before the outputs are taken.',
+  waitForTimeout: 'Wait this long (at most 20 s) before the outputs are taken.',
+};
+
+/**
+ * The JSON Schema of a validating schema: the value after coercion from query text (`io: output`), with the other
+ * forms the coercion accepts (a duration as text, a proxy as one URL) and, for a value transformed after
+ * validation (whose output JSON Schema cannot show), what is validated.
+ */
+function jsonSchema(schema: z.ZodType): Schema {
+  const out = z.toJSONSchema(schema, {
+    io: 'output', unrepresentable: 'any', target: 'draft-2020-12',
+    override(ctx) {
+      const node = ctx.jsonSchema as Schema;
+      const def = (ctx.zodSchema as unknown as { _zod: { def: { type: string; in?: { _zod: { def: { type: string } } } } } })._zod.def;
+      if (def.type === 'pipe' && Object.keys(node).length === 0 && def.in && def.in._zod.def.type !== 'transform') {
+        Object.assign(node, jsonSchema(def.in as unknown as z.ZodType));
+      }
+      const textForm = node[TEXT_FORM_MARK];
+      const isDuration = node[DURATION_MARK];
+      delete node[TEXT_FORM_MARK];
+      delete node[DURATION_MARK];
+      const alternative = isDuration ? { type: 'string', description: 'a duration as text: 90s, 2m, 1h' } : typeof textForm === 'string' ? { type: 'string', description: textForm } : undefined;
+      if (!alternative) return;
+      const { default: initial, description, ...validated } = node;
+      for (const key of Object.keys(node)) delete node[key];
+      Object.assign(node, { ...(initial !== undefined ? { default: initial } : {}), ...(description ? { description } : {}), anyOf: [validated, alternative] });
+    },
+  }) as Schema;
+  delete out.$schema;
+  return out;
+}
+
+function isObjectNode(node: Schema): boolean {
+  return node.type === 'object' && (node.properties !== undefined || typeof node.additionalProperties === 'object');
+}
+
+/**
+ * The dotted query parameters one option stands for: an object becomes `name.key` parameters, a record
+ * `name.{key}` ones; a value that may be plain or an object (`pdf.margin`) is both. `$ref`s are followed once.
+ */
+function flatten(name: string, node: Schema, defs: Record<string, Schema>, out: { name: string; schema: Schema }[], followed: ReadonlySet<string> = new Set()): void {
+  let seen = followed;
+  if (node.$ref) {
+    const key = node.$ref.replace('#/$defs/', '');
+    if (seen.has(key)) return;
+    seen = new Set([...seen, key]);
+    node = { ...defs[key], ...node, $ref: undefined };
+    delete node.$ref;
+  }
+  const alternatives = node.anyOf ?? [node];
+  const objects = alternatives.filter(isObjectNode);
+  // A list of objects (a list of fallback rules) is sent as numbered keys; it is described with its parent.
+  const plain = alternatives.filter((a) => !isObjectNode(a) && !(a.type === 'array' && a.items && (isObjectNode(a.items) || a.items.$ref)));
+  if (!objects.length) {
+    out.push({ name, schema: node });
+    return;
+  }
+  if (plain.length) {
+    const { anyOf: _alternatives, ...rest } = node;
+    out.push({ name, schema: plain.length === 1 ? { ...rest, ...plain[0] } : { ...rest, anyOf: plain } });
+  }
+  for (const object of objects) {
+    for (const [key, value] of Object.entries(object.properties ?? {})) flatten(`${name}.${key}`, value, defs, out, seen);
+    if (typeof object.additionalProperties === 'object') flatten(`${name}.{key}`, object.additionalProperties, defs, out, seen);
+  }
+}
+
+function flattened(name: string, schema: Schema): { name: string; schema: Schema }[] {
+  const out: { name: string; schema: Schema }[] = [];
+  const defs = (schema.$defs ?? {}) as Record<string, Schema>;
+  const { $defs: _defs, ...node } = schema;
+  flatten(name, node, defs, out);
+  return out;
+}
+
+function parameter(name: string, schema: Schema, description: string, extra: Partial<QueryParameter> = {}): QueryParameter {
+  const { $defs: _defs, ...clean } = schema;
+  const param: QueryParameter = { name, in: 'query', description, schema: clean, ...extra };
+  const types = [clean.type, ...(clean.anyOf ?? []).map((a) => a.type)];
+  // A bare name is `true`: `?url=…&screenshot`.
+  if (types.includes('boolean')) param.allowEmptyValue = true;
+  if (types.includes('array')) param.explode = true;
+  return param;
+}
+
+/** Every query parameter the plan accepts, general ones first, then each plugin's in registry order. */
+export function queryParameters(registry: Registry, opts: { testHooks?: boolean } = {}): QueryParameter[] {
+  const params: QueryParameter[] = [];
+  const core = jsonSchema(coreSchema);
+  for (const [key, schema] of Object.entries(core.properties ?? {})) {
+    if (TEST_HOOK_PARAMS.has(key) && !opts.testHooks) continue;
+    const pro = Object.hasOwn(PRO_ONLY, key);
+    const doc = `${pro ? 'Pro only. ' : ''}${CORE_DOCS[key as keyof typeof CORE_DOCS] ?? ''}`;
+    for (const p of flattened(key, schema)) {
+      params.push(parameter(p.name, p.schema, p.name === key ? doc : `\`${key}\` option.`, {
+        ...(p.name === 'url' ? { required: true } : {}), ...(pro ? { 'x-refract-pro': true } : {}),
+      }));
+    }
+  }
+  for (const plugin of registry.plugins) {
+    const options = jsonSchema(plugin.params);
+    // The bare parameter turns the output on or off; with a shorthand it also takes a plain word.
+    const on: Schema = plugin.shorthand ? { anyOf: [{ type: 'boolean' }, { type: 'string' }] } : { type: 'boolean' };
+    if (plugin.defaultOn) on.default = true;
+    // An output that cannot run on defaults (`data` needs rules, `function` its code): bare `true` is refused.
+    const needsOptions = !plugin.params.safeParse({}).success;
+    params.push(parameter(plugin.name, on, needsOptions ? `${plugin.description} Needs its options: \`${plugin.name}=false\` turns it off.` : plugin.description, {
+      'x-refract-plugin': plugin.name, ...(needsOptions ? { 'x-refract-needs-options': true } : {}),
+    }));
+    for (const p of flattened(plugin.name, options).filter((o) => o.name !== plugin.name)) {
+      const own = typeof p.schema.description === 'string' ? p.schema.description : `\`${plugin.name}\` option.`;
+      params.push(parameter(p.name, p.schema, own, { 'x-refract-plugin': plugin.name }));
+    }
+  }
+  return params;
+}
+
+const media: Schema = {
+  type: 'object',
+  description: 'A file: an image, video or audio of the page, or a generated screenshot or PDF.',
+  properties: {
+    url: { type: 'string', format: 'uri' }, type: { type: 'string' }, size: { type: 'integer' }, size_pretty: { type: 'string' },
+    width: { type: 'integer' }, height: { type: 'integer' }, duration: { type: 'number' }, duration_pretty: { type: 'string' },
+    palette: { type: 'array', items: { type: 'string' } }, background_color: { type: 'string' }, color: { type: 'string' }, alternative_color: { type: 'string' },
+  },
+  required: ['url'],
+};
+
+const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: 'null' }] });
+const text = { type: 'string' };
+
+const data: Schema = {
+  type: 'object',
+  description: 'The payload. Each output asked for adds its key (`screenshot`, `pdf`, `palette` fields, `insights`, `iframe`, `function`, data rules, plugins).',
+  additionalProperties: true,
+  properties: {
+    title: nullable(text), description: nullable(text), author: nullable(text), publisher: nullable(text),
+    date: nullable({ type: 'string', format: 'date-time' }), lang: nullable(text), url: { type: 'string', format: 'uri' },
+    image: nullable({ $ref: '#/components/schemas/Media' }), logo: nullable({ $ref: '#/components/schemas/Media' }),
+    video: nullable({ $ref: '#/components/schemas/Media' }), audio: nullable({ $ref: '#/components/schemas/Media' }),
+    screenshot: { $ref: '#/components/schemas/Media' }, pdf: { $ref: '#/components/schemas/Media' },
+    statusCode: { type: 'integer' }, headers: { type: 'object', additionalProperties: { type: 'string' } },
+    redirects: { type: 'array', items: { type: 'object', properties: { statusCode: { type: 'integer' }, url: { type: 'string', format: 'uri' } } } },
+  },
+};
+
+const HEADERS: Record<string, string> = {
+  'x-request-id': 'The request\'s identifier (quote it to support).',
+  'x-cache-status': 'MISS, HIT, STALE or BYPASS.',
+  'x-cache-expired-at': 'Remaining cache life, human-readable.',
+  'x-cache-ttl': 'Cache lifetime in milliseconds.',
+  'cache-control': 'Browser cache duration matching the TTL.',
+  'x-fetch-mode': 'How the content was obtained (fetch, prerender...).',
+  'x-fetch-time': 'How long fetching took.',
+  'x-pricing-plan': 'The plan the request was served under: free or pro.',
+  'x-rate-limit-limit': 'Requests permitted in the window.',
+  'x-rate-limit-remaining': 'Requests remaining in the window.',
+  'x-rate-limit-reset': 'When the window resets, UTC epoch seconds.',
+  'x-refract-unknown-params': 'Top-level parameters nothing reads (percent-encoded, comma-separated).',
+  'server-timing': 'Where the time went.',
+};
+
+/** The codes answered with each HTTP status. */
+function codesByStatus(): Map<number, Code[]> {
+  const by = new Map<number, Code[]>();
+  for (const [code, status] of Object.entries(CODES) as [Code, number][]) by.set(status, [...(by.get(status) ?? []), code]);
+  return by;
+}
+
+/** The whole description: the API operation on both endpoints, the service's own paths, schemas and security. */
+export function openApiDocument(registry: Registry, opts: { version: string; freeUrl: string; proUrl: string; docsUrl: string; testHooks?: boolean }): Record<string, unknown> {
+  const failureResponses = Object.fromEntries([...codesByStatus()].sort(([a], [b]) => a - b).map(([status, codes]) => [String(status), {
+    description: `${status >= 500 ? 'error' : 'fail'}: ${codes.join(', ')}`,
+    content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Failure' }, { properties: { code: { enum: codes } } }] } } },
+  }]));
+  const responseHeaders = Object.fromEntries(Object.entries(HEADERS).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Refract API',
+      version: opts.version,
+      summary: 'Any public URL as structured data: metadata, screenshots, PDFs, palettes, extraction, embeds, insights.',
+      description: `Wire-compatible with the Microlink API. Parameter names are accepted in camelCase or snake_case, nested options as dotted names (\`screenshot.fullPage\`), lists as repeated or numbered keys (\`waitUntil.0=load\`), and a bare name means \`true\`. Names with \`{key}\` stand for any name (\`data.price.selector\`). Error codes: ${opts.docsUrl}.`,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      { url: opts.freeUrl, description: 'free endpoint: no key, requests counted per IP' },
+      { url: opts.proUrl, description: 'pro endpoint: every request carries x-api-key' },
+    ],
+    paths: {
+      '/': {
+        get: {
+          operationId: 'extract',
+          summary: 'Turn a URL into data',
+          description: 'One request, any combination of outputs. JSend answers; `embed` answers one field raw.',
+          parameters: queryParameters(registry, { testHooks: opts.testHooks }),
+          security: [{}, { apiKey: [] }],
+          responses: {
+            200: {
+              description: 'success (or the raw field with `embed`)',
+              headers: responseHeaders,
+              content: {
+                'application/json': { schema: { $ref: '#/components/schemas/Success' } },
+                'text/plain': { schema: { type: 'string' } },
+                'text/markdown': { schema: { type: 'string' } },
+                'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } },
+                'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } },
+                'video/mp4': { schema: { type: 'string', contentMediaType: 'video/mp4' } },
+              },
+            },
+            304: { description: 'not modified (`If-None-Match` matched the `etag`)' },
+            ...failureResponses,
+          },
+        },
+      },
+      '/openapi.json': { get: { operationId: 'openapi', summary: 'This description', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+      '/healthz': { get: { operationId: 'healthz', summary: 'Liveness: the process answers', responses: { 200: { description: 'alive', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } } } } },
+      '/readyz': {
+        get: {
+          operationId: 'readyz', summary: 'Readiness: started, not draining, browser and Redis usable',
+          responses: {
+            200: { description: 'ready', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } },
+            503: { description: 'not ready (starting, draining, or a dependency down)', content: { 'application/json': { schema: { type: 'object' } } } },
+          },
+        },
+      },
+      '/assets/{name}': {
+        get: {
+          operationId: 'asset', summary: 'A generated file (screenshot, PDF, clip)',
+          parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'the file', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }, 404: { description: 'ENOTFOUND', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Required on the pro endpoint; sending it to the free endpoint is EPRO.' } },
+      schemas: {
+        Media: media,
+        Data: data,
+        Success: {
+          type: 'object', required: ['status', 'data'],
+          properties: { status: { const: 'success' }, data: { $ref: '#/components/schemas/Data' }, message: { type: 'string' } },
+        },
+        Failure: {
+          type: 'object', required: ['status', 'code', 'message'],
+          properties: {
+            status: { enum: ['fail', 'error'] }, code: { enum: Object.keys(CODES) }, message: { type: 'string' },
+            more: { type: 'string', format: 'uri' }, report: { type: 'string', format: 'uri' }, id: { type: 'string' },
+            data: { anyOf: [{ type: 'object' }, { type: 'null' }] },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,217 @@
+// The public face: /openapi.json (valid OpenAPI 3.1, every parameter the plan accepts and nothing else, a
+// third-party plugin's included), the reference page rendered offline, and the playground driven in Chromium.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { coreSchema, TEST_HOOK_PARAMS } from '../../engine/options.ts';
+import { parseQuery } from '../../engine/params.ts';
+import type { Plan } from '../../engine/plan.ts';
+import { CORE_DOCS, type QueryParameter } from '../../server/openapi.ts';
+import type { App } from '../../server/app.ts';
+import wordCount from '../../fixtures/plugins/word-count/index.ts';
+import { startRefract } from '../util/refract.ts';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+
+const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts');
+let app: App;
+let fx: Fixture;
+let browser: Browser;
+let doc: { paths: Record<string, { get: { parameters: QueryParameter[] } }>; servers: { url: string }[]; components: Record<string, unknown> };
+let params: QueryParameter[];
+
+test.before(async () => {
+  fx = await serveFixtures();
+  app = await startRefract({ REFRACT_PROXY_LOCATIONS: 'us=http://127.0.0.1:9' }, [wordCount]);
+  doc = await (await fetch(`${app.freeUrl}/openapi.json`)).json();
+  params = doc.paths['/']!.get.parameters;
+  browser = await chromium.launch({ executablePath: app.engine.config.chromePath });
+});
+
+test.after(async () => {
+  await browser.close();
+  await app.close();
+  await fx.close();
+});
+
+test('/openapi.json is valid OpenAPI 3.1 with both endpoints, the key scheme, JSend answers and every code', async () => {
+  const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
+  assert.ok(result.valid, JSON.stringify(result.errors, null, 2)?.slice(0, 2000));
+  assert.equal(doc.servers.map((s) => s.url), [app.freeUrl, app.proUrl]);
+  const pro = await (await fetch(`${app.proUrl}/openapi.json`)).json();
+  assert.equal(pro, doc, 'the same description on the pro endpoint');
+  const text = JSON.stringify(doc);
+  for (const code of Object.keys((await import('../../engine/errors.ts')).CODES)) assert.ok(text.includes(`"${code}"`), code);
+  assert.ok(text.includes('"x-api-key"'));
+  for (const header of ['x-cache-status', 'x-fetch-mode', 'x-pricing-plan', 'x-rate-limit-remaining']) assert.ok(text.includes(`"${header}"`), header);
+});
+
+/** Every parameter name a zod schema accepts, walked from the validating schema itself (not from JSON Schema). */
+function accepted(prefix: string, schema: unknown, out: Set<string>, path: ReadonlySet<unknown> = new Set()): void {
+  const def = (schema as { _zod: { def: Record<string, any> } })._zod.def;
+  const next = (s: unknown, name = prefix) => accepted(name, s, out, path);
+  switch (def.type) {
+    case 'optional': case 'default': case 'nullable': case 'prefault': case 'readonly': return next(def.innerType);
+    // A value checked and then transformed is described by what is checked; a coercion by what it produces.
+    case 'pipe': return next(def.in._zod.def.type === 'transform' ? def.out : def.in);
+    case 'object': for (const [key, value] of Object.entries(def.shape)) next(value, `${prefix}.${key}`); return;
+    case 'record': return next(def.valueType, `${prefix}.{key}`);
+    case 'union': for (const option of def.options) next(option); return;
+    // A recursive schema (a data rule's nested rules) is walked once.
+    case 'lazy': if (!path.has(schema)) accepted(prefix, def.getter(), out, new Set([...path, schema])); return;
+    case 'array': {
+      // A list of objects (fallback rules) is sent as numbered keys and described with its parent.
+      let element = def.element._zod.def;
+      while (element.type === 'pipe' || element.type === 'optional' || element.type === 'lazy') {
+        element = element.type === 'pipe' ? (element.in._zod.def.type === 'transform' ? element.out : element.in)._zod.def : element.type === 'lazy' ? element.getter()._zod.def : element.innerType._zod.def;
+      }
+      if (element.type !== 'object' && element.type !== 'union') out.add(prefix);
+      return;
+    }
+    default: out.add(prefix);
+  }
+}
+
+test('every parameter the plan accepts is described, a third-party plugin\'s too, and each has a description', () => {
+  const expected = new Set<string>();
+  for (const [key, schema] of Object.entries(coreSchema.shape)) if (!TEST_HOOK_PARAMS.has(key)) accepted(key, schema, expected);
+  for (const plugin of app.engine.registry.plugins) {
+    expected.add(plugin.name);
+    accepted(plugin.name, plugin.params, expected);
+  }
+  // A proxy is also one URL (`proxy=http://…`): a form the coercion accepts before the object is checked.
+  expected.add('proxy');
+  const described = params.map((p) => p.name);
+  assert.equal(new Set(described).size, described.length, 'no parameter twice');
+  const missing = [...expected].filter((n) => !described.includes(n));
+  const extra = described.filter((n) => !expected.has(n));
+  assert.equal({ missing, extra }, { missing: [], extra: [] });
+  assert.ok(described.includes('wordCount.selector'), 'the third-party plugin\'s option');
+  for (const key of Object.keys(coreSchema.shape)) assert.ok(CORE_DOCS[key as keyof typeof CORE_DOCS], `${key} has a description`);
+  for (const p of params) assert.ok(p.description.length > 5, `${p.name} has a description`);
+  const timeout = params.find((p) => p.name === 'timeout')!;
+  assert.ok(JSON.stringify(timeout.schema).includes('"string"'), 'a duration is also text');
+  assert.equal(params.find((p) => p.name === 'screenshot.type')!.schema.enum, ['png', 'jpeg']);
+  assert.equal(params.find((p) => p.name === 'screenshot.quality')!.schema, { type: 'integer', minimum: 0, maximum: 100 });
+  assert.is(params.find((p) => p.name === 'meta')!.schema.default, true);
+  assert.ok(params.find((p) => p.name === 'ttl')!['x-refract-pro']);
+});
+
+/** A value the schema allows, for a parameter of this name. */
+function example(name: string, schema: QueryParameter['schema'], target: string): string {
+  const given: Record<string, string> = {
+    url: target, htmlUrl: target, device: 'iPhone 12', 'screenshot.device': 'iPhone 12', proxy: 'http://127.0.0.1:9', 'proxy.url': 'http://127.0.0.1:9',
+    'proxy.location': 'us', embed: 'title', filter: 'title', 'screenshot.overlay.background': '#ffffff', 'pdf.width': '10cm', 'pdf.height': '10cm',
+    'pdf.margin': '1cm', 'pdf.pageRanges': '1', 'function': '() => 1', 'function.code': '() => 1', 'data.{key}.evaluate': 'document.title',
+    'data.{key}.attr': 'text', screenshot: 'iPhone 12', staleTtl: '60000',
+  };
+  if (given[name]) return given[name]!;
+  if (typeof schema.default === 'string') return schema.default;
+  if (Array.isArray(schema.examples)) return String(schema.examples[0]);
+  const alternatives = [schema, ...((schema.anyOf ?? []) as QueryParameter['schema'][])];
+  const listed = alternatives.find((a) => Array.isArray(a.enum))?.enum ?? (schema.items as { enum?: unknown[] } | undefined)?.enum;
+  if (Array.isArray(listed)) return String(listed[0]);
+  if (alternatives.some((a) => a.type === 'boolean')) return 'true';
+  const n = alternatives.find((a) => a.type === 'number' || a.type === 'integer');
+  if (n) return String(n.minimum ?? Math.min(1, (n.maximum as number | undefined) ?? 1));
+  return 'main';
+}
+
+/** Where a parameter's value lands in a plan: the step's options for a plugin, the general options otherwise. */
+function reached(plan: Plan, name: string): boolean {
+  const parts = name.replace('{key}', 'k').split('.');
+  const step = plan.steps.find((s) => s.name === parts[0]);
+  if (step && parts.length === 1) return true;
+  let node: unknown = step ? step.opts : plan.options;
+  for (const part of step ? parts.slice(1) : parts) {
+    if (!node || typeof node !== 'object') return false;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node !== undefined;
+}
+
+test('every described parameter, given a value its schema allows, is accepted by the plan and reaches it', () => {
+  const target = `${fx.url}/sites/article/index.html`;
+  for (const p of params) {
+    const search = new URLSearchParams({ url: target });
+    // Options that go with another: a stale threshold within a ttl, a quality for JPEG.
+    const along: Record<string, [string, string]> = { staleTtl: ['ttl', '120000'], 'screenshot.quality': ['screenshot.type', 'jpeg'] };
+    if (along[p.name]) search.set(...along[p.name]!);
+    // A bare output that needs options (`data`) is accepted as `false`, which turns it off.
+    const off = p['x-refract-needs-options'] && p.name !== 'function';
+    search.set(p.name.replace('{key}', 'k'), off ? 'false' : example(p.name, p.schema, target));
+    let plan: Plan;
+    try {
+      plan = app.engine.plan(parseQuery(search), 'pro');
+    } catch (err) {
+      throw new Error(`${p.name}=${search.get(p.name.replace('{key}', 'k'))}: ${(err as Error).message}`);
+    }
+    assert.equal(plan.unknownParams, [], p.name);
+    if (!off) assert.ok(reached(plan, p.name), `${p.name} reaches the plan`);
+  }
+});
+
+test('/docs renders the reference from the description, offline (swagger-ui served by Refract)', async () => {
+  const page = await browser.newPage();
+  const outside: string[] = [];
+  page.on('request', (r) => { if (!r.url().startsWith(app.freeUrl)) outside.push(r.url()); });
+  try {
+    await page.goto(`${app.freeUrl}/docs`);
+    await page.locator('.opblock-summary-path', { hasText: '/openapi.json' }).waitFor();
+    assert.ok(await page.locator('.opblock-summary-path[data-path="/"]').count() >= 1);
+    assert.equal(outside, [], 'nothing fetched from elsewhere');
+  } finally {
+    await page.close();
+  }
+});
+
+test('/playground: a URL and screenshot on, the card and the image show, the copied curl command gives the same data', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.freeUrl });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${app.freeUrl}/playground`);
+    await page.locator('body[data-ready="true"]').waitFor();
+    // A control per output of the registry, the third-party plugin's included, generated from /openapi.json.
+    for (const name of ['meta', 'screenshot', 'pdf', 'palette', 'data', 'iframe', 'insights', 'function', 'wordCount']) {
+      assert.is(await page.locator(`[data-output="${name}"]`).count(), 1, name);
+    }
+    const target = `${fx.url}/sites/article/index.html`;
+    await page.fill('#url', target);
+    await page.check('[data-output="screenshot"]');
+    await page.selectOption('[data-param="screenshot.type"]', 'jpeg');
+    await page.click('#run');
+    await page.locator('body[data-done="1"]').waitFor();
+    const shown = JSON.parse(await page.locator('#json').innerText());
+    assert.is(shown.status, 'success', JSON.stringify(shown).slice(0, 300));
+    assert.is(await page.locator('#cardTitle').innerText(), shown.data.title);
+    assert.ok(shown.data.title && shown.data.description, JSON.stringify(shown.data).slice(0, 600));
+    assert.is(await page.locator('#cardDescription').innerText(), shown.data.description);
+    assert.is(shown.data.screenshot.type, 'jpg');
+    await page.locator('#screenshot').waitFor();
+    const drawn = await page.locator('#screenshot').evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
+    assert.is(drawn, shown.data.screenshot.width);
+    if (shown.data.image) assert.ok(await page.locator('#cardImage').evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth > 0)));
+    const mql = await page.locator('#mql').innerText();
+    assert.match(mql, /screenshot": \{\s*"type": "jpeg"/);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'playground.png'), fullPage: false });
+    await page.click('#copyCurl');
+    const command = await page.evaluate(() => navigator.clipboard.readText());
+    assert.match(command, /^curl -s '/);
+    const again = await new Promise<string>((resolve, reject) => {
+      const child = spawn('bash', ['-c', command], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => { out += c; });
+      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`curl ended ${code}`))));
+    });
+    assert.equal(JSON.parse(again).data, shown.data);
+  } finally {
+    await context.close();
+  }
+});
+
+test.run();
