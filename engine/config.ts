@@ -80,6 +80,7 @@ export const ENV_DOCS: Record<string, string> = {
   REFRACT_BROWSER_CONCURRENCY: 'Browser pages open at once (default 4).',
   REFRACT_BROWSER_QUEUE: 'Requests that may wait for a browser page; past it EBUSY (503) answers at once (default 32).',
   REFRACT_BROWSER_RETIRE_AFTER: 'Pages a browser serves before it is replaced by a fresh one (default 100).',
+  REFRACT_BROWSER_WARM_PAGES: 'Pages kept ready for the next request of their kind, in all (default: the browser concurrency; 0 opens and closes a page per request).',
   REFRACT_BROWSER_MAX_MEMORY: 'Resident memory of all browser processes, in bytes, past which browsers are replaced (default 2 GiB; 0 = no ceiling).',
   REFRACT_PRERENDER_BUDGET: 'How long prerendering may take before the plain fetch answers instead (default 8s).',
   REFRACT_ASSETS_DIR: 'Folder of generated screenshots, PDFs and videos (default ./.assets).',

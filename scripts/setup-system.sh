@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the system packages Refract needs (Chromium, ffmpeg, fonts for Latin/CJK/emoji, redis-server, poppler)
+# Installs the system packages Refract needs (Chromium, ffmpeg, fonts for Latin/CJK/emoji, redis-server, poppler;
+# nginx for the test of the deployment guide's reverse proxy)
 # when they are missing, on Debian as root. Skip with REFRACT_SKIP_SYSTEM_DEPS=1.
 set -euo pipefail
 if [ "${REFRACT_SKIP_SYSTEM_DEPS:-0}" = "1" ]; then
@@ -11,6 +12,7 @@ declare -A CHECK=(
   [ffmpeg]="command -v ffmpeg"
   [redis-server]="command -v redis-server"
   [poppler-utils]="command -v pdfinfo"
+  [nginx-light]="test -x /usr/sbin/nginx"
   [fonts-liberation]="test -d /usr/share/fonts/truetype/liberation"
   [fonts-noto-core]="test -d /usr/share/fonts/truetype/noto"
   [fonts-noto-cjk]="test -d /usr/share/fonts/opentype/noto"
@@ -30,7 +32,7 @@ link_ffmpeg() {
   fi
 }
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "refract setup: system packages present (chromium, ffmpeg, fonts, redis-server, poppler-utils)"
+  echo "refract setup: system packages present (chromium, ffmpeg, fonts, redis-server, poppler-utils, nginx)"
   link_ffmpeg
   exit 0
 fi

@@ -64,14 +64,14 @@ export const CORE_DOCS: Record<keyof typeof coreSchema.shape, string> = {
  * forms the coercion accepts (a duration as text, a proxy as one URL) and, for a value transformed after
  * validation (whose output JSON Schema cannot show), what is validated.
  */
-function jsonSchema(schema: z.ZodType): Schema {
+export function jsonSchemaOf(schema: z.ZodType): Schema {
   const out = z.toJSONSchema(schema, {
     io: 'output', unrepresentable: 'any', target: 'draft-2020-12',
     override(ctx) {
       const node = ctx.jsonSchema as Schema;
       const def = (ctx.zodSchema as unknown as { _zod: { def: { type: string; in?: { _zod: { def: { type: string } } } } } })._zod.def;
       if (def.type === 'pipe' && Object.keys(node).length === 0 && def.in && def.in._zod.def.type !== 'transform') {
-        Object.assign(node, jsonSchema(def.in as unknown as z.ZodType));
+        Object.assign(node, jsonSchemaOf(def.in as unknown as z.ZodType));
       }
       const textForm = node[TEXT_FORM_MARK];
       const isDuration = node[DURATION_MARK];
@@ -144,7 +144,7 @@ function parameter(name: string, schema: Schema, description: string, extra: Par
 /** Every query parameter the plan accepts, general ones first, then each plugin's in registry order. */
 export function queryParameters(registry: Registry, opts: { testHooks?: boolean } = {}): QueryParameter[] {
   const params: QueryParameter[] = [];
-  const core = jsonSchema(coreSchema);
+  const core = jsonSchemaOf(coreSchema);
   for (const [key, schema] of Object.entries(core.properties ?? {})) {
     if (TEST_HOOK_PARAMS.has(key) && !opts.testHooks) continue;
     const pro = Object.hasOwn(PRO_ONLY, key);
@@ -156,7 +156,7 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
     }
   }
   for (const plugin of registry.plugins) {
-    const options = jsonSchema(plugin.params);
+    const options = jsonSchemaOf(plugin.params);
     // The bare parameter turns the output on or off; with a shorthand it also takes a plain word.
     const on: Schema = plugin.shorthand ? { anyOf: [{ type: 'boolean' }, { type: 'string' }] } : { type: 'boolean' };
     if (plugin.defaultOn) on.default = true;
