@@ -1,4 +1,4 @@
-// Adapter for ../shared/corpus/score.mjs --module: Refract's extraction core on a page's HTML, no network.
+// Adapter for the corpus scorer (scripts/corpus-score.mjs, a copy of ../shared/corpus/score.mjs) --module: Refract's extraction core on a page's HTML, no network.
 import { parseHtml } from '../engine/html.ts';
 import { extractMeta } from '../plugins/meta/index.ts';
 import { createDoc } from '../plugins/meta/helpers.ts';

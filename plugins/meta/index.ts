@@ -1,11 +1,11 @@
 import { definePlugin, options } from '../../engine/index.ts';
 import { absoluteUrl, createDoc, firstOf, type Doc } from './helpers.ts';
-import { title, description, toText } from './rules/text.ts';
+import { title, description, toText, toDescription } from './rules/text.ts';
 import { author, toAuthor } from './rules/author.ts';
 import { date, toDate } from './rules/date.ts';
 import { publisher, toPublisher } from './rules/publisher.ts';
 import { lang, toLang } from './rules/lang.ts';
-import { image, video, audio, toMedia, toVideo, toAudio, mediaType, type Media } from './rules/media.ts';
+import { image, video, audio, toImage, toVideo, toAudio, mediaType, type Media } from './rules/media.ts';
 import { logo, canonical } from './rules/brand.ts';
 import { describeTarget } from './target.ts';
 import { completeMedia } from './media.ts';
@@ -19,11 +19,11 @@ export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean; 
     author: firstOf(doc, author, toAuthor) ?? null,
     title: firstOf(doc, title, toText) ?? null,
     publisher: firstOf(doc, publisher, toPublisher) ?? null,
-    image: media ? firstOf(doc, image, toMedia) ?? null : null,
+    image: media ? firstOf(doc, image, toImage) ?? null : null,
     date: firstOf(doc, date, toDate) ?? null,
     url,
-    description: firstOf(doc, description, toText) ?? null,
-    logo: media ? firstOf(doc, logo, toMedia) ?? null : null,
+    description: firstOf(doc, description, toDescription) ?? null,
+    logo: media ? firstOf(doc, logo, toImage) ?? null : null,
     video: want.video ? firstOf(doc, video, toVideo) ?? null : null,
     audio: want.audio ? firstOf(doc, audio, toAudio) ?? null : null,
   };

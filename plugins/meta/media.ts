@@ -1,7 +1,7 @@
 import type { Context, Media } from '../../engine/index.ts';
 import { candidatesOf, type Doc, type Rule } from './helpers.ts';
 import { rankIcons } from './rules/brand.ts';
-import { toMedia } from './rules/media.ts';
+import { toImage } from './rules/media.ts';
 
 const MAX_TRIES = 3;
 
@@ -48,7 +48,7 @@ function* take<T>(items: Iterator<T>, n: number): Generator<T> {
 }
 
 function* logoCandidates(doc: Doc, rules: readonly Rule[]): Generator<Media> {
-  yield* candidatesOf(doc, rules, toMedia, (m) => m.url);
+  yield* candidatesOf(doc, rules, toImage, (m) => m.url);
   for (const href of rankIcons(doc).slice(1)) yield { url: href };
 }
 
@@ -62,7 +62,7 @@ export async function completeMedia(doc: Doc, ctx: Context, rules: Record<'image
     return outcome.status === 'ok' && outcome.kind === 'image' ? { ...outcome.media, url: favicon } : null;
   };
   const [imageOut, logoOut, videoOut, audioOut] = await Promise.all([
-    settle(candidatesOf(doc, rules.image, toMedia, (m) => m.url), ctx, 'image'),
+    settle(candidatesOf(doc, rules.image, toImage, (m) => m.url), ctx, 'image'),
     logo(),
     ctx.options.video ? settle(candidatesOf(doc, rules.video, normalizers.video, (m) => m.url), ctx, 'video') : null,
     ctx.options.audio ? settle(candidatesOf(doc, rules.audio, normalizers.audio, (m) => m.url), ctx, 'audio') : null,

@@ -43,12 +43,12 @@ export function rankIcons({ $, url }: Doc): string[] {
   return [...new Set(icons.map((i) => i.href))];
 }
 
-/** Ordered rules for the publisher's logo: declared logos, square structured-data logos, the best icon, then any structured-data logo. */
+/** Ordered rules for the publisher's logo (docs/metadata.md): declared logos, square structured-data logos, the best icon, then any structured-data logo. */
 export const logo: Rule[] = [
   byMeta('og:logo'), byAttr('meta[itemprop="logo" i]', 'content'), byAttr('img[itemprop="logo" i]', 'src'),
   byAttr('[itemprop="logo" i] img', 'src'),
-  byJsonLd('logo', squareLogo), byJsonLd('publisher.logo', squareLogo), (doc) => rankIcons(doc)[0],
-  byJsonLd('logo', logoUrl), byJsonLd('publisher.logo', logoUrl),
+  byJsonLd('logo', squareLogo), byJsonLd('brand.logo', squareLogo), byJsonLd('publisher.logo', squareLogo), (doc) => rankIcons(doc)[0],
+  byJsonLd('logo', logoUrl), byJsonLd('brand.logo', logoUrl), byJsonLd('publisher.logo', logoUrl),
 ];
 
 /** Ordered rules for the canonical URL. */

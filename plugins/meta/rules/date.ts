@@ -6,18 +6,22 @@ export const date: Rule[] = [
   byJsonLd('dateModified'), byJsonLd('datePublished'), byJsonLd('dateCreated'), byJsonLd('uploadDate'),
   byMetaLike('updated_time'), byMetaLike('modified_time'), byMetaLike('published_time'), byMetaLike('release_date'),
   byMeta('date'), byAttr('[itemprop*="datemodified" i]', 'content'), byAttr('[itemprop="datepublished" i]', 'content'), byAttr('[itemprop*="datepublished" i]', 'title'),
-  byAttr('[itemprop*="date" i]', 'content'), byAttr('time[itemprop*="date" i]', 'datetime'), byAttr('time[datetime]', 'datetime'),
+  byAttr('[itemprop*="date" i]', 'content'), byAttr('[itemprop*="date" i]', 'title'), byAttr('time[itemprop*="date" i]', 'datetime'), byAttr('time[datetime]', 'datetime'),
   byMeta('dc.date'), byMeta('dc.date.issued'), byMeta('dc.date.created'), byMeta('dcterms.date'), byMeta('dcterms.created'),
   byMeta('pubdate'), byMeta('publishdate'), byMeta('publish-date'), byMeta('sailthru.date'), byMeta('parsely-pub-date'),
-  byText('[class*="byline" i] time'), byText('[class*="dateline" i]'), byText('[id*="date" i]'), byText('[class*="date" i]'),
+  byText('[class*="byline" i] time'), byText('[class*="byline" i]'), byText('[class*="dateline" i]'), byText('[id*="date" i]'), byText('[class*="date" i]'),
   byText('[id*="publish" i]'), byText('[class*="publish" i]'), byText('[class*="post-meta" i]'), byText('[class*="time" i]'),
 ];
 
 const ISO_DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const MACHINE_DATE = /^\d{4}-\d{2}-\d{2}[T ]\d|^(mon|tue|wed|thu|fri|sat|sun)[a-z]*, \d{1,2} [a-z]{3} \d{4} \d/i;
 
+/** Words of a date relative to the moment of reading, which is never when the page was written. */
+const RELATIVE = /\b(ago|today|yesterday|tomorrow|just now)\b/i;
+
 /** Reads a date written for people (`12 Jan, 2016, 10.34PM IST`); only when day, month and year are all stated. */
 function fromText(text: string): number | undefined {
+  if (RELATIVE.test(text)) return undefined;
   const found = chrono.strict.parse(text.slice(0, 200))[0];
   if (!found) return undefined;
   const { start } = found;
@@ -32,8 +36,11 @@ export function toDate(value: unknown): string | undefined {
   else text = clean(value);
   if (!text) return undefined;
   let ms: number;
-  if (/^\d{10}$/.test(text)) ms = Number(text) * 1000;
-  else if (/^\d{13}$/.test(text)) ms = Number(text);
+  // Epoch times: seconds, milliseconds, microseconds or nanoseconds, told apart by their number of digits.
+  if (/^\d{9,10}$/.test(text)) ms = Number(text) * 1000;
+  else if (/^\d{12,13}$/.test(text)) ms = Number(text);
+  else if (/^\d{15,16}$/.test(text)) ms = Math.floor(Number(text) / 1000);
+  else if (/^\d{18,19}$/.test(text)) ms = Math.floor(Number(text) / 1e6);
   else if (ISO_DATE_ONLY.test(text)) ms = Date.parse(`${text}T00:00:00Z`);
   else if (/^\d{4}$/.test(text)) return undefined;
   else if (MACHINE_DATE.test(text)) ms = Date.parse(text);

@@ -16,41 +16,108 @@ export function toMedia(value: unknown, doc: Doc): Media | undefined {
   return type ? { url, type } : { url };
 }
 
-const contentUrl = (v: unknown): unknown => (v && typeof v === 'object' ? (v as { contentUrl?: unknown; url?: unknown }).contentUrl ?? (v as { url?: unknown }).url : v);
+const VIDEO_TYPES = new Set(['mp4', 'webm', 'mov', 'm3u8', 'ogv', 'm4v', 'mkv', 'avi', 'mpeg', 'mpg', '3gp', 'flv']);
+const AUDIO_TYPES = new Set(['mp3', 'm4a', 'ogg', 'oga', 'wav', 'aac', 'flac', 'opus', 'weba', 'mid', 'midi', 'aiff']);
 
-/** Ordered rules for the representative image. */
+/** Accepts an image (or logo): a Media URL that is not the URL of a video or audio file. */
+export function toImage(value: unknown, doc: Doc): Media | undefined {
+  const media = toMedia(value, doc);
+  return media && !(media.type && (VIDEO_TYPES.has(media.type) || AUDIO_TYPES.has(media.type))) ? media : undefined;
+}
+
+/** A URL together with the content type the page declares for it (`og:video:type`, `<source type>`). */
+interface Declared { src: unknown; mime?: string }
+
+const contentUrl = (v: unknown): unknown => {
+  if (Array.isArray(v)) return v.map(contentUrl);
+  return v && typeof v === 'object' ? (v as { contentUrl?: unknown; url?: unknown }).contentUrl ?? (v as { url?: unknown }).url : v;
+};
+
+const poster = byAttr('video[poster]', 'poster');
+
+/** The images a reader sees: not hidden from assistive technology, not inside `<noscript>` (a tracking pixel). */
+function visibleImages({ $ }: Doc): string[] {
+  const out: string[] = [];
+  for (const el of $('img[src]:not([aria-hidden="true"])').toArray()) {
+    if ($(el).closest('noscript').length) continue;
+    const src = $(el).attr('src')?.trim();
+    if (src) out.push(src);
+    if (out.length === 8) break;
+  }
+  return out;
+}
+
+/** Ordered rules for the representative image (docs/metadata.md). */
 export const image: Rule[] = [
   byMeta('og:image:secure_url'), byMeta('og:image:url'), byMeta('og:image'), byMeta('twitter:image:src'),
-  byMeta('twitter:image'), byMeta('itemprop:image'), byJsonLd('image', contentUrl), byJsonLd('thumbnailUrl'),
+  byMeta('twitter:image'), byMeta('itemprop:image'), byJsonLd('image', contentUrl), poster, byJsonLd('thumbnailUrl'),
   byAttr('link[rel="image_src" i]', 'href'), byAttr('[itemprop="image"]', 'content'), byAttr('[itemprop="image"]', 'src'),
-  byAttrs('article img[src]', 'src'), byAttrs('#content img[src]', 'src'), byAttrs('img[alt]:not([alt=""])[src]', 'src'),
+  byAttrs('article img[src]', 'src'), byAttrs('#content img[src]', 'src'), byAttr('img[alt*="author" i][src]', 'src'),
+  visibleImages,
 ];
 
-/** Ordered rules for the video. */
+/** The first of the named `<meta>`, with the content type declared beside it. */
+function declaredMeta(names: string[], typeName: string): Rule {
+  return (doc) => {
+    for (const name of names) {
+      const src = byMeta(name)(doc);
+      if (src) return { src, mime: byMeta(typeName)(doc) as string | undefined } satisfies Declared;
+    }
+    return undefined;
+  };
+}
+
+/** The `src` of every element matching, with its `type` attribute. */
+function declaredElements(selector: string): Rule {
+  return ({ $ }) => $(selector).toArray().slice(0, 8).map((el) => ({ src: $(el).attr('src'), mime: $(el).attr('type') }) satisfies Declared);
+}
+
+/** The first link to a file of one of these types. */
+function linkTo(types: ReadonlySet<string>): Rule {
+  return ({ $, url }) => {
+    for (const el of $('a[href]').toArray()) {
+      const href = absoluteUrl(el.attribs.href, url);
+      const type = href && mediaType(href);
+      if (type && types.has(type)) return href;
+    }
+    return undefined;
+  };
+}
+
+/** Ordered rules for the video (docs/metadata.md). */
 export const video: Rule[] = [
-  byMeta('og:video:secure_url'), byMeta('og:video:url'), byMeta('og:video'), byMeta('twitter:player:stream'),
-  byJsonLd('contentUrl'), byJsonLd('video.contentUrl'), byAttr('video[src]', 'src'), byAttr('video source[src]', 'src'),
-  byAttr('a[href$=".mp4" i]', 'href'), byAttr('a[href$=".webm" i]', 'href'),
+  declaredMeta(['og:video:secure_url', 'og:video:url', 'og:video'], 'og:video:type'),
+  declaredMeta(['twitter:player:stream'], 'twitter:player:stream:content_type'),
+  byJsonLd('contentUrl'), byJsonLd('video.contentUrl'), declaredElements('video[src]'), declaredElements('video > source[src], video source[src]'),
+  linkTo(VIDEO_TYPES),
 ];
 
-/** Ordered rules for the audio. */
+/** Ordered rules for the audio (docs/metadata.md). */
 export const audio: Rule[] = [
-  byMeta('og:audio:secure_url'), byMeta('og:audio:url'), byMeta('og:audio'), byMeta('twitter:player:stream:audio'),
-  byJsonLd('audio.contentUrl'), byJsonLd('associatedMedia.contentUrl'), byJsonLd('contentUrl'), byAttr('audio[src]', 'src'),
-  byAttr('audio source[src]', 'src'), byAttr('a[href$=".mp3" i]', 'href'), byAttr('a[href$=".m4a" i]', 'href'),
+  declaredMeta(['og:audio:secure_url', 'og:audio:url', 'og:audio'], 'og:audio:type'),
+  declaredMeta(['twitter:player:stream'], 'twitter:player:stream:content_type'), byMeta('twitter:player:stream:audio'),
+  byJsonLd('audio.contentUrl'), byJsonLd('associatedMedia.contentUrl'), byJsonLd('contentUrl'), declaredElements('audio[src]'),
+  declaredElements('audio > source[src], audio source[src]'), linkTo(AUDIO_TYPES),
 ];
 
-const VIDEO_TYPES = new Set(['mp4', 'webm', 'mov', 'm3u8', 'ogv']);
-const AUDIO_TYPES = new Set(['mp3', 'm4a', 'ogg', 'wav', 'aac', 'flac', 'opus']);
-
-/** Accepts a video URL only when it points at a playable video file, not a player page. */
-export function toVideo(value: unknown, doc: Doc): Media | undefined {
-  const media = toMedia(value, doc);
-  return media && media.type && VIDEO_TYPES.has(media.type) ? media : undefined;
+/**
+ * A media candidate of one kind: a file of that kind by its extension, or any URL the page declares with a content
+ * type of that kind (`video/mp4`); a player page is neither.
+ */
+function ofKind(kind: 'video' | 'audio', types: ReadonlySet<string>) {
+  return (value: unknown, doc: Doc): Media | undefined => {
+    const declared = value && typeof value === 'object' && 'src' in value ? value as Declared : { src: value };
+    const media = toMedia(declared.src, doc);
+    if (!media) return undefined;
+    if (media.type && types.has(media.type)) return media;
+    const mime = declared.mime?.trim().toLowerCase();
+    if (!mime?.startsWith(`${kind}/`)) return undefined;
+    return { ...media, type: mediaType(media.url, mime) };
+  };
 }
 
-/** Accepts an audio URL only when it points at an audio file. */
-export function toAudio(value: unknown, doc: Doc): Media | undefined {
-  const media = toMedia(value, doc);
-  return media && media.type && AUDIO_TYPES.has(media.type) ? media : undefined;
-}
+/** Accepts a video: a video file, by its extension or its declared content type. */
+export const toVideo = ofKind('video', VIDEO_TYPES);
+
+/** Accepts an audio: an audio file, by its extension or its declared content type. */
+export const toAudio = ofKind('audio', AUDIO_TYPES);

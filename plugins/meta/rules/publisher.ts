@@ -1,12 +1,14 @@
-import { byJsonLd, byMeta, byAttr, clean, type Rule, type Doc } from '../helpers.ts';
+import { byJsonLd, byMeta, byAttr, byText, clean, type Rule, type Doc } from '../helpers.ts';
 
 const orgName = (v: unknown): unknown => (v && typeof v === 'object' ? (v as { name?: unknown }).name : v);
 
-/** Ordered rules for the publisher: site name and application name, structured data, then the title's suffix. */
+/** Ordered rules for the publisher (docs/metadata.md): structured data, site and application names, logos, the title's suffix. */
 export const publisher: Rule[] = [
-  byJsonLd('publisher.name'), byJsonLd('publisher', orgName), byMeta('og:site_name'), byMeta('application-name'), byMeta('apple-mobile-web-app-title'),
-  byMeta('al:android:app_name'), byMeta('al:iphone:app_name'), byMeta('twitter:app:name:iphone'), byMeta('publisher'),
-  byAttr('[class*="brand" i] img', 'alt'), byAttr('[class*="logo" i] img', 'alt'), titleSuffix,
+  byJsonLd('publisher.name'), byJsonLd('publisher', orgName), byMeta('og:site_name'), byAttr('meta[name*="application-name" i]', 'content'),
+  byAttr('meta[name*="app-title" i]', 'content'), byAttr('meta[property*="app_name" i]', 'content'), byMeta('publisher'),
+  byMeta('twitter:app:name:iphone'), byMeta('twitter:app:name:ipad'), byMeta('twitter:app:name:googleplay'),
+  byText('#logo'), byText('.logo'), byText('a[class*="brand" i]'), byAttr('[class*="logo" i] a img[alt]', 'alt'), byAttr('[class*="logo" i] img[alt]', 'alt'),
+  byAttr('[class*="brand" i] img[alt]', 'alt'), titleSuffix,
 ];
 
 function titleSuffix({ $ }: Doc): string | undefined {

@@ -1,15 +1,15 @@
-import { byAttr, byJsonLd, byMeta, byText, clean, type Rule, type Doc } from '../helpers.ts';
+import { byAttr, byJsonLd, byMeta, byText, clean, typographic, type Rule, type Doc } from '../helpers.ts';
 
-/** Ordered rules for the title: social cards, structured data, then the document's own headings. */
+/** Ordered rules for the title (docs/metadata.md): social cards, the document's title, structured data, headings. */
 export const title: Rule[] = [
-  byMeta('og:title'), byMeta('twitter:title'), byJsonLd('headline'), byText('title'),
+  byMeta('og:title'), byMeta('twitter:title'), byText('title'), byJsonLd('headline'),
   byText('.post-title'), byText('.entry-title'), byText('h1[class*="title" i] a'), byText('h1[class*="title" i]'), byText('h1'),
 ];
 
-/** Ordered rules for the description. */
+/** Ordered rules for the description (docs/metadata.md). */
 export const description: Rule[] = [
   byMeta('og:description'), byMeta('twitter:description'), byMeta('description'), byMeta('itemprop:description'),
-  byJsonLd('description'), byAttr('[itemprop="description"]', 'content'), byText('[itemprop="description"]'),
+  byJsonLd('articleBody'), byJsonLd('description'), byAttr('[itemprop="description"]', 'content'), byText('[itemprop="description"]'),
   firstParagraph,
 ];
 
@@ -21,8 +21,17 @@ function firstParagraph({ $ }: Doc): string | undefined {
   return undefined;
 }
 
-/** Accepts a title or description: trimmed text of sensible length. */
+/** Accepts a title: condensed text of sensible length, with typographic quotes. */
 export function toText(value: unknown): string | undefined {
   const text = clean(typeof value === 'number' ? String(value) : value);
-  return text && text.length <= 2000 ? text : undefined;
+  return text && text.length <= 2000 ? typographic(text) : undefined;
+}
+
+/** A dateline in capitals that opens a wire story (`WASHINGTON — `). */
+const DATELINE = /^[A-Z\s]+\s+[-—–]\s+/;
+
+/** Accepts a description: as a title, without an opening dateline, and a trailing `...` written as `…`. */
+export function toDescription(value: unknown): string | undefined {
+  const text = toText(typeof value === 'string' ? value.trim().replace(DATELINE, '') : value);
+  return text?.replace(/\s?\.\.\.?$/, '…');
 }

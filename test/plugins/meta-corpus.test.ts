@@ -1,0 +1,38 @@
+// The guard on metadata accuracy: the corpus (fixtures/corpus, real pages with the metadata metascraper's own tests
+// expect) scored with the scorer, in module mode (the extraction core on each page's HTML, no network). A change
+// that loses accuracy fails here instead of passing silently.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+/** The accuracy reached on 2026-11-23 (96.6% of all fields, 98.8% without network-dependent ones), less half a point. */
+const FLOOR = { all: 96.1, offline: 98.3 };
+
+function score(extra: string[]): Promise<{ code: number | null; accuracy: number; out: string }> {
+  const args = [path.join(ROOT, 'scripts/corpus-score.mjs'), '--cases', path.join(ROOT, 'fixtures/corpus/metascraper/dev'),
+    '--module', path.join(ROOT, 'scripts/corpus-extract.ts'), '--verbose', ...extra];
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => { out += c; });
+  child.stderr.on('data', (c: Buffer) => { out += c; });
+  return new Promise((resolve) => child.on('close', (code) => {
+    const accuracy = Number(/^accuracy: ([\d.]+)%/m.exec(out)?.[1] ?? NaN);
+    resolve({ code, accuracy, out });
+  }));
+}
+
+test(`metadata accuracy on the corpus stays at or above ${FLOOR.all}% (all fields)`, async () => {
+  const { code, accuracy, out } = await score(['--min-accuracy', String(FLOOR.all)]);
+  assert.ok(accuracy >= FLOOR.all, `accuracy ${accuracy}%:\n${out.slice(out.indexOf('failures:'))}`);
+  assert.is(code, 0);
+});
+
+test(`metadata accuracy without network-dependent fields stays at or above ${FLOOR.offline}%`, async () => {
+  const { code, accuracy, out } = await score(['--exclude-network', '--min-accuracy', String(FLOOR.offline)]);
+  assert.ok(accuracy >= FLOOR.offline, `accuracy ${accuracy}%:\n${out.slice(out.indexOf('failures:'))}`);
+  assert.is(code, 0);
+});
+
+test.run();

@@ -1,0 +1,223 @@
+// Each metadata rule and normalisation step on a minimal snippet of its own, grouped by field, in the order of
+// docs/metadata.md: a rule's behaviour is documented by its test. (No corpus page here: those are scored by
+// meta-corpus.test.ts.)
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseHtml } from '../../engine/html.ts';
+import { extractMeta } from '../../plugins/meta/index.ts';
+import { createDoc } from '../../plugins/meta/helpers.ts';
+
+const PAGE = 'https://news.example.com/2024/05/story.html';
+
+function meta(head: string, body = '', url = PAGE): Record<string, any> {
+  const html = `<!doctype html><html><head>${head}</head><body>${body}</body></html>`;
+  return extractMeta(createDoc(parseHtml(html, url), url), { audio: true, video: true });
+}
+
+const ld = (value: unknown) => `<script type="application/ld+json">${JSON.stringify(value)}</script>`;
+
+/** One field's rules: [what, head, body, expected value (or, for media, its URL)]. */
+type Row = [string, string, string, unknown];
+
+function field(name: string, rows: Row[], read: (m: Record<string, any>) => unknown = (m) => m[name]) {
+  const s = suite(name);
+  for (const [what, head, body, expected] of rows) {
+    s(`${name}: ${what}`, () => assert.equal(read(meta(head, body)), expected));
+  }
+  s.run();
+}
+
+const mediaUrl = (name: string) => (m: Record<string, any>) => m[name]?.url ?? null;
+
+field('title', [
+  ['og:title first', '<meta property="og:title" content="OG"><meta name="twitter:title" content="TW"><title>T</title>', '', 'OG'],
+  ['twitter:title', '<meta name="twitter:title" content="TW"><title>T</title>', '', 'TW'],
+  ['<title> before JSON-LD headline', `<title>T</title>${ld({ '@type': 'Article', headline: 'H' })}`, '', 'T'],
+  ['JSON-LD headline', ld({ '@type': 'Article', headline: 'H' }), '<h1>Heading</h1>', 'H'],
+  ['.post-title', '', '<div class="post-title">Post</div><h1>Heading</h1>', 'Post'],
+  ['.entry-title', '', '<div class="entry-title">Entry</div><h1>Heading</h1>', 'Entry'],
+  ['h1[class*=title] a', '', '<h1 class="page-title">x <a href="/">Linked</a></h1>', 'Linked'],
+  ['h1[class*=title]', '', '<h1 class="big-title">Titled</h1>', 'Titled'],
+  ['beyond: the first h1', '', '<h1>Heading</h1>', 'Heading'],
+  ['whitespace condensed', '<title>  A \n  title  </title>', '', 'A title'],
+  ['straight quotes made typographic', '<title>The "best" page isn\'t here</title>', '', 'The “best” page isn’t here'],
+  ['over 2,000 characters refused', `<title>${'a'.repeat(2001)}</title>`, '', null],
+]);
+
+field('description', [
+  ['og:description first', '<meta property="og:description" content="OG"><meta name="description" content="D">', '', 'OG'],
+  ['twitter:description', '<meta name="twitter:description" content="TW"><meta name="description" content="D">', '', 'TW'],
+  ['meta description', '<meta name="description" content="D">', '', 'D'],
+  ['meta itemprop=description', '<meta itemprop="description" content="IP">', '', 'IP'],
+  ['JSON-LD articleBody before description', ld({ '@type': 'Article', articleBody: 'Body', description: 'Desc' }), '', 'Body'],
+  ['JSON-LD description', ld({ '@type': 'Article', description: 'Desc' }), '', 'Desc'],
+  ['beyond: microdata itemprop=description text', '', '<div itemprop="description">Micro</div>', 'Micro'],
+  ['beyond: the first long paragraph', '', `<p>short</p><article><p>${'word '.repeat(20)}</p></article>`, 'word '.repeat(20).trim()],
+  ['a dateline removed', '<meta name="description" content="WASHINGTON — The vote passed.">', '', 'The vote passed.'],
+  ['trailing ... as an ellipsis', '<meta name="description" content="And then...">', '', 'And then…'],
+  ['quotes made typographic', '<meta name="description" content="She said \'yes\'">', '', 'She said ‘yes’'],
+]);
+
+field('author', [
+  ['JSON-LD author.name', `${ld({ '@type': 'Article', author: { '@type': 'Person', name: 'Jane Doe' } })}<meta name="author" content="Meta Name">`, '', 'Jane Doe'],
+  ['JSON-LD brand.name', ld({ '@type': 'Product', brand: { '@type': 'Brand', name: 'Acme Tools' } }), '', 'Acme Tools'],
+  ['meta author', '<meta name="author" content="Meta Name">', '', 'Meta Name'],
+  ['article:author', '<meta property="article:author" content="Art Author">', '', 'Art Author'],
+  ['article:author that is a URL refused', '<meta property="article:author" content="https://facebook.com/someone">', '', null],
+  ['beyond: book:author', '<meta property="book:author" content="Book Writer">', '', 'Book Writer'],
+  ['beyond: sailthru.author', '<meta name="sailthru.author" content="Sail Thru">', '', 'Sail Thru'],
+  ['beyond: parsely-author', '<meta name="parsely-author" content="Parse Ly">', '', 'Parse Ly'],
+  ['itemprop author > itemprop name', '', '<div itemprop="author"><span itemprop="name">Micro Data</span> extra</div>', 'Micro Data'],
+  ['itemprop*=author', '', '<span itemprop="author">Item Prop</span>', 'Item Prop'],
+  ['rel=author', '', '<a rel="author" href="/me">Rel Author</a>', 'Rel Author'],
+  ['a[class*=author], two words', '', '<a class="author-link" href="/a">Link Author</a>', 'Link Author'],
+  ['a[class*=author], one word refused', '', '<a class="author-link" href="/a">Staff</a>', null],
+  ['[class*=author] a', '', '<div class="post-author"><a href="/a">Nested Author</a></div>', 'Nested Author'],
+  ['a[href*=/author/]', '', '<a href="/author/jd">Href Author</a>', 'Href Author'],
+  ['a[class*=screenname], one word allowed', '', '<a class="screenname">handle</a>', 'handle'],
+  ['[class*=author], two words', '', '<span class="author">Span Author</span>', 'Span Author'],
+  ['[class*=byline] that is not a date', '', '<div class="byline">By Byline Writer</div>', 'Byline Writer'],
+  ['[class*=byline] that is a date refused', '', '<div class="byline">July 4, 2019</div>', null],
+  ['twitter:creator last', '<meta name="twitter:creator" content="@tweeter">', '', 'tweeter'],
+  ['a leading "By" removed', '<meta name="author" content="By Jane Doe">', '', 'Jane Doe'],
+  ['a URL refused', '<meta name="author" content="https://example.com/jane">', '', null],
+  ['over 128 characters refused', `<meta name="author" content="${'a'.repeat(129)}">`, '', null],
+  ['quotes made typographic', '<meta name="author" content="Jane &quot;JD&quot; Doe">', '', 'Jane “JD” Doe'],
+  ['beyond: several JSON-LD authors named', ld({ '@type': 'Article', author: [{ '@type': 'Person', name: 'Ann Lee' }, { '@type': 'Person', name: 'Bo Chan' }] }), '', 'Ann Lee and Bo Chan'],
+  ['beyond: three JSON-LD authors', ld({ '@type': 'Article', author: [{ name: 'Ann Lee' }, { name: 'Bo Chan' }, { name: 'Cy Dorn' }] }), '', 'Ann Lee, Bo Chan and Cy Dorn'],
+]);
+
+field('date', [
+  ['JSON-LD dateModified first', ld({ '@type': 'Article', dateModified: '2020-02-02T10:00:00Z', datePublished: '2020-01-01T10:00:00Z' }), '', '2020-02-02T10:00:00.000Z'],
+  ['*modified_time', '<meta property="article:modified_time" content="2020-03-03T00:00:00Z"><meta property="article:published_time" content="2020-01-01T00:00:00Z">', '', '2020-03-03T00:00:00.000Z'],
+  ['itemprop*=datemodified content', '', '<meta itemprop="dateModified" content="2020-04-04T00:00:00Z">', '2020-04-04T00:00:00.000Z'],
+  ['JSON-LD datePublished', ld({ '@type': 'Article', datePublished: '2019-05-05T08:00:00Z' }), '', '2019-05-05T08:00:00.000Z'],
+  ['JSON-LD dateCreated', ld({ '@type': 'CreativeWork', dateCreated: '2019-06-06' }), '', '2019-06-06T00:00:00.000Z'],
+  ['*published_time', '<meta property="article:published_time" content="2019-07-07T07:07:07Z">', '', '2019-07-07T07:07:07.000Z'],
+  ['itemprop=datepublished content', '', '<span itemprop="datePublished" content="2019-08-08">Aug</span>', '2019-08-08T00:00:00.000Z'],
+  ['itemprop=datepublished title', '', '<abbr itemprop="datePublished" title="2019-09-09">9 Sep</abbr>', '2019-09-09T00:00:00.000Z'],
+  ['[class*=publish] text', '', '<div class="published">March 3, 2018</div>', new Date(2018, 2, 3, 12).toISOString()],
+  ['meta date', '<meta name="date" content="2018-04-04">', '', '2018-04-04T00:00:00.000Z'],
+  ['itemprop*=date content', '', '<meta itemprop="uploadDate" content="2018-05-05">', '2018-05-05T00:00:00.000Z'],
+  ['itemprop*=date title', '', '<span itemprop="startDate" title="2018-06-06">June</span>', '2018-06-06T00:00:00.000Z'],
+  ['time[itemprop*=date] datetime', '', '<time itemprop="dateline" datetime="2018-07-07">x</time>', '2018-07-07T00:00:00.000Z'],
+  ['time[datetime]', '', '<time datetime="2018-08-08T08:08:08Z">then</time>', '2018-08-08T08:08:08.000Z'],
+  ['[class*=byline] text', '', '<p class="byline">Sept 9, 2017</p>', new Date(2017, 8, 9, 12).toISOString()],
+  ['[id*=date] text', '', '<p id="post-date">October 10, 2017</p>', new Date(2017, 9, 10, 12).toISOString()],
+  ['[class*=date] text', '', '<p class="entry-date">November 11, 2017</p>', new Date(2017, 10, 11, 12).toISOString()],
+  ['[class*=time] text', '', '<p class="timestamp">December 12, 2016</p>', new Date(2016, 11, 12, 12).toISOString()],
+  ['beyond: JSON-LD uploadDate', ld({ '@type': 'VideoObject', uploadDate: '2021-01-21T10:00:00Z' }), '', '2021-01-21T10:00:00.000Z'],
+  ['beyond: Dublin Core dc.date', '<meta name="DC.date" content="2015-05-15">', '', '2015-05-15T00:00:00.000Z'],
+  ['beyond: parsely-pub-date', '<meta name="parsely-pub-date" content="2015-06-16T00:00:00Z">', '', '2015-06-16T00:00:00.000Z'],
+  ['its time zone kept', '<meta property="article:published_time" content="2017-07-14T20:28:07+02:00">', '', '2017-07-14T18:28:07.000Z'],
+  ['epoch seconds', '<meta name="date" content="1500000000">', '', '2017-07-14T02:40:00.000Z'],
+  ['epoch milliseconds', '<meta name="date" content="1500000000000">', '', '2017-07-14T02:40:00.000Z'],
+  ['a bare year refused', '<meta name="date" content="2016">', '', null],
+  ['relative text refused', '', '<p class="date">3 hours ago</p>', null],
+  ['before 1990 refused', '<meta name="date" content="1970-01-01">', '', null],
+], (m) => m.date);
+
+field('image', [
+  ['og:image:secure_url first', '<meta property="og:image:secure_url" content="https://cdn.example.com/s.jpg"><meta property="og:image" content="/o.jpg">', '', 'https://cdn.example.com/s.jpg'],
+  ['og:image:url', '<meta property="og:image:url" content="/u.jpg"><meta property="og:image" content="/o.jpg">', '', 'https://news.example.com/u.jpg'],
+  ['og:image, resolved against the page', '<meta property="og:image" content="o.jpg">', '', 'https://news.example.com/2024/05/o.jpg'],
+  ['twitter:image:src', '<meta name="twitter:image:src" content="/ts.jpg"><meta name="twitter:image" content="/t.jpg">', '', 'https://news.example.com/ts.jpg'],
+  ['twitter:image', '<meta name="twitter:image" content="/t.jpg">', '', 'https://news.example.com/t.jpg'],
+  ['meta itemprop=image', '<meta itemprop="image" content="/ip.jpg">', '', 'https://news.example.com/ip.jpg'],
+  ['JSON-LD image list, first url', ld({ '@type': 'Article', image: [{ '@type': 'ImageObject', url: '/l0.jpg' }, { url: '/l1.jpg' }] }), '', 'https://news.example.com/l0.jpg'],
+  ['JSON-LD image.url', ld({ '@type': 'Article', image: { '@type': 'ImageObject', url: '/obj.jpg' } }), '', 'https://news.example.com/obj.jpg'],
+  ['JSON-LD image as text', ld({ '@type': 'Article', image: '/plain.jpg' }), '', 'https://news.example.com/plain.jpg'],
+  ['a video\'s poster', '', '<video src="/v.mp4" poster="/poster.jpg"></video><img src="/other.jpg">', 'https://news.example.com/poster.jpg'],
+  ['beyond: JSON-LD thumbnailUrl', ld({ '@type': 'VideoObject', thumbnailUrl: '/thumb.jpg' }), '', 'https://news.example.com/thumb.jpg'],
+  ['beyond: link rel=image_src', '<link rel="image_src" href="/isrc.jpg">', '', 'https://news.example.com/isrc.jpg'],
+  ['article img', '', '<img src="/nav.png"><article><img src="/in-article.jpg"></article>', 'https://news.example.com/in-article.jpg'],
+  ['#content img', '', '<img src="/nav.png"><div id="content"><img src="/in-content.jpg"></div>', 'https://news.example.com/in-content.jpg'],
+  ['img[alt*=author]', '', '<img src="/nav.png" aria-hidden="true"><img alt="The author" src="/face.jpg">', 'https://news.example.com/face.jpg'],
+  ['any img not aria-hidden', '', '<img src="/hidden.png" aria-hidden="true"><img src="/shown.png">', 'https://news.example.com/shown.png'],
+  ['not an img inside noscript', '', '<noscript><img src="https://tracker.example.com/tr?id=1"></noscript><img src="/shown.png">', 'https://news.example.com/shown.png'],
+  ['a video file is not an image', '<meta property="og:image" content="/clip.mp4">', '', null],
+  ['a data URI refused', '<meta property="og:image" content="data:image/png;base64,iVBORw0KGgo=">', '', null],
+  ['a placeholder refused', '<meta property="og:image" content="/img/spacer.gif">', '', null],
+], mediaUrl('image'));
+
+field('logo', [
+  ['og:logo first', '<meta property="og:logo" content="/og-logo.png"><link rel="icon" href="/i.png">', '', 'https://news.example.com/og-logo.png'],
+  ['meta itemprop=logo', '<meta itemprop="logo" content="/ip-logo.png">', '', 'https://news.example.com/ip-logo.png'],
+  ['img itemprop=logo', '', '<img itemprop="logo" src="/img-logo.png">', 'https://news.example.com/img-logo.png'],
+  ['[itemprop=logo] img', '', '<span itemprop="logo"><img src="/nested-logo.png"></span>', 'https://news.example.com/nested-logo.png'],
+  ['JSON-LD square logo before icons', `${ld({ '@type': 'Organization', logo: { '@type': 'ImageObject', url: '/sq.png', width: 200, height: 200 } })}<link rel="icon" href="/i.png">`, '', 'https://news.example.com/sq.png'],
+  ['JSON-LD brand.logo, square', ld({ '@type': 'Product', brand: { '@type': 'Brand', logo: { url: '/brand.png', width: 90, height: 90 } } }), '', 'https://news.example.com/brand.png'],
+  ['JSON-LD publisher.logo, square', ld({ '@type': 'Article', publisher: { '@type': 'Organization', logo: { url: '/pub.png', width: 60, height: 60 } } }), '', 'https://news.example.com/pub.png'],
+  ['a wide JSON-LD logo waits behind the icons', `${ld({ '@type': 'Organization', logo: { url: '/wide.png', width: 600, height: 60 } })}<link rel="icon" href="/i.png">`, '', 'https://news.example.com/i.png'],
+  ['the best icon: square, then size', '<link rel="icon" href="/16.png" sizes="16x16"><link rel="apple-touch-icon" href="/180.png" sizes="180x180">', '', 'https://news.example.com/180.png'],
+  ['beyond: a wide JSON-LD logo as the last resort', ld({ '@type': 'Organization', logo: { url: '/wide.png', width: 600, height: 60 } }), '', 'https://news.example.com/wide.png'],
+], mediaUrl('logo'));
+
+field('publisher', [
+  ['JSON-LD publisher.name first', `${ld({ '@type': 'Article', publisher: { '@type': 'Organization', name: 'LD Pub' } })}<meta property="og:site_name" content="Site">`, '', 'LD Pub'],
+  ['og:site_name', '<meta property="og:site_name" content="Site Name">', '', 'Site Name'],
+  ['meta name*=application-name', '<meta name="msapplication-name" content="App Name">', '', 'App Name'],
+  ['meta name*=app-title', '<meta name="apple-mobile-web-app-title" content="App Title">', '', 'App Title'],
+  ['meta property*=app_name', '<meta property="al:android:app_name" content="Android App">', '', 'Android App'],
+  ['meta publisher', '<meta name="publisher" content="Meta Pub">', '', 'Meta Pub'],
+  ['twitter:app:name:iphone', '<meta name="twitter:app:name:iphone" content="iPhone App">', '', 'iPhone App'],
+  ['twitter:app:name:ipad', '<meta name="twitter:app:name:ipad" content="iPad App">', '', 'iPad App'],
+  ['twitter:app:name:googleplay', '<meta name="twitter:app:name:googleplay" content="Play App">', '', 'Play App'],
+  ['#logo text', '', '<div id="logo">Logo Text</div>', 'Logo Text'],
+  ['.logo text', '', '<a class="logo">Class Brand</a>', 'Class Brand'],
+  ['a[class*=brand] text', '', '<a class="navbar-brand" href="/">Brand Link</a>', 'Brand Link'],
+  ['[class*=logo] a img alt', '', '<div class="site-logo"><a href="/"><img src="/l.png" alt="Alt Pub"></a></div>', 'Alt Pub'],
+  ['[class*=logo] img alt, " logo" dropped', '', '<div class="header-logo-box"><img src="/l.png" alt="Acme logo"></div>', 'Acme'],
+  ['the title\'s last part', '<title>Story of the day | The Daily</title>', '', 'The Daily'],
+  ['the title\'s last of several parts', '<title>Story - Section - Daily Paper</title>', '', 'Daily Paper'],
+  ['a URL refused', '<meta property="og:site_name" content="https://example.com">', '', null],
+]);
+
+field('lang', [
+  ['og:locale first', '<meta property="og:locale" content="fr_FR">', '', 'fr'],
+  ['meta itemprop=inLanguage', '<meta itemprop="inLanguage" content="de-DE">', '', 'de'],
+  ['beyond: JSON-LD inLanguage', ld({ '@type': 'Article', inLanguage: 'it' }), '', 'it'],
+  ['beyond: content-language', '<meta http-equiv="content-language" content="nl">', '', 'nl'],
+  ['a three-letter ISO 639-3 code', '<meta property="og:locale" content="spa">', '', 'es'],
+  ['an unknown two-letter code refused', '<meta property="og:locale" content="xx">', '', null],
+]);
+
+{
+  const s = suite('lang: html lang');
+  s('lang: html lang attribute', () => {
+    const url = PAGE;
+    const m = extractMeta(createDoc(parseHtml('<html lang="en-GB"><head></head><body></body></html>', url), url));
+    assert.is(m.lang, 'en');
+  });
+  s.run();
+}
+
+field('url', [
+  ['og:url first', '<meta property="og:url" content="https://news.example.com/og"><link rel="canonical" href="/canon">', '', 'https://news.example.com/og'],
+  ['twitter:url', '<meta name="twitter:url" content="/tw">', '', 'https://news.example.com/tw'],
+  ['link rel=canonical, resolved', '<link rel="canonical" href="/canon">', '', 'https://news.example.com/canon'],
+  ['alternate x-default', '<link rel="alternate" hreflang="x-default" href="/default">', '', 'https://news.example.com/default'],
+  ['the page\'s address', '', '', PAGE],
+  ['javascript: refused', '<meta property="og:url" content="javascript:alert(1)">', '', PAGE],
+]);
+
+field('video', [
+  ['og:video:secure_url', '<meta property="og:video:secure_url" content="https://cdn.example.com/v.mp4">', '', 'https://cdn.example.com/v.mp4'],
+  ['og:video by its og:video:type', '<meta property="og:video" content="/stream?id=4"><meta property="og:video:type" content="video/mp4">', '', 'https://news.example.com/stream?id=4'],
+  ['og:video, a player page refused', '<meta property="og:video" content="https://player.example.com/embed/4">', '', null],
+  ['twitter:player:stream by content type', '<meta name="twitter:player:stream" content="/s?v=1"><meta name="twitter:player:stream:content_type" content="video/webm">', '', 'https://news.example.com/s?v=1'],
+  ['JSON-LD contentUrl', ld({ '@type': 'VideoObject', contentUrl: '/ld.mp4' }), '', 'https://news.example.com/ld.mp4'],
+  ['video src', '', '<video src="/tag.webm"></video>', 'https://news.example.com/tag.webm'],
+  ['video > source by its type', '', '<video><source src="/get?f=1" type="video/mp4"></video>', 'https://news.example.com/get?f=1'],
+  ['beyond: a link to a video file', '', '<a href="/file.mp4">download</a>', 'https://news.example.com/file.mp4'],
+], mediaUrl('video'));
+
+field('audio', [
+  ['og:audio', '<meta property="og:audio" content="/a.mp3">', '', 'https://news.example.com/a.mp3'],
+  ['og:audio by its og:audio:type', '<meta property="og:audio" content="/listen?id=2"><meta property="og:audio:type" content="audio/mpeg">', '', 'https://news.example.com/listen?id=2'],
+  ['twitter:player:stream by content type', '<meta name="twitter:player:stream" content="/s?a=1"><meta name="twitter:player:stream:content_type" content="audio/ogg">', '', 'https://news.example.com/s?a=1'],
+  ['JSON-LD contentUrl', ld({ '@type': 'AudioObject', contentUrl: '/ld.m4a' }), '', 'https://news.example.com/ld.m4a'],
+  ['audio src', '', '<audio src="/tag.ogg"></audio>', 'https://news.example.com/tag.ogg'],
+  ['audio > source by its type', '', '<audio><source src="/get?f=2" type="audio/mpeg"></audio>', 'https://news.example.com/get?f=2'],
+  ['any link to an audio file', '', '<a href="/ep.flac">episode</a>', 'https://news.example.com/ep.flac'],
+], mediaUrl('audio'));
