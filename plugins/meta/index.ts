@@ -2,7 +2,7 @@ import { definePlugin, options } from '../../engine/index.ts';
 import { absoluteUrl, createDoc, firstOf, type Doc } from './helpers.ts';
 import { title, description, toText, toDescription } from './rules/text.ts';
 import { author, toAuthor } from './rules/author.ts';
-import { date, toDate } from './rules/date.ts';
+import { pageDate } from './rules/date.ts';
 import { publisher, toPublisher } from './rules/publisher.ts';
 import { lang, toLang } from './rules/lang.ts';
 import { image, video, audio, toImage, toVideo, toAudio, mediaType, type Media } from './rules/media.ts';
@@ -20,7 +20,7 @@ export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean; 
     title: firstOf(doc, title, toText) ?? null,
     publisher: firstOf(doc, publisher, toPublisher) ?? null,
     image: media ? firstOf(doc, image, toImage) ?? null : null,
-    date: firstOf(doc, date, toDate) ?? null,
+    date: pageDate(doc) ?? null,
     url,
     description: firstOf(doc, description, toDescription) ?? null,
     logo: media ? firstOf(doc, logo, toImage) ?? null : null,

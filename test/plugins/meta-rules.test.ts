@@ -109,6 +109,8 @@ field('date', [
   ['beyond: JSON-LD uploadDate', ld({ '@type': 'VideoObject', uploadDate: '2021-01-21T10:00:00Z' }), '', '2021-01-21T10:00:00.000Z'],
   ['beyond: Dublin Core dc.date', '<meta name="DC.date" content="2015-05-15">', '', '2015-05-15T00:00:00.000Z'],
   ['beyond: parsely-pub-date', '<meta name="parsely-pub-date" content="2015-06-16T00:00:00Z">', '', '2015-06-16T00:00:00.000Z'],
+  ['beyond: a date without its zone gives way to the JSON-LD one of the same day', `<meta property="article:modified_time" content="2017-07-14">${ld({ '@type': 'NewsArticle', datePublished: '2017-07-14T20:28:07+02:00' })}`, '', '2017-07-14T18:28:07.000Z'],
+  ['a date without a zone stays when JSON-LD names another day', `<meta property="article:modified_time" content="2017-07-20">${ld({ '@type': 'NewsArticle', datePublished: '2017-07-14T20:28:07+02:00' })}`, '', '2017-07-20T00:00:00.000Z'],
   ['its time zone kept', '<meta property="article:published_time" content="2017-07-14T20:28:07+02:00">', '', '2017-07-14T18:28:07.000Z'],
   ['epoch seconds', '<meta name="date" content="1500000000">', '', '2017-07-14T02:40:00.000Z'],
   ['epoch milliseconds', '<meta name="date" content="1500000000000">', '', '2017-07-14T02:40:00.000Z'],

@@ -1,16 +1,16 @@
 import * as chrono from 'chrono-node';
-import { byAttr, byJsonLd, byMeta, byMetaLike, byText, clean, type Rule } from '../helpers.ts';
+import { byAttr, byJsonLd, byMeta, byMetaLike, byText, clean, type Doc, type Rule } from '../helpers.ts';
 
-/** Ordered rules for the publication date. */
+/** Ordered rules for the date (docs/metadata.md): metascraper's "modified", then "published", then generic rules. */
 export const date: Rule[] = [
-  byJsonLd('dateModified'), byJsonLd('datePublished'), byJsonLd('dateCreated'), byJsonLd('uploadDate'),
-  byMetaLike('updated_time'), byMetaLike('modified_time'), byMetaLike('published_time'), byMetaLike('release_date'),
-  byMeta('date'), byAttr('[itemprop*="datemodified" i]', 'content'), byAttr('[itemprop="datepublished" i]', 'content'), byAttr('[itemprop*="datepublished" i]', 'title'),
-  byAttr('[itemprop*="date" i]', 'content'), byAttr('[itemprop*="date" i]', 'title'), byAttr('time[itemprop*="date" i]', 'datetime'), byAttr('time[datetime]', 'datetime'),
-  byMeta('dc.date'), byMeta('dc.date.issued'), byMeta('dc.date.created'), byMeta('dcterms.date'), byMeta('dcterms.created'),
+  byJsonLd('dateModified'), byMetaLike('modified_time'), byMetaLike('updated_time'), byAttr('[itemprop*="datemodified" i]', 'content'),
+  byJsonLd('datePublished'), byJsonLd('dateCreated'), byJsonLd('uploadDate'), byMetaLike('published_time'), byMetaLike('release_date'),
+  byAttr('[itemprop="datepublished" i]', 'content'), byAttr('[itemprop*="datepublished" i]', 'title'), byText('[class*="publish" i]'),
+  byMeta('date'), byMeta('dc.date'), byMeta('dc.date.issued'), byMeta('dc.date.created'), byMeta('dcterms.date'), byMeta('dcterms.created'),
   byMeta('pubdate'), byMeta('publishdate'), byMeta('publish-date'), byMeta('sailthru.date'), byMeta('parsely-pub-date'),
+  byAttr('[itemprop*="date" i]', 'content'), byAttr('[itemprop*="date" i]', 'title'), byAttr('time[itemprop*="date" i]', 'datetime'), byAttr('time[datetime]', 'datetime'),
   byText('[class*="byline" i] time'), byText('[class*="byline" i]'), byText('[class*="dateline" i]'), byText('[id*="date" i]'), byText('[class*="date" i]'),
-  byText('[id*="publish" i]'), byText('[class*="publish" i]'), byText('[class*="post-meta" i]'), byText('[class*="time" i]'),
+  byText('[id*="publish" i]'), byText('[class*="post-meta" i]'), byText('[class*="time" i]'),
 ];
 
 const ISO_DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -49,4 +49,30 @@ export function toDate(value: unknown): string | undefined {
   const year = new Date(ms).getUTCFullYear();
   if (year < 1990 || year > new Date().getUTCFullYear() + 1) return undefined;
   return new Date(ms).toISOString();
+}
+
+/** A written date that states its time zone (`Z`, `+02:00`, `-0500`). */
+const ZONED = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?([zZ]|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * The page's date: the first rule's, except that a date written without its time zone (`2017-07-14`, or
+ * `2017-07-14T20:28:07` read as UTC) gives way to a structured date of the same day that states its zone (JSON-LD
+ * `datePublished: 2017-07-14T20:28:07+02:00`), the more precise statement of the same moment.
+ */
+export function pageDate(doc: Doc): string | undefined {
+  for (const rule of date) {
+    let raw: unknown;
+    try { raw = rule(doc); } catch { continue; }
+    const found = toDate(raw);
+    if (!found) continue;
+    if (typeof raw === 'string' && !ZONED.test(raw.trim())) {
+      for (const key of ['dateModified', 'datePublished', 'dateCreated', 'uploadDate']) {
+        const zoned = byJsonLd(key)(doc);
+        const precise = typeof zoned === 'string' && ZONED.test(zoned.trim()) ? toDate(zoned) : undefined;
+        if (precise && Math.abs(Date.parse(precise) - Date.parse(found)) < 86_400_000) return precise;
+      }
+    }
+    return found;
+  }
+  return undefined;
 }
