@@ -1,4 +1,5 @@
-import type { Context, Media } from '../../engine/index.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Context, Media, ProbeOutcome } from '../../engine/index.ts';
 import { candidatesOf, type Doc, type Rule } from './helpers.ts';
 import { rankIcons } from './rules/brand.ts';
 import { toImage } from './rules/media.ts';
@@ -14,7 +15,7 @@ function tooSmall(media: Media): boolean {
  * sensible size. A candidate the network cannot tell about is kept as declared; one an HTTP answer rules out
  * (404, an HTML page, a 1x1 pixel) gives way to the next.
  */
-async function settle(candidates: Iterable<Media>, ctx: Context, kind: 'image' | 'video' | 'audio'): Promise<Media | null> {
+async function settle(candidates: Iterable<Media>, ctx: Prober, kind: 'image' | 'video' | 'audio'): Promise<Media | null> {
   // The first candidate is right on most pages, so it is probed alone, and the later rules (some walk the whole
   // document) run only when it is ruled out; then the next ones are probed at once and the first acceptable in
   // rule order wins (two probe latencies at worst, never a sum).
@@ -26,7 +27,7 @@ async function settle(candidates: Iterable<Media>, ctx: Context, kind: 'image' |
   return pick(next, next.map((c) => ctx.probe(c.url)), kind);
 }
 
-async function pick(candidates: readonly Media[], outcomes: readonly ReturnType<Context['probe']>[], kind: 'image' | 'video' | 'audio'): Promise<Media | null> {
+async function pick(candidates: readonly Media[], outcomes: readonly ReturnType<Prober['probe']>[], kind: 'image' | 'video' | 'audio'): Promise<Media | null> {
   for (const [i, candidate] of candidates.entries()) {
     const outcome = await outcomes[i]!;
     if (outcome.status === 'unknown') return candidate;
@@ -52,8 +53,30 @@ function* logoCandidates(doc: Doc, rules: readonly Rule[]): Generator<Media> {
   for (const href of rankIcons(doc).slice(1)) yield { url: href };
 }
 
-/** Settles the media fields of a page with probed facts; the favicon is the logo's last resort. */
+/** Time kept for the rest of the answer when probes are cut short. */
+const ANSWER_RESERVE_MS = 250;
+
+/** What settling media needs of the request: its probe (bounded by the step's time) and its options. */
+type Prober = Pick<Context, 'probe' | 'options'>;
+
+/**
+ * Settles the media fields of a page with probed facts; the favicon is the logo's last resort. Probes end with the
+ * step's time: one still running then knows nothing, and its candidate is kept as the page declares it (a hanging
+ * image host never turns the whole answer into a time-out).
+ */
 export async function completeMedia(doc: Doc, ctx: Context, rules: Record<'image' | 'logo' | 'video' | 'audio', readonly Rule[]>, normalizers: Record<'video' | 'audio', (v: unknown, d: Doc) => Media | undefined>): Promise<Record<'image' | 'logo' | 'video' | 'audio', Media | null>> {
+  const done = new AbortController();
+  const outOfTime = delay(Math.max(0, ctx.timeLeft() - ANSWER_RESERVE_MS), { status: 'unknown', reason: 'no time left to probe' } as ProbeOutcome, { signal: done.signal, ref: false })
+    .catch(() => new Promise<never>(() => {}));
+  const probe = (url: string) => Promise.race([ctx.probe(url), outOfTime]);
+  try {
+    return await settleAll(doc, { probe, options: ctx.options }, rules, normalizers);
+  } finally {
+    done.abort();
+  }
+}
+
+async function settleAll(doc: Doc, ctx: Prober, rules: Record<'image' | 'logo' | 'video' | 'audio', readonly Rule[]>, normalizers: Record<'video' | 'audio', (v: unknown, d: Doc) => Media | undefined>): Promise<Record<'image' | 'logo' | 'video' | 'audio', Media | null>> {
   const logo = async () => {
     const found = await settle(logoCandidates(doc, rules.logo), ctx, 'image');
     if (found) return found;

@@ -19,7 +19,7 @@ function joinNames(names: string[]): string {
 function jsonLdAuthors({ jsonld }: Doc): string | undefined {
   for (const obj of jsonld) {
     const list = Array.isArray(obj.author) ? obj.author : [obj.author];
-    const names = [...new Set(list.map(personName).map((n) => clean(n)).filter((n): n is string => !!n && !URLISH.test(n)))];
+    const names = [...new Set(list.map((a) => toAuthor(personName(a))).filter((n): n is string => !!n))];
     if (names.length) return joinNames(names);
   }
   return undefined;
