@@ -32,7 +32,7 @@ export function createLogger(level: (typeof LEVELS)[number], fd = 2): Logger {
   // batches of 4 kB and at least every second: a write per request cost a third of the cache HIT throughput.
   const log = pino(options, pino.destination({ dest: fd, sync: true }));
   const accessStream = pino.destination({ dest: fd, sync: false, minLength: 4096 });
-  const accessLog = pino(options, accessStream);
+  const accessOn = LEVELS.indexOf(options.level as (typeof LEVELS)[number]) <= LEVELS.indexOf('info');
   const flusher = setInterval(() => accessStream.flush(), 1000);
   flusher.unref();
   const emit = (lvl: 'debug' | 'info' | 'warn' | 'error') => (msg: string, extra?: unknown) => {
@@ -41,7 +41,13 @@ export function createLogger(level: (typeof LEVELS)[number], fd = 2): Logger {
   };
   return {
     debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'),
-    access: (fields) => accessLog.info(fields, 'request'),
+    // The line pino would write, made by one JSON.stringify (pino's own serialization of it cost ~15% of the
+    // cache HIT throughput): level and time first, the fields, the message.
+    access: (fields) => {
+      if (!accessOn) return;
+      const body = JSON.stringify(fields);
+      accessStream.write(`{"level":"info","time":${Date.now()},${body.length > 2 ? `${body.slice(1, -1)},` : ''}"msg":"request"}\n`);
+    },
     flush: () => { try { accessStream.flushSync(); } catch { /* not ready yet, or closed */ } },
   };
 }
