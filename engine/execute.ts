@@ -29,15 +29,17 @@ function rendersFirst(plan: Plan, services: Services): boolean {
  * rendered (within the prerender budget, falling back to the fetched HTML when rendering fails).
  */
 export async function executePlan(plan: Plan, services: Services, lease: Lease, trace: Trace): Promise<Extraction> {
-  const signal = AbortSignal.timeout(plan.options.timeout);
+  // The deadline runs from the request's arrival (the trace's start): time spent waiting for a slot counts.
+  const left = Math.max(0, Math.round(plan.options.timeout - (performance.now() - trace.started)));
+  const signal = AbortSignal.timeout(left);
   // Whatever a step, a wait or the browser does, the answer comes at the deadline (ETIMEOUT); the work left
   // behind is cut by the same signal (its page is closed, never reused).
-  return untilAborted(() => runPlan(plan, services, lease, trace, signal), signal);
+  return untilAborted(() => runPlan(plan, services, lease, trace, signal, left), signal);
 }
 
-async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trace, signal: AbortSignal): Promise<Extraction> {
+async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trace, signal: AbortSignal, left: number): Promise<Extraction> {
   if (plan.needs === 'browser') {
-    const out = await renderPlan(plan, services, lease, signal, plan.options.timeout, trace);
+    const out = await renderPlan(plan, services, lease, signal, left, trace);
     return { ...out, fetchMode: 'prerender', prerenderReason: 'an output needs the browser' };
   }
   let response: FetchResult | undefined;
@@ -58,7 +60,7 @@ async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trac
     if (!verdict.browser) return fromFetch(plan, services, response, signal, trace, reason, document);
   }
   try {
-    const budget = Math.min(services.prerenderBudgetMs, plan.options.timeout);
+    const budget = Math.min(services.prerenderBudgetMs, left);
     const out = await renderPlan(plan, services, lease, AbortSignal.any([signal, AbortSignal.timeout(budget + 2000)]), budget, trace);
     return { ...out, fetchMode: 'prerender', prerenderReason: reason };
   } catch (err) {

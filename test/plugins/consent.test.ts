@@ -5,6 +5,7 @@
 // filters already block them, and no banner shows at all.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { EventEmitter, once } from 'node:events';
 import sharp from 'sharp';
 import { chromium } from 'playwright-core';
 import { createAdblock } from '../../engine/browser/adblock.ts';
@@ -21,7 +22,7 @@ const BANNER = [208, 2, 27];
 
 test.before(async () => {
   fx = await serveFixtures({
-    '/consent-choice': (_, res) => { res.writeHead(204); res.end(); },
+    '/consent-choice': (_, res) => { res.writeHead(204); res.end(); recorded.emit('choice'); },
   });
   app = await startRefract();
 });
@@ -32,6 +33,15 @@ test.after(async () => {
 });
 
 const choices = (cmp: string) => fx.hits.filter((h) => h.startsWith(`/consent-choice?cmp=${cmp}&`)).map((h) => new URL(h, fx.url).searchParams.get('choice'));
+/** Each choice the fixture server records (the page's report of it may reach this process after the API's answer). */
+const recorded = new EventEmitter();
+
+/** The choices recorded for a CMP once there are at least `count` (woken by each record; at most 5 s). */
+async function choicesOnce(cmp: string, count: number): Promise<(string | null)[]> {
+  const limit = AbortSignal.timeout(5000);
+  while (choices(cmp).length < count && !limit.aborted) await once(recorded, 'choice', { signal: limit }).catch(() => undefined);
+  return choices(cmp);
+}
 
 /** Whether the bottom rows of the capture show the red banner. */
 async function bannerShown(url: string): Promise<boolean> {
@@ -46,7 +56,7 @@ for (const cmp of CMPS) {
     const page = q(`${fx.url}/sites/consent/${cmp}.html`);
     const on = await call(app.freeUrl, `url=${page}&screenshot&meta=false&force`);
     assert.is(on.status, 200, JSON.stringify(on.body).slice(0, 300));
-    assert.equal(choices(cmp), ['reject'], `${cmp} recorded one opt-out and no consent`);
+    assert.equal(await choicesOnce(cmp, 1), ['reject'], `${cmp} recorded one opt-out and no consent`);
     assert.not.ok(await bannerShown(on.body.data.screenshot.url), 'the banner is gone from the capture');
     const timing = on.headers.get('server-timing') ?? '';
     assert.match(timing, /(^|, )consent;dur=/, 'the wait for the banner is reported');
