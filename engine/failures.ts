@@ -50,7 +50,7 @@ export function fromNavigation(err: unknown, budgetMs: number): unknown {
   const message = (err as Error)?.message ?? '';
   if ((err as Error)?.name === 'TimeoutError') return new RefractError('EBRWSRTIMEOUT', `The browser did not finish loading the page within ${budgetMs} ms`, { cause: err });
   if (/ERR_TOO_MANY_REDIRECTS/.test(message)) return new RefractError('EMAXREDIRECTS', 'The target redirected too many times', { cause: err });
-  // The document itself was blocked without a reason of the guard's (see navigationRefusal): an ad filter or
+  // The document itself was blocked without a reason of the guard's (see `refusals` in browser/page.ts): an ad filter or
   // another scheme than HTTP(S) on a redirect.
   if (/ERR_BLOCKED_BY_CLIENT/.test(message)) return new RefractError('EFORBIDDENURL', 'The target redirected to an address or scheme that is not fetched (private, loopback or reserved, or not HTTP)', { cause: err });
   // The network refused the page (connection refused or reset, no such host, a TLS failure...): as the fetch says it.

@@ -32,7 +32,7 @@ export function createLogger(level: (typeof LEVELS)[number], fd = 2): Logger {
   // batches of 4 kB and at least every second: a write per request cost a third of the cache HIT throughput.
   const log = pino(options, pino.destination({ dest: fd, sync: true }));
   const accessStream = pino.destination({ dest: fd, sync: false, minLength: 4096 });
-  const accessOn = LEVELS.indexOf(options.level as (typeof LEVELS)[number]) <= LEVELS.indexOf('info');
+  const accessOn = log.isLevelEnabled('info');
   const flusher = setInterval(() => accessStream.flush(), 1000);
   flusher.unref();
   const emit = (lvl: 'debug' | 'info' | 'warn' | 'error') => (msg: string, extra?: unknown) => {

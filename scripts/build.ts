@@ -9,7 +9,7 @@ const dist = path.join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
-// Read by the server next to its code: the error reference (served at /errors) and the web pages.
+// Read by the server next to its code: the error reference (served at /docs/errors) and the web pages.
 cpSync(path.join(root, 'docs'), path.join(dist, 'docs'), { recursive: true });
 cpSync(path.join(root, 'server/web'), path.join(dist, 'server/web'), { recursive: true });
 chmodSync(path.join(dist, 'bin/refract.js'), 0o755);

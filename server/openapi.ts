@@ -102,8 +102,8 @@ function flatten(name: string, node: Schema, defs: Record<string, Schema>, out: 
     const key = node.$ref.replace('#/$defs/', '');
     if (seen.has(key)) return;
     seen = new Set([...seen, key]);
-    node = { ...defs[key], ...node, $ref: undefined };
-    delete node.$ref;
+    const { $ref: _ref, ...own } = node;
+    node = { ...defs[key], ...own };
   }
   const alternatives = node.anyOf ?? [node];
   const objects = alternatives.filter(isObjectNode);
@@ -132,9 +132,8 @@ function flattened(name: string, schema: Schema): { name: string; schema: Schema
 }
 
 function parameter(name: string, schema: Schema, description: string, extra: Partial<QueryParameter> = {}): QueryParameter {
-  const { $defs: _defs, ...clean } = schema;
-  const param: QueryParameter = { name, in: 'query', description, schema: clean, ...extra };
-  const types = [clean.type, ...(clean.anyOf ?? []).map((a) => a.type)];
+  const param: QueryParameter = { name, in: 'query', description, schema, ...extra };
+  const types = [schema.type, ...(schema.anyOf ?? []).map((a) => a.type)];
   // A bare name is `true`: `?url=…&screenshot`.
   if (types.includes('boolean')) param.allowEmptyValue = true;
   if (types.includes('array')) param.explode = true;

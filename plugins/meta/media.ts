@@ -15,7 +15,7 @@ function tooSmall(media: Media): boolean {
  * sensible size. A candidate the network cannot tell about is kept as declared; one an HTTP answer rules out
  * (404, an HTML page, a 1x1 pixel) gives way to the next.
  */
-async function settle(candidates: Iterable<Media>, ctx: Prober, kind: 'image' | 'video' | 'audio'): Promise<Media | null> {
+async function settle(candidates: Iterable<Media>, ctx: Probing, kind: 'image' | 'video' | 'audio'): Promise<Media | null> {
   // The first candidate is right on most pages, so it is probed alone, and the later rules (some walk the whole
   // document) run only when it is ruled out; then the next ones are probed at once and the first acceptable in
   // rule order wins (two probe latencies at worst, never a sum).
@@ -27,7 +27,7 @@ async function settle(candidates: Iterable<Media>, ctx: Prober, kind: 'image' | 
   return pick(next, next.map((c) => ctx.probe(c.url)), kind);
 }
 
-async function pick(candidates: readonly Media[], outcomes: readonly ReturnType<Prober['probe']>[], kind: 'image' | 'video' | 'audio'): Promise<Media | null> {
+async function pick(candidates: readonly Media[], outcomes: readonly ReturnType<Probing['probe']>[], kind: 'image' | 'video' | 'audio'): Promise<Media | null> {
   for (const [i, candidate] of candidates.entries()) {
     const outcome = await outcomes[i]!;
     if (outcome.status === 'unknown') return candidate;
@@ -57,7 +57,7 @@ function* logoCandidates(doc: Doc, rules: readonly Rule[]): Generator<Media> {
 const ANSWER_RESERVE_MS = 250;
 
 /** What settling media needs of the request: its probe (bounded by the step's time) and its options. */
-type Prober = Pick<Context, 'probe' | 'options'>;
+type Probing = Pick<Context, 'probe' | 'options'>;
 
 /**
  * Settles the media fields of a page with probed facts; the favicon is the logo's last resort. Probes end with the
@@ -76,7 +76,7 @@ export async function completeMedia(doc: Doc, ctx: Context, rules: Record<'image
   }
 }
 
-async function settleAll(doc: Doc, ctx: Prober, rules: Record<'image' | 'logo' | 'video' | 'audio', readonly Rule[]>, normalizers: Record<'video' | 'audio', (v: unknown, d: Doc) => Media | undefined>): Promise<Record<'image' | 'logo' | 'video' | 'audio', Media | null>> {
+async function settleAll(doc: Doc, ctx: Probing, rules: Record<'image' | 'logo' | 'video' | 'audio', readonly Rule[]>, normalizers: Record<'video' | 'audio', (v: unknown, d: Doc) => Media | undefined>): Promise<Record<'image' | 'logo' | 'video' | 'audio', Media | null>> {
   const logo = async () => {
     const found = await settle(logoCandidates(doc, rules.logo), ctx, 'image');
     if (found) return found;

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { CODES } from '../../engine/errors.ts';
 import { coreSchema, TEST_HOOK_PARAMS } from '../../engine/options.ts';
 import { parseQuery } from '../../engine/params.ts';
 import type { Plan } from '../../engine/plan.ts';
@@ -44,7 +45,7 @@ test('/openapi.json is valid OpenAPI 3.1 with both endpoints, the key scheme, JS
   const pro = await (await fetch(`${app.proUrl}/openapi.json`)).json();
   assert.equal(pro, doc, 'the same description on the pro endpoint');
   const text = JSON.stringify(doc);
-  for (const code of Object.keys((await import('../../engine/errors.ts')).CODES)) assert.ok(text.includes(`"${code}"`), code);
+  for (const code of Object.keys(CODES)) assert.ok(text.includes(`"${code}"`), code);
   assert.ok(text.includes('"x-api-key"'));
   for (const header of ['x-cache-status', 'x-fetch-mode', 'x-pricing-plan', 'x-rate-limit-remaining']) assert.ok(text.includes(`"${header}"`), header);
 });

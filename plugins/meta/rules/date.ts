@@ -53,6 +53,8 @@ export function toDate(value: unknown): string | undefined {
 
 /** A written date that states its time zone (`Z`, `+02:00`, `-0500`). */
 const ZONED = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?([zZ]|[+-]\d{2}:?\d{2})$/;
+/** Where structured data states a page's dates. */
+const STRUCTURED = ['dateModified', 'datePublished', 'dateCreated', 'uploadDate'].map((key) => byJsonLd(key));
 
 /**
  * The page's date: the first rule's, except that a date written without its time zone (`2017-07-14`, or
@@ -66,8 +68,8 @@ export function pageDate(doc: Doc): string | undefined {
     const found = toDate(raw);
     if (!found) continue;
     if (typeof raw === 'string' && !ZONED.test(raw.trim())) {
-      for (const key of ['dateModified', 'datePublished', 'dateCreated', 'uploadDate']) {
-        const zoned = byJsonLd(key)(doc);
+      for (const rule of STRUCTURED) {
+        const zoned = rule(doc);
         const precise = typeof zoned === 'string' && ZONED.test(zoned.trim()) ? toDate(zoned) : undefined;
         if (precise && Math.abs(Date.parse(precise) - Date.parse(found)) < 86_400_000) return precise;
       }

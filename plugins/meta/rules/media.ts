@@ -16,8 +16,9 @@ export function toMedia(value: unknown, doc: Doc): Media | undefined {
   return type ? { url, type } : { url };
 }
 
-const VIDEO_TYPES = new Set(['mp4', 'webm', 'mov', 'm3u8', 'ogv', 'm4v', 'mkv', 'avi', 'mpeg', 'mpg', '3gp', 'flv']);
-const AUDIO_TYPES = new Set(['mp3', 'm4a', 'ogg', 'oga', 'wav', 'aac', 'flac', 'opus', 'weba', 'mid', 'midi', 'aiff']);
+/** The video and audio file types `mediaType` answers (its extension table maps m4v to mp4, oga to ogg...). */
+const VIDEO_TYPES = new Set(['mp4', 'webm', 'mov', 'm3u8', 'ogv']);
+const AUDIO_TYPES = new Set(['mp3', 'm4a', 'ogg', 'wav', 'aac', 'flac', 'opus']);
 
 /** Accepts an image (or logo): a Media URL that is not the URL of a video or audio file. */
 export function toImage(value: unknown, doc: Doc): Media | undefined {
@@ -88,7 +89,7 @@ function linkTo(types: ReadonlySet<string>): Rule {
 export const video: Rule[] = [
   declaredMeta(['og:video:secure_url', 'og:video:url', 'og:video'], 'og:video:type'),
   declaredMeta(['twitter:player:stream'], 'twitter:player:stream:content_type'),
-  byJsonLd('contentUrl'), byJsonLd('video.contentUrl'), declaredElements('video[src]'), declaredElements('video > source[src], video source[src]'),
+  byJsonLd('contentUrl'), byJsonLd('video.contentUrl'), declaredElements('video[src]'), declaredElements('video source[src]'),
   linkTo(VIDEO_TYPES),
 ];
 
@@ -97,7 +98,7 @@ export const audio: Rule[] = [
   declaredMeta(['og:audio:secure_url', 'og:audio:url', 'og:audio'], 'og:audio:type'),
   declaredMeta(['twitter:player:stream'], 'twitter:player:stream:content_type'), byMeta('twitter:player:stream:audio'),
   byJsonLd('audio.contentUrl'), byJsonLd('associatedMedia.contentUrl'), byJsonLd('contentUrl'), declaredElements('audio[src]'),
-  declaredElements('audio > source[src], audio source[src]'), linkTo(AUDIO_TYPES),
+  declaredElements('audio source[src]'), linkTo(AUDIO_TYPES),
 ];
 
 /**
