@@ -1,0 +1,58 @@
+// createEngine as a library caller uses it: the built-in plugins by default, `builtins: false` or a list of one's
+// choosing instead, one's own plugins added after them; a plugin module that does not load names the fix.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createEngine, loadConfig, loadPlugins, isRefractError, type Engine } from '../../engine/index.ts';
+import { defaultPlugins } from '../../plugins/index.ts';
+import wordCount from '../../fixtures/plugins/word-count/index.ts';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+
+let fx: Fixture;
+const config = () => loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-create-')) });
+
+test.before(async () => { fx = await serveFixtures(); });
+test.after(async () => { await fx.close(); });
+
+async function using<T>(engine: Engine, fn: (e: Engine) => Promise<T>): Promise<T> {
+  try { return await fn(engine); } finally { await engine.close(); }
+}
+
+test('the built-in plugins by default, yours after them', async () => {
+  await using(await createEngine({ config: config(), plugins: [wordCount] }), async (engine) => {
+    assert.equal(engine.registry.plugins.map((p) => p.name), [...defaultPlugins.map((p) => p.name), 'wordCount']);
+    const { data } = await engine.extract(`${fx.url}/sites/article/index.html`, 'wordCount.selector=h1');
+    assert.is(data.title, 'The man who built a & firm in his basement');
+    assert.equal(data.wordCount, { selector: 'h1', words: 6 });
+  });
+});
+
+test('builtins: false leaves only yours; a list takes those built-ins alone', async () => {
+  await using(await createEngine({ config: config(), builtins: false, plugins: [wordCount] }), async (engine) => {
+    assert.equal(engine.registry.plugins.map((p) => p.name), ['wordCount']);
+    const { data } = await engine.extract(`${fx.url}/sites/article/index.html`, 'wordCount');
+    assert.is(data.title, undefined, 'no metadata without the meta plugin');
+    assert.is((data.wordCount as { words: number }).words > 6, true);
+  });
+  const meta = defaultPlugins.find((p) => p.name === 'meta')!;
+  await using(await createEngine({ config: config(), builtins: [meta] }), async (engine) => {
+    assert.equal(engine.registry.plugins.map((p) => p.name), ['meta']);
+  });
+});
+
+test('a plugin module that is not an ES module fails with EPLUGIN and says what to change', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-cjs-plugin-'));
+  writeFileSync(path.join(dir, 'package.json'), '{"name":"cjs-plugin","type":"commonjs"}');
+  writeFileSync(path.join(dir, 'index.js'), "import { definePlugin } from 'refract';\nexport default definePlugin({});\n");
+  const err = await loadPlugins([path.join(dir, 'index.js')]).then(() => undefined, (e: unknown) => e);
+  assert.ok(isRefractError(err), String(err));
+  assert.is((err as { code: string }).code, 'EPLUGIN');
+  assert.match((err as Error).message, /"type": "module"/);
+  const missing = await loadPlugins(['./no-such-plugin.js'], dir).then(() => undefined, (e: unknown) => e);
+  assert.is((missing as { code: string }).code, 'EPLUGIN');
+  assert.match((missing as Error).message, /resolved from the working directory/);
+});
+
+test.run();
