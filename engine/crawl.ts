@@ -1,4 +1,5 @@
 import { BasicCrawler } from '@crawlee/basic';
+import { withDeadline } from './deadline.ts';
 import { Configuration, Log, LogLevel, Request, RequestQueue, constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
 import { MemoryStorage } from '@crawlee/memory-storage';
 import { load } from 'cheerio';
@@ -74,7 +75,7 @@ export function pageKey(url: string): string {
 
 /** Reads a sitemap (or a sitemap index, one level deep) through the SSRF guard. */
 async function sitemapUrls(engine: Engine, url: string, depth = 0): Promise<string[]> {
-  const res = await engine.get(url, { signal: AbortSignal.timeout(engine.config.timeoutMs), maxBytes: engine.config.maxBodyBytes });
+  const res = await withDeadline(engine.config.timeoutMs, [], (signal) => engine.get(url, { signal, maxBytes: engine.config.maxBodyBytes }));
   if (res.statusCode >= 400) throw new RefractError('EINVALURL', `The sitemap ${url} answered ${res.statusCode}`);
   const $ = load(res.body.toString('utf8'), { xml: true });
   const locs = (sel: string) => $(sel).toArray().map((el) => $(el).text().trim()).filter(Boolean);
@@ -90,7 +91,7 @@ function robotsCheck(engine: Engine) {
     const origin = new URL(url).origin;
     let rules = cache.get(origin);
     if (!rules) {
-      rules = engine.get(`${origin}/robots.txt`, { signal: AbortSignal.timeout(10_000), maxBytes: 512 * 1024 })
+      rules = withDeadline(10_000, [], (signal) => engine.get(`${origin}/robots.txt`, { signal, maxBytes: 512 * 1024 }))
         .then((res) => (res.statusCode < 400 ? robotsParser(`${origin}/robots.txt`, res.body.toString('utf8')) : undefined), () => undefined);
       cache.set(origin, rules);
     }

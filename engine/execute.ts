@@ -9,6 +9,7 @@ import { refuseChallenge } from './fetch/antibot.ts';
 import { needsBrowser } from './fetch/prerender.ts';
 import { renderPlan } from './browser/render.ts';
 import { answer, untilAborted } from './steps.ts';
+import { withDeadline } from './deadline.ts';
 import type { Extraction, Services } from './extraction.ts';
 import type { Trace } from './timing.ts';
 
@@ -31,10 +32,9 @@ function rendersFirst(plan: Plan, services: Services): boolean {
 export async function executePlan(plan: Plan, services: Services, lease: Lease, trace: Trace): Promise<Extraction> {
   // The deadline runs from the request's arrival (the trace's start): time spent waiting for a slot counts.
   const left = Math.max(0, Math.round(plan.options.timeout - (performance.now() - trace.started)));
-  const signal = AbortSignal.timeout(left);
   // Whatever a step, a wait or the browser does, the answer comes at the deadline (ETIMEOUT); the work left
   // behind is cut by the same signal (its page is closed, never reused).
-  return untilAborted(() => runPlan(plan, services, lease, trace, signal, left), signal);
+  return withDeadline(left, [], (signal) => untilAborted(() => runPlan(plan, services, lease, trace, signal, left), signal));
 }
 
 async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trace, signal: AbortSignal, left: number): Promise<Extraction> {
@@ -61,7 +61,7 @@ async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trac
   }
   try {
     const budget = Math.min(services.prerenderBudgetMs, left);
-    const out = await renderPlan(plan, services, lease, AbortSignal.any([signal, AbortSignal.timeout(budget + 2000)]), budget, trace);
+    const out = await withDeadline(budget + 2000, [signal], (bounded) => renderPlan(plan, services, lease, bounded, budget, trace));
     return { ...out, fetchMode: 'prerender', prerenderReason: reason };
   } catch (err) {
     // A coded failure other than a deadline (a forbidden URL, a challenge) is the answer; only rendering trouble falls back.

@@ -6,6 +6,7 @@ import type { CheerioAPI } from 'cheerio';
 import type { FetchResult } from './fetch/http.ts';
 import { contextFor, linksOf, type LivePage } from './context.ts';
 import type { Trace } from './timing.ts';
+import { deadline } from './deadline.ts';
 
 /** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
 const STEP_RESERVE_MS = 1000;
@@ -30,8 +31,7 @@ function stepFailure(step: string, reason: 'threw' | 'timeout' | 'not-json', det
 }
 
 /** The context one step sees: its own deadline signal and clock, its settings and its state. */
-function stepContext(ctx: Context, plugin: Plugin, services: Services, cutoff: number): Context {
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(Math.max(1, Math.floor(cutoff - performance.now())))]);
+function stepContext(ctx: Context, plugin: Plugin, services: Services, cutoff: number, signal: AbortSignal): Context {
   const runtime = services.runtimes.get(plugin.name);
   return Object.create(ctx, {
     signal: { value: signal },
@@ -51,7 +51,8 @@ function place(data: Record<string, unknown>, plugin: Plugin, result: unknown): 
 /** Runs one step; a contained failure is a warning (and a null output), a coded error fails the request. */
 async function runStep(step: Step, plugin: Plugin, ctx: Context, services: Services, cutoff: number, warnings: Warning[]): Promise<void> {
   if (ctx.signal.aborted) throw timeoutError();
-  const stepCtx = stepContext(ctx, plugin, services, cutoff);
+  const bound = deadline(Math.max(1, Math.floor(cutoff - performance.now())), ctx.signal);
+  const stepCtx = stepContext(ctx, plugin, services, cutoff, bound.signal);
   const contained = (reason: 'threw' | 'timeout' | 'not-json', detail = '') => {
     warnings.push(stepFailure(step.name, reason, detail));
     // A merged output (metadata, rules) adds no key of its own; any other output is there, as null.
@@ -72,6 +73,8 @@ async function runStep(step: Step, plugin: Plugin, ctx: Context, services: Servi
     if (isRefractError(err)) throw err;
     services.logger.error(`plugin ${step.name} failed`, err);
     contained('threw', (err as Error)?.message ?? String(err));
+  } finally {
+    bound.dispose();
   }
 }
 

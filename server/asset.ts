@@ -1,3 +1,4 @@
+import { withDeadline } from '../engine/deadline.ts';
 import { fetchTarget } from '../engine/fetch/http.ts';
 import type { Engine } from '../engine/index.ts';
 import { RefractError } from '../engine/index.ts';
@@ -11,7 +12,7 @@ export async function fetchAsset(url: string, engine: Engine): Promise<{ content
     if (!asset) throw new RefractError('EFATAL', `The asset ${name} is missing from the store`);
     return { contentType: asset.contentType, body: asset.bytes };
   }
-  const res = await fetchTarget(url, { guard: engine.guard, signal: AbortSignal.timeout(engine.config.timeoutMs), maxBytes: engine.config.maxBodyBytes, full: true });
+  const res = await withDeadline(engine.config.timeoutMs, [], (signal) => fetchTarget(url, { guard: engine.guard, signal, maxBytes: engine.config.maxBodyBytes, full: true }));
   if (res.statusCode >= 400) throw new RefractError('EFATALCLIENT', `The embedded asset ${url} answered ${res.statusCode}`);
   return { contentType: res.contentType || 'application/octet-stream', body: res.body };
 }

@@ -8,6 +8,7 @@ import type { FetchResult } from './http.ts';
 import { lightGet, type LightAgents } from './light.ts';
 import type { Guard } from './guard.ts';
 import { mediaType, prettyDuration, withSize, type Media } from '../media.ts';
+import { withDeadline } from '../deadline.ts';
 
 const run = promisify(execFile);
 const HEAD_BYTES = 256 * 1024;
@@ -103,8 +104,9 @@ export function createProber(opts: ProbeOptions): Prober {
     let outcome = seen.get(url);
     if (!outcome) {
       // A slow media host must not hold the answer: past its budget a probe knows nothing and the URL is kept.
-      const signal = opts.timeoutMs ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]) : opts.signal;
-      outcome = probeMedia(url, { ...opts, signal });
+      outcome = opts.timeoutMs
+        ? withDeadline(opts.timeoutMs, [opts.signal], (signal) => probeMedia(url, { ...opts, signal }))
+        : probeMedia(url, opts);
       seen.set(url, outcome);
     }
     return outcome;
