@@ -1,0 +1,155 @@
+// The soak shared by `npm run bench soak` and the reliability suite: mixed requests at a fixed concurrency against
+// the real server process, the resident memory of the server and of its Chromium processes every 250 requests,
+// then a SIGTERM after which no Chromium process may be left.
+import path from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { serveFixtures } from './serve.ts';
+import { startChild, type Child } from './child.ts';
+import { descendantsRss } from '../../engine/browser/memory.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Memory at one mark, in bytes. */
+export interface SoakMark {
+  at: number;
+  serverRss: number;
+  chromiumRss: number;
+  /** With `inspect`: the server's V8 heap in use and its RSS, both after a full garbage collection. */
+  heapUsedAfterGc?: number;
+  serverRssAfterGc?: number;
+}
+
+/** What a soak saw. */
+export interface SoakResult {
+  marks: SoakMark[];
+  failed: number;
+  /** The first failures (status or error), for the report. */
+  failures: string[];
+  seconds: number;
+  /** After the last request, before SIGTERM: as `/metrics` tells. */
+  browserPages: number;
+  contexts: number;
+  browsers: number;
+  chromiumProcesses: number;
+  exitCode: number | null;
+  /** Chromium processes of the server still alive 5 s after it exited. */
+  chromiumLeft: number;
+}
+
+const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+
+/** Every process: pid, parent and command name (from /proc). */
+function processes(): { pid: number; ppid: number; comm: string }[] {
+  return readdirSync('/proc').filter((e) => /^\d+$/.test(e)).flatMap((e) => {
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      return [{ pid: Number(e), ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) }];
+    } catch { return []; }
+  });
+}
+
+/** The Chromium processes descended from `root`. */
+function chromiumUnder(root: number): number[] {
+  const all = processes();
+  const parent = new Map(all.map((p) => [p.pid, p.ppid]));
+  return all.filter((p) => /chrom/i.test(p.comm) && (() => {
+    for (let at = parent.get(p.pid), depth = 0; at && depth < 8; at = parent.get(at), depth++) if (at === root) return true;
+    return false;
+  })()).map((p) => p.pid);
+}
+
+/** A DevTools session on the server process (started with --inspect): full collections and heap figures. */
+async function inspector(child: Child): Promise<{ heapAfterGc(): Promise<number>; close(): void }> {
+  const ws = new WebSocket(/Debugger listening on (ws:\/\/\S+)/.exec(child.log())![1]!);
+  await new Promise((resolve, reject) => { ws.addEventListener('open', resolve); ws.addEventListener('error', reject); });
+  let seq = 0;
+  const pending = new Map<number, (result: Record<string, number>) => void>();
+  ws.addEventListener('message', (e) => {
+    const m = JSON.parse(String(e.data)) as { id?: number; result?: Record<string, number> };
+    if (m.id !== undefined) { pending.get(m.id)?.(m.result ?? {}); pending.delete(m.id); }
+  });
+  const call = (method: string) => new Promise<Record<string, number>>((resolve) => { const id = ++seq; pending.set(id, resolve); ws.send(JSON.stringify({ id, method })); });
+  return {
+    async heapAfterGc() {
+      await call('HeapProfiler.collectGarbage');
+      return (await call('Runtime.getHeapUsage')).usedSize!;
+    },
+    close: () => ws.close(),
+  };
+}
+
+/**
+ * Runs `total` requests at `concurrency`: one in eight a screenshot, one in eight a cache HIT, one in sixteen a
+ * PDF, one in sixteen prerendered metadata, the rest metadata MISSes. With `inspect` the server runs under the
+ * inspector and each mark also reads its heap after a full collection (which the plain RSS figures then reflect).
+ */
+export async function soak(opts: { total: number; concurrency: number; inspect?: boolean }): Promise<SoakResult> {
+  const fx = await serveFixtures();
+  const app = await startChild(ROOT, {
+    PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '100000000',
+    REFRACT_LOG_LEVEL: 'info', REFRACT_ASSETS_DIR: path.join(ROOT, '.assets-soak'),
+    ...(opts.inspect ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
+  }, { keepLog: opts.inspect });
+  const devtools = opts.inspect ? await inspector(app) : undefined;
+  try {
+    const page = (i: number) => encodeURIComponent(`${fx.url}/sites/article/index.html?soak=${i}`);
+    const query = (i: number) => {
+      if (i % 8 === 0) return `url=${page(i)}&screenshot&meta=false`;
+      if (i % 8 === 1) return `url=${page(0)}`;
+      if (i % 16 === 2) return `url=${page(i)}&pdf&meta=false`;
+      if (i % 16 === 3) return `url=${page(i)}&prerender=true`;
+      return `url=${page(i)}&prerender=false`;
+    };
+    let next = 0;
+    const failures: string[] = [];
+    let failed = 0;
+    const marks: SoakMark[] = [];
+    const started = performance.now();
+    // The requests run in stretches of 250, each mark read between them (nothing in flight while it is read).
+    for (let at = 250; at <= opts.total; at += 250) {
+      const worker = async () => {
+        while (next < at) {
+          const i = next++;
+          const res = await fetch(`${app.url}/?${query(i)}`).catch((err: Error) => err);
+          if (res instanceof Error || res.status !== 200) {
+            failed++;
+            if (failures.length < 5) failures.push(`${query(i)}: ${res instanceof Error ? res.message : `${res.status} ${await res.text()}`}`);
+          } else await res.arrayBuffer();
+        }
+      };
+      await Promise.all(Array.from({ length: opts.concurrency }, worker));
+      const mark: SoakMark = { at, serverRss: rssOf(app.pid), chromiumRss: await descendantsRss(app.pid) };
+      if (devtools) {
+        mark.heapUsedAfterGc = await devtools.heapAfterGc();
+        mark.serverRssAfterGc = rssOf(app.pid);
+      }
+      marks.push(mark);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1] ?? NaN);
+    const chromium = chromiumUnder(app.pid);
+    devtools?.close();
+    await app.stop();
+    // Browsers end after the server does (their children a moment later): looked for again for up to 5 s.
+    const left = () => { const alive = new Set(processes().filter((p) => /chrom/i.test(p.comm)).map((p) => p.pid)); return chromium.filter((pid) => alive.has(pid)).length; };
+    for (const until = Date.now() + 5000; left() > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+    return {
+      marks, failed, failures, seconds,
+      browserPages: gauge('refract_browser_pages'), contexts: gauge('refract_browser_contexts'), browsers: gauge('refract_browsers'),
+      chromiumProcesses: chromium.length, exitCode: await app.exited, chromiumLeft: left(),
+    };
+  } finally {
+    devtools?.close();
+    await app.stop();
+    await fx.close();
+  }
+}
+
+/** Growth between the first and the last mark, in percent. */
+export function growth(marks: readonly SoakMark[], of: (m: SoakMark) => number): number {
+  const first = of(marks[0]!);
+  return ((of(marks.at(-1)!) - first) / first) * 100;
+}
+
+export const mb = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MB`;
