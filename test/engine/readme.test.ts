@@ -9,6 +9,7 @@ import { ENV_DOCS } from '../../engine/config.ts';
 import { coreSchema, TEST_HOOK_PARAMS } from '../../engine/options.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 import { jsonSchemaOf } from '../../server/openapi.ts';
+import { ALLOCATOR_ENV } from '../util/child.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -58,6 +59,15 @@ test('every setting the code reads is documented', () => {
   const undocumented = [...read].filter((name) => !Object.hasOwn(ENV_DOCS, name));
   assert.equal(undocumented, []);
   assert.ok(read.has('CHROME_PATH') && read.has('REFRACT_TRUST_PROXY'));
+});
+
+test('npm start gives the server the allocator settings the tests start it with, and the deployment guide names them', () => {
+  const start = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const guide = readFileSync(path.join(ROOT, 'docs/deployment.md'), 'utf8');
+  for (const [name, value] of Object.entries(ALLOCATOR_ENV)) {
+    assert.ok(start.includes(`${name}=\${${name}:-${value}}`), `npm start sets ${name} (unless set)`);
+    assert.ok(guide.includes(`${name}=${value}`), `the deployment guide names ${name}=${value}`);
+  }
 });
 
 test.run();

@@ -14,10 +14,13 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts the real server's process (server/main.ts), without waiting for anything. */
+/** The allocator settings `npm start` gives the server (package.json; docs/deployment.md says why). */
+export const ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };
+
+/** Starts the real server's process (server/main.ts) as `npm start` does, without waiting for anything. */
 export function spawnServer(root: string, env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', path.join(root, 'server/main.ts')], {
-    env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...ALLOCATOR_ENV, ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
   });
 }
 

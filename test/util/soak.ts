@@ -4,7 +4,8 @@
 import path from 'node:path';
 import { readdirSync, readFileSync } from 'node:fs';
 import { serveFixtures } from './serve.ts';
-import { startChild, type Child } from './child.ts';
+import { startChild } from './child.ts';
+import { inspector } from './inspector.ts';
 import { descendantsRss } from '../../engine/browser/memory.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -56,26 +57,6 @@ function chromiumUnder(root: number): number[] {
     for (let at = parent.get(p.pid), depth = 0; at && depth < 8; at = parent.get(at), depth++) if (at === root) return true;
     return false;
   })()).map((p) => p.pid);
-}
-
-/** A DevTools session on the server process (started with --inspect): full collections and heap figures. */
-async function inspector(child: Child): Promise<{ heapAfterGc(): Promise<number>; close(): void }> {
-  const ws = new WebSocket(/Debugger listening on (ws:\/\/\S+)/.exec(child.log())![1]!);
-  await new Promise((resolve, reject) => { ws.addEventListener('open', resolve); ws.addEventListener('error', reject); });
-  let seq = 0;
-  const pending = new Map<number, (result: Record<string, number>) => void>();
-  ws.addEventListener('message', (e) => {
-    const m = JSON.parse(String(e.data)) as { id?: number; result?: Record<string, number> };
-    if (m.id !== undefined) { pending.get(m.id)?.(m.result ?? {}); pending.delete(m.id); }
-  });
-  const call = (method: string) => new Promise<Record<string, number>>((resolve) => { const id = ++seq; pending.set(id, resolve); ws.send(JSON.stringify({ id, method })); });
-  return {
-    async heapAfterGc() {
-      await call('HeapProfiler.collectGarbage');
-      return (await call('Runtime.getHeapUsage')).usedSize!;
-    },
-    close: () => ws.close(),
-  };
 }
 
 /**
