@@ -28,12 +28,19 @@ export function createLogger(level: (typeof LEVELS)[number], fd = 2): Logger {
     timestamp: pino.stdTimeFunctions.epochTime,
     formatters: { level: (label: string) => ({ level: label }) },
   };
-  // Events are written at once (a crash must not swallow them); access lines, one per request, are written in
-  // batches of 4 kB and at least every second: a write per request cost a third of the cache HIT throughput.
+  // Events are written at once (a crash must not swallow them); access lines, one per request, are gathered here
+  // and written in batches of 8 kB and at least every second: a write per request cost a third of the cache HIT
+  // throughput, and handing each line to the stream (which measures and queues it) another 6%.
   const log = pino(options, pino.destination({ dest: fd, sync: true }));
-  const accessStream = pino.destination({ dest: fd, sync: false, minLength: 4096 });
+  const accessStream = pino.destination({ dest: fd, sync: false });
   const accessOn = log.isLevelEnabled('info');
-  const flusher = setInterval(() => accessStream.flush(), 1000);
+  let lines = '';
+  const writeLines = () => {
+    if (!lines) return;
+    accessStream.write(lines);
+    lines = '';
+  };
+  const flusher = setInterval(writeLines, 1000);
   flusher.unref();
   const emit = (lvl: 'debug' | 'info' | 'warn' | 'error') => (msg: string, extra?: unknown) => {
     if (extra === undefined) log[lvl](msg);
@@ -46,8 +53,12 @@ export function createLogger(level: (typeof LEVELS)[number], fd = 2): Logger {
     access: (fields) => {
       if (!accessOn) return;
       const body = JSON.stringify(fields);
-      accessStream.write(`{"level":"info","time":${Date.now()},${body.length > 2 ? `${body.slice(1, -1)},` : ''}"msg":"request"}\n`);
+      lines += `{"level":"info","time":${Date.now()},${body.length > 2 ? `${body.slice(1, -1)},` : ''}"msg":"request"}\n`;
+      if (lines.length >= 8192) writeLines();
     },
-    flush: () => { try { accessStream.flushSync(); } catch { /* not ready yet, or closed */ } },
+    flush: () => {
+      writeLines();
+      try { accessStream.flushSync(); } catch { /* not ready yet, or closed */ }
+    },
   };
 }

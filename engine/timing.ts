@@ -35,5 +35,19 @@ export function startTrace(started = performance.now()): Trace {
 
 /** A Server-Timing header value: `name;dur=1.23` per phase; names are made tokens (RFC 9110 tchar). */
 export function serverTiming(phases: readonly Phase[]): string {
-  return phases.map((p) => `${p.name.replace(/[^!#$%&'*+\-.^_`|~0-9A-Za-z]/g, '_')};dur=${p.ms.toFixed(2)}`).join(', ');
+  let out = '';
+  for (const p of phases) out += `${out ? ', ' : ''}${tokenOf(p.name)};dur=${p.ms.toFixed(2)}`;
+  return out;
+}
+
+/** Phase names made tokens, remembered (a few names: the core's phases and one per step). */
+const tokens = new Map<string, string>();
+
+function tokenOf(name: string): string {
+  let token = tokens.get(name);
+  if (token === undefined) {
+    token = name.replace(/[^!#$%&'*+\-.^_`|~0-9A-Za-z]/g, '_');
+    if (tokens.size < 1000) tokens.set(name, token);
+  }
+  return token;
 }

@@ -40,14 +40,17 @@ export interface App {
 /** Compressed forms of bodies that are sent again (a cache HIT answers the same Buffer each time). */
 const compressed = new WeakMap<Buffer, Map<string, Buffer>>();
 
-async function compress(res: HandlerResponse, acceptEncoding: string): Promise<HandlerResponse> {
-  const body = typeof res.body === 'string' ? Buffer.from(res.body) : res.body;
-  const type = res.headers['content-type'] ?? '';
-  if (!acceptEncoding || body.length < MIN_COMPRESS || !COMPRESSIBLE.test(type)) return { ...res, body };
-  // q-values count (`br;q=0, gzip` is gzip); on a tie the server's order (brotli first) decides.
+/** The encoding to answer with (q-values count: `br;q=0, gzip` is gzip; on a tie brotli first), none for identity. */
+function encodingOf(res: HandlerResponse, acceptEncoding: string): 'br' | 'gzip' | undefined {
+  if (!acceptEncoding || Buffer.byteLength(res.body) < MIN_COMPRESS || !COMPRESSIBLE.test(res.headers['content-type'] ?? '')) return undefined;
   const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as { encoding(available: string[], opts: { preferred: string[] }): string | undefined };
   const encoding = negotiator.encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip', 'identity'] });
-  if (encoding !== 'br' && encoding !== 'gzip') return { ...res, body };
+  return encoding === 'br' || encoding === 'gzip' ? encoding : undefined;
+}
+
+/** The response with its body compressed as `encoding` says (a body sent again is compressed once). */
+async function compress(res: HandlerResponse, encoding: 'br' | 'gzip'): Promise<HandlerResponse> {
+  const body = typeof res.body === 'string' ? Buffer.from(res.body) : res.body;
   const kept = compressed.get(body);
   let out = kept?.get(encoding);
   if (!out) {
@@ -174,20 +177,30 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       inflight++;
       try {
         const url = req.url ?? '/';
-        const path = url.split('?')[0]!;
+        const query = url.indexOf('?');
+        const path = query < 0 ? url : url.slice(0, query);
         const ip = clientIp(req, trust);
-        let out = await serveOwn(req, path)
+        // The API itself (the path every request of a client takes) is not looked for among the server's own pages.
+        let out = (path === '/' ? undefined : await serveOwn(req, path))
           ?? (!handlers[i] ? starting() : await handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip }));
         const phases = out.phases ?? [];
-        const compressing = performance.now();
-        out = await compress(out, String(req.headers['accept-encoding'] ?? ''));
-        if (out.headers['content-encoding']) phases.push({ name: 'compress', ms: performance.now() - compressing });
+        const encoding = encodingOf(out, String(req.headers['accept-encoding'] ?? ''));
+        if (encoding) {
+          const compressing = performance.now();
+          out = await compress(out, encoding);
+          phases.push({ name: 'compress', ms: performance.now() - compressing });
+        }
         const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
         // Every answer says where its time went (cache, queue, fetch, page, navigate, each step...), and in all.
         const ms = performance.now() - started;
-        const timing = serverTiming([...phases, { name: 'total', ms }]);
+        phases.push({ name: 'total', ms });
+        // The handlers' headers are made for this answer; the server's own pages may share theirs between answers.
+        const headers = out.facts ? out.headers : { ...out.headers };
+        headers['server-timing'] = serverTiming(phases);
+        headers['content-length'] = String(body.length);
         // While draining, each answer closes its connection: the client reconnects to another instance.
-        res.writeHead(out.status, { ...out.headers, 'server-timing': timing, 'content-length': String(body.length), ...(draining ? { connection: 'close' } : {}) });
+        if (draining) headers.connection = 'close';
+        res.writeHead(out.status, headers);
         res.end(req.method === 'HEAD' ? undefined : body);
         if (out.facts && engine) {
           const f = out.facts;

@@ -49,6 +49,15 @@ function targetOf(url: string): string | undefined {
   try { const u = new URL(url); return `${u.origin}${u.pathname}`; } catch { return undefined; }
 }
 
+const described = new WeakMap<Plan, { output: string; target: string | undefined }>();
+
+/** What the access log and metrics say of a plan: worked out once per kept plan (a cache HIT parses no URL). */
+function describe(plan: Plan): { output: string; target: string | undefined } {
+  let out = described.get(plan);
+  if (!out) described.set(plan, out = { output: outputOf(plan), target: targetOf(plan.url) });
+  return out;
+}
+
 /** What a handler serves with: the engine (which owns the cache), the quotas, keys, the endpoint's tier, and the clock. */
 export interface HandlerDeps { engine: Engine; quota: Quota; tier: Tier; keys: KeyRing; docsUrl: string; clock: Clock }
 
@@ -81,14 +90,17 @@ function cacheHeaders(entry: CacheEntry, status: string, now: number): Record<st
   };
 }
 
-/** Who is calling: an IP on the free endpoint, a valid key on pro (the key itself is never logged or echoed). */
-async function callerOf(req: HandlerRequest, deps: HandlerDeps): Promise<{ id: string; policy: QuotaPolicy }> {
+/** Who is calling on the free endpoint: its IP (a key is refused there). */
+function freeCallerOf(req: HandlerRequest, deps: HandlerDeps): { id: string; policy: QuotaPolicy } {
+  if (header(req, 'x-api-key') !== undefined) throw new RefractError('EPRO', 'Do not send `x-api-key` to the free endpoint; use the pro endpoint');
+  const config = deps.engine.config;
+  return { id: `ip:${req.ip}`, policy: { limit: config.freeQuota, window: config.freeQuotaWindowSecs * 1000 } };
+}
+
+/** Who is calling on the pro endpoint: a valid key (the key itself is never logged or echoed). */
+async function proCallerOf(req: HandlerRequest, deps: HandlerDeps): Promise<{ id: string; policy: QuotaPolicy }> {
   const key = header(req, 'x-api-key');
   const config = deps.engine.config;
-  if (deps.tier === 'free') {
-    if (key !== undefined) throw new RefractError('EPRO', 'Do not send `x-api-key` to the free endpoint; use the pro endpoint');
-    return { id: `ip:${req.ip}`, policy: { limit: config.freeQuota, window: config.freeQuotaWindowSecs * 1000 } };
-  }
   const owner: KeyOwner | undefined = key ? await deps.keys.check(key) : undefined;
   if (!owner) throw new RefractError('EAUTH', 'A valid `x-api-key` header is required on the pro endpoint');
   return { id: owner.id, policy: { limit: owner.quota ?? config.proQuota, window: 'month' } };
@@ -226,10 +238,9 @@ export function createHandler(deps: HandlerDeps) {
       const kept = custom ? undefined : plans.get(req.url);
       const target = kept ? undefined : new URL(req.url, BASE);
       if (target && target.pathname !== '/') throw new RefractError('ENOTFOUND', `No such path ${target.pathname}; the API answers on /`);
-      ({ id: caller, policy } = await callerOf(req, deps));
+      ({ id: caller, policy } = deps.tier === 'free' ? freeCallerOf(req, deps) : await proCallerOf(req, deps));
       const plan = kept ?? build(req, target!, custom);
-      facts.output = outputOf(plan);
-      facts.target = targetOf(plan.url);
+      ({ output: facts.output, target: facts.target } = describe(plan));
       if (plan.unknownParams.length) base['x-refract-unknown-params'] = unknownHeader(plan.unknownParams);
       // Work is charged (and may be refused) only on a MISS or BYPASS; cache hits cost nothing.
       const admit = async () => {
