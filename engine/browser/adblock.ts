@@ -18,47 +18,93 @@ const CONFIG = JSON.stringify({ enabled: true, autoAction: 'optOut', disabledCmp
 /** The global (set by the init script, read-only) holding the main frame's generic rules as JSON text. */
 const GENERIC_RULES = 'autoconsentRefractGenericRules';
 /**
- * In a frame: hands autoconsent its config and rules (`rules` is an expression). For the main frame, then answers,
- * once the tasks the page had queued ran (a fetch's answer that shows a banner), whether an element of a known
- * consent manager is in the DOM: the selectors of the prehide style that init just added (every rule's popup, site
- * rules included) and `extra` (what rules without prehide selectors detect). Detection itself runs later, on an
- * idle callback: waiting for its first pass cost ~20 ms on every page, with or without a banner.
+ * How long autoconsent waits before it starts in a main frame where no consent manager's element was found: its
+ * detection passes would otherwise run while the capture is taken (~9 ms more per screenshot on a page without a
+ * banner). A banner that shows later in a page that lives on (a long wait) is still answered.
  */
-function initExpression(rules: string, mainFrame: boolean, extra: readonly string[]): string {
-  const init = `autoconsentReceiveMessage({ type: "initResp", config: ${CONFIG}, rules: ${rules} })`;
-  if (!mainFrame) return init;
+const DEFERRED_START_MS = 1000;
+
+/** What a frame's init is made of: its rules (an expression), and for a main frame what tells a consent manager. */
+interface FrameInit {
+  rules: string;
+  /** The elements detected by rules without prehide selectors. */
+  extra: readonly string[];
+  /**
+   * The selectors of the prehide style autoconsent makes in a main frame on the generic rules, learned once from a
+   * page of Refract's own (about:blank): never from a target, which could rewrite the style before it is read.
+   */
+  prehide?: string[];
+  /** The learning under way (at most one). */
+  learning?: Promise<void>;
+}
+
+/** What a main frame's init answers: whether a consent manager's element is there, and the prehide selectors read. */
+interface InitAnswer { present?: boolean; prehide?: string[] }
+
+const FOUND = "const found = (list) => { try { return !!document.querySelector(list); } catch { return list.includes(',') && list.split(',').some(found); } };";
+
+/**
+ * In a frame: hands autoconsent its config and rules. In the main frame it answers, once the tasks the page had
+ * queued ran (a fetch's answer that shows a banner), whether an element of a known consent manager is in the DOM:
+ * the selectors of autoconsent's prehide style (every rule's popup, site rules included) and `extra`. With the
+ * prehide selectors known (`check`), they are looked for first and autoconsent starts at once only when one matches
+ * (else after DEFERRED_START_MS); otherwise (`start`) autoconsent starts and its prehide style is read. Detection
+ * runs on an idle callback: waiting for its first pass cost ~20 ms on every page, with or without a banner.
+ */
+function initExpression(init: FrameInit, mainFrame: boolean, mode: 'check' | 'start' = 'start'): string {
+  const start = `autoconsentReceiveMessage({ type: "initResp", config: ${CONFIG}, rules: ${init.rules} })`;
+  if (!mainFrame) return start;
+  if (mode === 'check' && init.prehide) {
+    return `(async () => {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  ${FOUND}
+  const present = ${JSON.stringify([...init.prehide, ...init.extra])}.some(found);
+  const start = () => ${start};
+  if (present) await start(); else setTimeout(start, ${DEFERRED_START_MS});
+  return { present };
+})()`;
+  }
   return `(async () => {
   const queued = new Promise((resolve) => setTimeout(resolve, 0));
-  await ${init};
+  await ${start};
   await queued;
+  ${FOUND}
   const text = document.getElementById('autoconsent-prehide')?.textContent ?? '';
-  const found = (list) => { try { return !!document.querySelector(list); } catch { return list.includes(',') && list.split(',').some(found); } };
-  return text.split('}').map((rule) => rule.split('{')[0].trim()).concat(${JSON.stringify(extra)}).filter(Boolean).some(found);
+  const prehide = text.split('}').map((rule) => rule.split('{')[0].trim()).filter(Boolean);
+  return { present: prehide.concat(${JSON.stringify(init.extra)}).some(found), prehide };
 })()`;
 }
 
 /** Autoconsent's script, its compact rules, and the ruleset that every main frame without site rules gets. */
-interface Consent { script: string; rules: CompactRules; genericCount: number; /** detectedElements of the generic rules */ extra: string[] }
+interface Consent {
+  script: string; rules: CompactRules; genericCount: number;
+  /** detectedElements of the generic rules */
+  extra: string[];
+  /** The init of every main frame on the generic rules. */
+  genericInit?: FrameInit;
+}
 interface CompactRules { v: unknown; s: unknown[]; r: unknown[]; index: { genericRuleRange: [number, number]; genericStringEnd: number } }
 
 /**
- * The init answer for a frame (memoized per origin and frame kind). A main frame whose URL has no site rules gets
- * the generic ruleset that the init script already put in the page: ~66 kB sent over CDP cost ~7 ms a page.
+ * The init of a frame (memoized per origin and frame kind; every main frame on the generic rules shares one). A
+ * main frame whose URL has no site rules gets the generic ruleset that the init script already put in the page:
+ * ~66 kB sent over CDP cost ~7 ms a page.
  */
-function initMessage(initMessages: Map<string, string>, consent: Consent, url: string, mainFrame: boolean): string {
+function frameInit(inits: Map<string, FrameInit>, consent: Consent, url: string, mainFrame: boolean): FrameInit {
   let origin = url;
   try { origin = new URL(url).origin; } catch { /* about:blank and the like */ }
   const key = `${mainFrame}:${origin}`;
-  let message = initMessages.get(key);
-  if (!message) {
+  let init = inits.get(key);
+  if (!init) {
     const compact = filterCompactRules(consent.rules as never, { url, mainFrame }) as Pick<CompactRules, 's' | 'r'>;
     const generic = mainFrame && compact.r.length === consent.genericCount;
-    const rules = generic ? `{ compact: JSON.parse(window.${GENERIC_RULES}) }` : JSON.stringify({ compact });
-    message = initExpression(rules, mainFrame, generic || !mainFrame ? consent.extra : detectedElements(compact));
-    if (initMessages.size > 500) initMessages.clear();
-    initMessages.set(key, message);
+    init = generic
+      ? (consent.genericInit ??= { rules: `{ compact: JSON.parse(window.${GENERIC_RULES}) }`, extra: consent.extra })
+      : { rules: JSON.stringify({ compact }), extra: mainFrame ? detectedElements(compact) : consent.extra };
+    if (inits.size > 500) inits.clear();
+    inits.set(key, init);
   }
-  return message;
+  return init;
 }
 /** How long a consent manager's element on the page may take to be detected by a later pass (~500 ms apart). */
 const LATE_DETECT_CAP_MS = 1200;
@@ -152,7 +198,7 @@ export interface Adblock {
 export function createAdblock(): Adblock {
   let filters: FiltersEngine | undefined;
   let consent: Consent | undefined;
-  const initMessages = new Map<string, string>();
+  const inits = new Map<string, FrameInit>();
   const prepared = new WeakSet<BrowserContext>();
   const watches = new WeakMap<Page, Watch>();
   const watchOf = (page: Page): Watch => {
@@ -167,12 +213,16 @@ export function createAdblock(): Adblock {
     const mainFrame = frame === page.mainFrame();
     switch (msg.type) {
       case 'init': {
-        const answer = () => frame.evaluate(initMessage(initMessages, consent!, frame.url(), mainFrame));
+        const init = frameInit(inits, consent!, frame.url(), mainFrame);
         // Frames start at once; the main frame starts when settleConsent asks (it was waiting for the page).
-        if (!mainFrame) await answer().catch(() => undefined);
+        if (!mainFrame) await frame.evaluate(initExpression(init, false)).catch(() => undefined);
         else {
           w.mainInit = true;
-          w.answerInit = answer;
+          w.answerInit = async () => {
+            if (init === consent!.genericInit && !init.prehide) await (init.learning ??= learnPrehide(page, init)).catch(() => undefined);
+            const answer = await frame.evaluate(initExpression(init, true, 'check')) as InitAnswer | undefined;
+            return answer?.present === true;
+          };
         }
         break;
       }
@@ -194,11 +244,37 @@ export function createAdblock(): Adblock {
     w.wake?.();
   }
 
+  /**
+   * Learns the generic prehide selectors on a blank page (about:blank, no network) in a context of its own in the
+   * page's browser: once per process; a failure leaves them unknown (pages then start autoconsent before looking)
+   * and is tried again by a later page.
+   */
+  async function learnPrehide(page: Page, init: FrameInit): Promise<void> {
+    const context = await page.context().browser()?.newContext();
+    try {
+      if (!context) return;
+      await prepare(context);
+      const blank = await context.newPage();
+      const answer = await bounded(blank.mainFrame().evaluate(initExpression(init, true, 'start')), performance.now() + INIT_CAP_MS, (v) => v) as InitAnswer | undefined;
+      if (Array.isArray(answer?.prehide) && answer.prehide.length > 0) init.prehide = answer.prehide.filter((s) => typeof s === 'string');
+    } finally {
+      init.learning = undefined;
+      await context?.close().catch(() => undefined);
+    }
+  }
+
+  /** Autoconsent in a context's pages: its script in every frame, and its messages answered here. */
+  async function prepare(context: BrowserContext): Promise<void> {
+    consent ??= loadConsent();
+    await context.exposeBinding('autoconsentSendMessage', ({ page, frame }: { page: Page; frame: Frame }, msg: Message) => onMessage(page, frame, msg));
+    await context.addInitScript({ content: consent.script });
+  }
+
   /** A page evaluation that answers false at `at` (a page whose timers never fire must not hold the request). */
-  function bounded(work: Promise<unknown>, at: number): Promise<boolean> {
+  function bounded<T = boolean>(work: Promise<unknown>, at: number, read: (v: unknown) => T = (v) => (v === true) as T): Promise<T | false> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), Math.max(0, at - performance.now())); });
-    return Promise.race([work.then((v) => v === true, () => false), late]).finally(() => clearTimeout(timer));
+    const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), Math.max(0, at - performance.now())); });
+    return Promise.race([work.then(read, () => false as const), late]).finally(() => clearTimeout(timer));
   }
 
   /** Resolves once `done()` holds or at `until` (performance.now() time), re-checking on every message. */
@@ -221,9 +297,7 @@ export function createAdblock(): Adblock {
     async prepareConsent(context) {
       if (prepared.has(context)) return;
       prepared.add(context);
-      consent ??= loadConsent();
-      await context.exposeBinding('autoconsentSendMessage', ({ page, frame }: { page: Page; frame: Frame }, msg: Message) => onMessage(page, frame, msg));
-      await context.addInitScript({ content: consent.script });
+      await prepare(context);
     },
     forget(page) {
       watches.delete(page);

@@ -86,6 +86,32 @@ test('a banner known only by the element its rule detects (HubSpot: no prehide s
   }
 });
 
+test('a banner that shows long after the page settled is still answered while a long wait runs', async () => {
+  // No consent manager is on the page when it settles: autoconsent starts later (not during the capture of a page
+  // without a banner) and its detection passes still find the banner that comes at 1.5 s.
+  const { status, body, headers } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/consent/onetrust-late.html`)}&screenshot&meta=false&waitForTimeout=4s&force`);
+  assert.is(status, 200);
+  assert.equal(await choicesOnce('onetrust', 2), ['reject', 'reject'], 'opted out (after the first test\'s opt-out)');
+  assert.not.ok(await bannerShown(body.data.screenshot.url), 'the banner is gone from the capture');
+  const consent = Number(/(?:^|, )consent;dur=([\d.]+)/.exec(headers.get('server-timing') ?? '')?.[1]);
+  assert.ok(consent < 500, `the request did not wait for a banner that was not there (${consent} ms)`);
+});
+
+test("what tells a consent manager is learned from Refract's own page, never from a target that rewrites it", async () => {
+  const fresh = await startRefract();
+  try {
+    // The first page of this process: had its prehide style been read, the selectors would be `#none`.
+    assert.is((await call(fresh.freeUrl, `url=${q(`${fx.url}/sites/consent/rewrites-prehide.html`)}&screenshot&meta=false`)).status, 200);
+    const before = choices('cookiebot').length;
+    const { status, body } = await call(fresh.freeUrl, `url=${q(`${fx.url}/sites/consent/cookiebot.html?after-rewrite`)}&screenshot&meta=false`);
+    assert.is(status, 200);
+    assert.is((await choicesOnce('cookiebot', before + 1))[before], 'reject');
+    assert.not.ok(await bannerShown(body.data.screenshot.url), 'the banner is gone from the capture');
+  } finally {
+    await fresh.close();
+  }
+});
+
 test('a page without a consent manager is answered as usual, with no choice made', async () => {
   const before = fx.hits.filter((h) => h.startsWith('/consent-choice')).length;
   const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html?consent-none`)}&screenshot&force`);
