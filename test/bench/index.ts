@@ -35,7 +35,7 @@ if (!only || only === 'crawl') {
   for (const line of await benchCrawl()) console.log(line);
 }
 if (only === 'soak') {
-  console.log('\n# soak: 1,000 mixed requests at concurrency 8, resident memory as it goes, then SIGTERM');
+  console.log(`\n# soak: ${process.env.REFRACT_SOAK_REQUESTS ?? '1,000'} mixed requests at concurrency 8, resident memory as it goes, then SIGTERM`);
   for (const line of await benchSoak()) console.log(line);
 }
 process.exit(0);

@@ -60,8 +60,9 @@ function chromiumUnder(root: number): number[] {
 }
 
 /**
- * Runs `total` requests at `concurrency`: one in eight a screenshot, one in eight a cache HIT, one in sixteen a
- * PDF, one in sixteen prerendered metadata, the rest metadata MISSes. With `inspect` the server runs under the
+ * Runs `total` requests at `concurrency`: one in eight a cache HIT, one in sixteen a PNG screenshot, one in
+ * thirty-two each a JPEG screenshot, a PDF and prerendered metadata, the rest metadata MISSes (~160 browser pages
+ * in 1,000 requests). With `inspect` the server runs under the
  * inspector and each mark also reads its heap after a full collection (which the plain RSS figures then reflect).
  */
 export async function soak(opts: { total: number; concurrency: number; inspect?: boolean }): Promise<SoakResult> {
@@ -75,10 +76,11 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
   try {
     const page = (i: number) => encodeURIComponent(`${fx.url}/sites/article/index.html?soak=${i}`);
     const query = (i: number) => {
-      if (i % 8 === 0) return `url=${page(i)}&screenshot&meta=false`;
+      if (i % 16 === 0) return `url=${page(i)}&screenshot&meta=false`;
       if (i % 8 === 1) return `url=${page(0)}`;
-      if (i % 16 === 2) return `url=${page(i)}&pdf&meta=false`;
-      if (i % 16 === 3) return `url=${page(i)}&prerender=true`;
+      if (i % 32 === 2) return `url=${page(i)}&pdf&meta=false`;
+      if (i % 32 === 3) return `url=${page(i)}&prerender=true`;
+      if (i % 32 === 4) return `url=${page(i)}&screenshot&screenshot.type=jpeg&meta=false`;
       return `url=${page(i)}&prerender=false`;
     };
     let next = 0;
