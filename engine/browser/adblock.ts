@@ -11,6 +11,8 @@ const require = createRequire(import.meta.url);
 const DETECT_RETRIES = 4;
 /** How long the main frame's init may take (a page busy in a loop must not hold the request). */
 const INIT_CAP_MS = 1000;
+/** How long learning the consent managers' selectors may take before a later page tries again. */
+const LEARN_CAP_MS = 5000;
 /** How long a consent manager found on the page may take to show its popup before the wait gives up on it. */
 const POPUP_CAP_MS = 1000;
 /** What autoconsent's content script is configured with in every frame. */
@@ -219,7 +221,8 @@ export function createAdblock(): Adblock {
         else {
           w.mainInit = true;
           w.answerInit = async () => {
-            if (init === consent!.genericInit && !init.prehide) await (init.learning ??= learnPrehide(page, init)).catch(() => undefined);
+            // Learned beside the first pages, which start autoconsent before looking (as every page did before).
+            if (init === consent!.genericInit && !init.prehide && !init.learning) init.learning = learnPrehide(page, init);
             const answer = await frame.evaluate(initExpression(init, true, 'check')) as InitAnswer | undefined;
             return answer?.present === true;
           };
@@ -246,21 +249,23 @@ export function createAdblock(): Adblock {
 
   /**
    * Learns the generic prehide selectors on a blank page (about:blank, no network) in a context of its own in the
-   * page's browser: once per process; a failure leaves them unknown (pages then start autoconsent before looking)
-   * and is tried again by a later page.
+   * page's browser: once per process. A failure, or a browser that does not answer within LEARN_CAP_MS, leaves them
+   * unknown (pages then start autoconsent before looking, as they did before) and a later page tries again.
    */
-  async function learnPrehide(page: Page, init: FrameInit): Promise<void> {
-    const context = await page.context().browser()?.newContext();
-    try {
-      if (!context) return;
-      await prepare(context);
-      const blank = await context.newPage();
-      const answer = await bounded(blank.mainFrame().evaluate(initExpression(init, true, 'start')), performance.now() + INIT_CAP_MS, (v) => v) as InitAnswer | undefined;
-      if (Array.isArray(answer?.prehide) && answer.prehide.length > 0) init.prehide = answer.prehide.filter((s) => typeof s === 'string');
-    } finally {
-      init.learning = undefined;
-      await context?.close().catch(() => undefined);
-    }
+  function learnPrehide(page: Page, init: FrameInit): Promise<void> {
+    const learn = async () => {
+      const context = await page.context().browser()?.newContext();
+      try {
+        if (!context) return;
+        await prepare(context);
+        const blank = await context.newPage();
+        const answer = await blank.mainFrame().evaluate(initExpression(init, true, 'start')) as InitAnswer | undefined;
+        if (Array.isArray(answer?.prehide) && answer.prehide.length > 0) init.prehide = answer.prehide.filter((s) => typeof s === 'string');
+      } finally {
+        await context?.close().catch(() => undefined);
+      }
+    };
+    return bounded(learn(), performance.now() + LEARN_CAP_MS).then(() => undefined).finally(() => { init.learning = undefined; });
   }
 
   /** Autoconsent in a context's pages: its script in every frame, and its messages answered here. */
