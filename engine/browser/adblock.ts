@@ -32,10 +32,11 @@ interface FrameInit {
   /** The elements detected by rules without prehide selectors. */
   extra: readonly string[];
   /**
-   * The selectors of the prehide style autoconsent makes in a main frame on the generic rules, learned once from a
-   * page of Refract's own (about:blank): never from a target, which could rewrite the style before it is read.
+   * What a main frame is looked at for before autoconsent starts, as a JSON array: the selectors of the prehide
+   * style autoconsent makes on the generic rules, learned once from a page of Refract's own (about:blank), never
+   * from a target, which could rewrite the style before it is read; then `extra`.
    */
-  prehide?: string[];
+  selectors?: string;
   /** The learning under way (at most one). */
   learning?: Promise<void>;
 }
@@ -56,11 +57,11 @@ const FOUND = "const found = (list) => { try { return !!document.querySelector(l
 function initExpression(init: FrameInit, mainFrame: boolean, mode: 'check' | 'start' = 'start'): string {
   const start = `autoconsentReceiveMessage({ type: "initResp", config: ${CONFIG}, rules: ${init.rules} })`;
   if (!mainFrame) return start;
-  if (mode === 'check' && init.prehide) {
+  if (mode === 'check' && init.selectors) {
     return `(async () => {
   await new Promise((resolve) => setTimeout(resolve, 0));
   ${FOUND}
-  const present = ${JSON.stringify([...init.prehide, ...init.extra])}.some(found);
+  const present = ${init.selectors}.some(found);
   const start = () => ${start};
   if (present) await start(); else setTimeout(start, ${DEFERRED_START_MS});
   return { present };
@@ -222,7 +223,7 @@ export function createAdblock(): Adblock {
           w.mainInit = true;
           w.answerInit = async () => {
             // Learned beside the first pages, which start autoconsent before looking (as every page did before).
-            if (init === consent!.genericInit && !init.prehide && !init.learning) init.learning = learnPrehide(page, init);
+            if (init === consent!.genericInit && !init.selectors && !init.learning) init.learning = learnPrehide(page, init);
             const answer = await frame.evaluate(initExpression(init, true, 'check')) as InitAnswer | undefined;
             return answer?.present === true;
           };
@@ -260,7 +261,8 @@ export function createAdblock(): Adblock {
         await prepare(context);
         const blank = await context.newPage();
         const answer = await blank.mainFrame().evaluate(initExpression(init, true, 'start')) as InitAnswer | undefined;
-        if (Array.isArray(answer?.prehide) && answer.prehide.length > 0) init.prehide = answer.prehide.filter((s) => typeof s === 'string');
+        const prehide = Array.isArray(answer?.prehide) ? answer.prehide.filter((s) => typeof s === 'string') : [];
+        if (prehide.length > 0) init.selectors = JSON.stringify([...prehide, ...init.extra]);
       } finally {
         await context?.close().catch(() => undefined);
       }
@@ -276,10 +278,10 @@ export function createAdblock(): Adblock {
   }
 
   /** A page evaluation that answers false at `at` (a page whose timers never fire must not hold the request). */
-  function bounded<T = boolean>(work: Promise<unknown>, at: number, read: (v: unknown) => T = (v) => (v === true) as T): Promise<T | false> {
+  function bounded(work: Promise<unknown>, at: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), Math.max(0, at - performance.now())); });
-    return Promise.race([work.then(read, () => false as const), late]).finally(() => clearTimeout(timer));
+    const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), Math.max(0, at - performance.now())); });
+    return Promise.race([work.then((v) => v === true, () => false), late]).finally(() => clearTimeout(timer));
   }
 
   /** Resolves once `done()` holds or at `until` (performance.now() time), re-checking on every message. */
