@@ -6,12 +6,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import zlib from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startChild, type Child } from '../util/child.ts';
+import { startChild, rssOf, type Child } from '../util/child.ts';
 import { inspector } from '../util/inspector.ts';
 import { call, q } from '../util/refract.ts';
 
@@ -91,7 +90,7 @@ test.after(async () => {
   await fx.close();
 });
 
-const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${app.pid}/status`, 'utf8'))![1]) * 1024;
+const rss = () => rssOf(app.pid);
 /** The server's RSS after a full garbage collection (what a request still holds, not when the collector runs). */
 const heaps: number[] = [];
 const settledRss = async () => { heaps.push(await devtools.heapAfterGc()); return rss(); };

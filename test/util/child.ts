@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
 
 /** A server process started by a test. */
 export interface Child {
@@ -13,6 +14,9 @@ export interface Child {
   log(): string;
   stop(): Promise<void>;
 }
+
+/** The resident memory (bytes) of a process, from /proc. */
+export const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 
 /** The allocator settings `npm start` gives the server (package.json; docs/deployment.md says why). */
 export const ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };

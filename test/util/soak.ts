@@ -2,11 +2,10 @@
 // the real server process, the resident memory of the server and of its Chromium processes every 250 requests,
 // then a SIGTERM after which no Chromium process may be left.
 import path from 'node:path';
-import { readdirSync, readFileSync } from 'node:fs';
 import { serveFixtures } from './serve.ts';
-import { startChild } from './child.ts';
+import { startChild, rssOf } from './child.ts';
 import { inspector } from './inspector.ts';
-import { descendantsRss } from '../../engine/browser/memory.ts';
+import { descendantsOf, descendantsRss, processTable } from '../../engine/browser/memory.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -37,33 +36,14 @@ export interface SoakResult {
   chromiumLeft: number;
 }
 
-const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-
-/** Every process: pid, parent and command name (from /proc). */
-function processes(): { pid: number; ppid: number; comm: string }[] {
-  return readdirSync('/proc').filter((e) => /^\d+$/.test(e)).flatMap((e) => {
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      return [{ pid: Number(e), ppid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) }];
-    } catch { return []; }
-  });
-}
-
 /** The Chromium processes descended from `root`. */
-function chromiumUnder(root: number): number[] {
-  const all = processes();
-  const parent = new Map(all.map((p) => [p.pid, p.ppid]));
-  return all.filter((p) => /chrom/i.test(p.comm) && (() => {
-    for (let at = parent.get(p.pid), depth = 0; at && depth < 8; at = parent.get(at), depth++) if (at === root) return true;
-    return false;
-  })()).map((p) => p.pid);
-}
+const chromiumUnder = async (root: number) => descendantsOf(await processTable(), root).filter((p) => /chrom/i.test(p.comm)).map((p) => p.pid);
 
 /**
  * Runs `total` requests at `concurrency`: one in eight a cache HIT, one in sixteen a PNG screenshot, one in
- * thirty-two each a JPEG screenshot, a PDF and prerendered metadata, the rest metadata MISSes (~160 browser pages
- * in 1,000 requests). With `inspect` the server runs under the
- * inspector and each mark also reads its heap after a full collection (which the plain RSS figures then reflect).
+ * thirty-two each a JPEG screenshot, a PDF and prerendered metadata, the rest metadata MISSes (~155 browser pages
+ * in 1,000 requests). With `inspect` the server runs under the inspector and each mark also reads its heap after a
+ * full collection (which the plain RSS figures then reflect).
  */
 export async function soak(opts: { total: number; concurrency: number; inspect?: boolean }): Promise<SoakResult> {
   const fx = await serveFixtures();
@@ -111,16 +91,16 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
     const seconds = (performance.now() - started) / 1000;
     const metrics = await (await fetch(`${app.url}/metrics`)).text();
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1] ?? NaN);
-    const chromium = chromiumUnder(app.pid);
+    const chromium = await chromiumUnder(app.pid);
     devtools?.close();
     await app.stop();
     // Browsers end after the server does (their children a moment later): looked for again for up to 5 s.
-    const left = () => { const alive = new Set(processes().filter((p) => /chrom/i.test(p.comm)).map((p) => p.pid)); return chromium.filter((pid) => alive.has(pid)).length; };
-    for (const until = Date.now() + 5000; left() > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+    const left = async () => { const alive = new Set((await processTable()).filter((p) => /chrom/i.test(p.comm)).map((p) => p.pid)); return chromium.filter((pid) => alive.has(pid)).length; };
+    for (const until = Date.now() + 5000; (await left()) > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
     return {
       marks, failed, failures, seconds,
       browserPages: gauge('refract_browser_pages'), contexts: gauge('refract_browser_contexts'), browsers: gauge('refract_browsers'),
-      chromiumProcesses: chromium.length, exitCode: await app.exited, chromiumLeft: left(),
+      chromiumProcesses: chromium.length, exitCode: await app.exited, chromiumLeft: await left(),
     };
   } finally {
     devtools?.close();
