@@ -13,6 +13,7 @@ import { executePlan } from './execute.ts';
 import type { Extraction, PluginRuntime, Services } from './extraction.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createBrowsers, type Browsers } from './browser/browsers.ts';
+import { createGuardProxy } from './browser/guard-proxy.ts';
 import { createAdblock } from './browser/adblock.ts';
 import { createAssetStore, type AssetStore } from './assets.ts';
 import { HostMemory } from './fetch/prerender.ts';
@@ -103,6 +104,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const browsers = createBrowsers({
     concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages,
     maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath, warmPages: config.browserWarmPages,
+    proxy: createGuardProxy(guard),
   });
   const agents = createLightAgents();
   // With no server in front (a library or CLI caller without PUBLIC_URL), a generated file's link is the file itself.

@@ -12,8 +12,15 @@ export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'BYPASS';
 /** An extraction as the engine answers it: the stored entry (data, lifetime) and how the cache served it. */
 export interface Outcome extends CacheEntry { cache: CacheStatus }
 
-/** Per call: `admit` runs before work is spent on a MISS or BYPASS (a quota charge that may refuse it). */
-export interface ExtractOptions { admit?: () => Promise<void> }
+/**
+ * Per call: `admit` runs before work is spent on a MISS or BYPASS (a quota charge that may refuse it), and only
+ * by the request that does the work (others that share its computation are HITs, free); `scope` is the caller
+ * a `cacheKey` belongs to.
+ */
+export interface ExtractOptions { admit?: () => Promise<void>; scope?: string }
+
+/** How many times a request that waited on another's computation tries again when that one was refused its quota. */
+const FOLLOWER_RETRIES = 2;
 
 /** Errors of the extraction that are worth remembering for a while (not capacity or unexpected failures). */
 const NOT_REMEMBERED = new Set<Code>(['EFATAL', 'EBUSY', 'ERATE']);
@@ -101,21 +108,40 @@ export function createLifecycle(deps: LifecycleDeps) {
       refreshInBackground(plan, key, stored.createdAt);
       return { entry: stored, cache: 'STALE', lookupMs };
     }
-    const status: CacheStatus = plan.options.force ? 'BYPASS' : 'MISS';
-    try {
-      await opts.admit?.();
-      if (plan.options.force) await cache.delete(key);
-      // Checked again once this request holds the computation (another process may have stored it meanwhile).
-      const entry = await cache.coalesce(key, async () => (await cache.get(key)) ?? compute(plan, key), plan.options.timeout + 5000);
-      return { entry, cache: status, lookupMs };
-    } catch (err) {
-      throw withCacheStatus(err, status);
+    const force = !!plan.options.force;
+    const status: CacheStatus = force ? 'BYPASS' : 'MISS';
+    if (force) {
+      try {
+        await opts.admit?.();
+        await cache.delete(key);
+      } catch (err) {
+        throw withCacheStatus(err, status);
+      }
+    }
+    for (let tries = 0; ; tries++) {
+      // Set only for the request whose computation runs: the others that wait on it get its entry as a HIT.
+      let mine = false;
+      try {
+        // Checked again once this request holds the computation (another process may have stored it meanwhile).
+        const entry = await cache.coalesce(key, async () => {
+          const stored = await cache.get(key);
+          if (stored) return stored;
+          mine = true;
+          if (!force) await opts.admit?.();
+          return compute(plan, key);
+        }, plan.options.timeout + 5000);
+        return { entry, cache: mine || force ? status : 'HIT', lookupMs };
+      } catch (err) {
+        // The request that computed was refused its own quota: that says nothing of this caller's, who tries itself.
+        if (!mine && !force && tries < FOLLOWER_RETRIES && isRefractError(err) && err.code === 'ERATE') continue;
+        throw withCacheStatus(err, status);
+      }
     }
   }
 
   return {
     async extract(plan: Plan, opts: ExtractOptions = {}): Promise<Outcome> {
-      const { entry, cache: status, lookupMs } = await lookup(plan, cacheKeyOf(plan), opts);
+      const { entry, cache: status, lookupMs } = await lookup(plan, cacheKeyOf(plan, opts.scope), opts);
       if (entry.failure) {
         const { code, message, data } = entry.failure;
         throw withCacheStatus(new RefractError(code as Code, message, { data: data as Record<string, unknown> | undefined }), status);

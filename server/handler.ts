@@ -249,7 +249,7 @@ export function createHandler(deps: HandlerDeps) {
         phases.push({ name: 'quota', ms: performance.now() - since });
         if (rate.exceeded) throw new RefractError('ERATE', 'The request quota of this window is used up; wait for the reset');
       };
-      const outcome = await engine.extract(plan, { admit });
+      const outcome = await engine.extract(plan, { admit, scope: caller });
       phases.push(...(outcome.phases ?? []));
       facts.cache = outcome.cache;
       facts.fetchMode = outcome.fetchMode;

@@ -7,6 +7,7 @@ import { createBrowserPool, type RefractBrowserPool } from './pool.ts';
 import { descendantsRss } from './memory.ts';
 import { createSlots } from './slots.ts';
 import { createSharedContexts } from './shared.ts';
+import type { GuardProxy } from './guard-proxy.ts';
 
 /** Pages of the browser pool, handed out under a concurrency bound with a bounded queue and crash retries. */
 export interface Browsers {
@@ -15,6 +16,8 @@ export interface Browsers {
    * pages of that key; the page is closed afterwards whatever happens.
    */
   withPage<T>(options: BrowserContextOptions, proxyUrl: string | undefined, signal: AbortSignal, fn: (page: Page) => Promise<T>, retries?: number, share?: string, prepare?: Preparation): Promise<T>;
+  /** Why the guard's proxy refused a document (see GuardProxy.refusalOf). */
+  refusalOf: GuardProxy['refusalOf'];
   /** Closes the contexts shared under `share` (a crawl's, when it ends). */
   closeShared(share: string): Promise<void>;
   /** Browsers open, launched in all, contexts open, requests served by a reused page, pages in use and requests waiting for one. */
@@ -25,7 +28,11 @@ export interface Browsers {
 }
 
 /** Settings of the browser side. */
-export interface BrowsersOptions { concurrency: number; queueLimit: number; retireAfterPages: number; maxMemoryBytes: number; chromePath: string; warmPages?: number }
+export interface BrowsersOptions {
+  concurrency: number; queueLimit: number; retireAfterPages: number; maxMemoryBytes: number; chromePath: string; warmPages?: number;
+  /** The SSRF guard's forward proxy, which every browser connection goes through. */
+  proxy: GuardProxy;
+}
 
 /**
  * What a page needs before it navigates (routes, init scripts, bindings on its context). `key` names the kind, so
@@ -61,7 +68,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
   const slots = createSlots(opts.concurrency, opts.queueLimit);
   const poolOf = (): RefractBrowserPool => {
     if (!pool) {
-      pool = createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages, chromePath: opts.chromePath });
+      pool = createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages, chromePath: opts.chromePath, proxyServer: opts.proxy.url });
       pool.on(BROWSER_POOL_EVENTS.BROWSER_LAUNCHED, () => { launched++; });
     }
     return pool;
@@ -79,13 +86,17 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
   let launchFailed = false;
   const openPage = async (options: BrowserContextOptions, proxyUrl: string | undefined, prepare?: Preparation): Promise<Page> => {
     let page: Page;
+    // A caller's proxy is reached through the guard's, which checks each target first.
+    const route = proxyUrl ? await opts.proxy.via(proxyUrl) : undefined;
     try {
-      page = (await poolOf().newPage({ pageOptions: options, proxyUrl })) as Page;
+      page = (await poolOf().newPage({ pageOptions: options, proxyUrl: route?.url })) as Page;
       launchFailed = false;
     } catch (err) {
+      route?.release();
       if (!pool?.activeBrowserControllers.size) launchFailed = true;
       throw err;
     }
+    if (route) page.once('close', route.release);
     try {
       await prepare?.run(page);
     } catch (err) {
@@ -223,11 +234,13 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
       contexts: pool ? [...pool.activeBrowserControllers].reduce((n, c) => n + (c.browser as { contexts(): unknown[] }).contexts().length, 0) : 0,
     }),
     closeShared: (share) => shared.retire(share),
+    refusalOf: (response, url) => opts.proxy.refusalOf(response, url),
     async close() {
       await dropIdle();
       shared.clear();
       await pool?.destroy();
       pool = undefined;
+      await opts.proxy.close();
     },
   };
 }

@@ -4,6 +4,7 @@ import { RefractError } from '../errors.ts';
 import { fromNavigation, fromNetwork } from '../failures.ts';
 import { findDevice } from './devices.ts';
 import type { Adblock } from './adblock.ts';
+import type { GuardProxy } from './guard-proxy.ts';
 
 /** How the page is set up and driven: the general page controls of a request, plus what its steps add. */
 export interface PageSetup {
@@ -131,6 +132,9 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
   await Promise.all([context.routeWebSocket(/.*/, onSocket), context.route('**/*', onRequest)]);
 }
 
+/** What tells a response the guard's proxy made in place of a refused hop (see guard-proxy.ts). */
+export type GuardedBy = Pick<GuardProxy, 'refusalOf'>;
+
 const AUTO_SETTLE_MS = 2000;
 /**
  * What the page's content waits on: a favicon (type "other"), media streams, beacons, manifests and sockets are
@@ -194,22 +198,30 @@ function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded'
  * and modules, frozen animations, clicks, scroll and waits. EBRWSRTIMEOUT when navigation passes its budget.
  * `afterLoad` runs once the page has loaded and its requests settled, before anything else.
  */
-export async function navigate(page: Page, url: string, setup: PageSetup, budgetMs: number, afterLoad?: () => Promise<void>): Promise<Response | null> {
+export async function navigate(page: Page, url: string, setup: PageSetup, budgetMs: number, afterLoad?: () => Promise<void>, guarded?: GuardedBy): Promise<Response | null> {
   if (setup.mediaType) await page.emulateMedia({ media: setup.mediaType });
   const tracker = setup.waitUntil === undefined || setup.waitUntil.includes('auto') ? trackRequests(page) : undefined;
   let response: Response | null;
   // A refusal left by an earlier navigation of this page (one its script started) is not this one's.
   refusals.delete(page);
+  // The last hop of the document that failed (a redirect the guard's proxy refused a tunnel to, say).
+  let failedHop: string | undefined;
+  const onFailed = (req: Request) => { if (req.isNavigationRequest() && req.frame() === page.mainFrame()) failedHop = req.url(); };
+  if (guarded) page.on('requestfailed', onFailed);
   try {
     response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
+    // A hop of the document's redirects that the guard's proxy refused: answered by the proxy in its place.
+    const refused = response && guarded?.refusalOf({ status: response.status(), headers: response.headers() }, response.url());
+    if (refused) throw refused;
     if (tracker) await tracker.settle(Math.min(AUTO_SETTLE_MS, budgetMs));
   } catch (err) {
     // Refused by the guard: its reason (EFORBIDDENURL, EINVALURL), not the browser's net::ERR_BLOCKED_BY_CLIENT.
-    const refused = refusals.get(page);
+    const refused = refusals.get(page) ?? (failedHop ? guarded?.refusalOf(undefined, failedHop) : undefined);
     refusals.delete(page);
     throw fromNavigation(refused ?? err, budgetMs);
   } finally {
     tracker?.stop();
+    page.off('requestfailed', onFailed);
   }
   // Once the page has loaded and settled (consent managers show their banners late), a banner is answered.
   await afterLoad?.();

@@ -1,5 +1,5 @@
 import { BrowserPool, PlaywrightPlugin } from '@crawlee/browser-pool';
-import { chromium } from 'playwright-core';
+import { chromium, type LaunchOptions } from 'playwright-core';
 
 /** Flags for a closed network and a root user (no sandbox possible), without background traffic. */
 export const CHROME_ARGS = [
@@ -10,7 +10,11 @@ export const CHROME_ARGS = [
 ];
 
 /** Settings of the browser pool. */
-export interface PoolOptions { maxPagesPerBrowser: number; retireAfterPages: number; chromePath: string }
+export interface PoolOptions {
+  maxPagesPerBrowser: number; retireAfterPages: number; chromePath: string;
+  /** The forward proxy every connection of the browsers goes through (the SSRF guard's, see guard-proxy.ts). */
+  proxyServer(): Promise<string>;
+}
 
 
 /** The private member of Crawlee's BrowserPool that opens pages one at a time (a test pins that it is used). */
@@ -18,6 +22,9 @@ export interface PoolLimiter { limiter: <T>(fn: () => Promise<T>) => Promise<T> 
 
 /** Creates Crawlee's browser pool over playwright-core and Chromium: one incognito context per page. */
 export function createBrowserPool(opts: PoolOptions) {
+  const useGuardProxy = async (_pageId: string, launchContext: { launchOptions?: LaunchOptions }) => {
+    launchContext.launchOptions = { ...launchContext.launchOptions, proxy: { server: await opts.proxyServer() } };
+  };
   const pool = new BrowserPool({
     browserPlugins: [new PlaywrightPlugin(chromium, {
       launchOptions: { executablePath: opts.chromePath, args: CHROME_ARGS, headless: true },
@@ -27,6 +34,9 @@ export function createBrowserPool(opts: PoolOptions) {
     retireBrowserAfterPageCount: opts.retireAfterPages,
     closeInactiveBrowserAfterSecs: 300,
     useFingerprints: false,
+    // Crawlee puts a plain forwarding proxy of its own before every browser (loopback included); the guard's
+    // takes its place, so that every hop of every request the browser makes is checked.
+    preLaunchHooks: [useGuardProxy as never],
   });
   // Crawlee opens pages one at a time (a limiter of 1), so that concurrent calls do not each launch a browser. A
   // fresh incognito context costs 100-300 ms, and one at a time that made every page wait for the others'. Only a

@@ -136,7 +136,7 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       trace.mark('page', opening);
       // Without JavaScript no consent manager runs (and the page's timers never fire): there is nothing to answer.
       const consent = setup.adblock && setup.javascript !== false ? () => trace.time('consent', () => services.adblock.settleConsent(page, CONSENT_CAP_MS)) : undefined;
-      let response = await trace.time('navigate', () => navigate(page, plan.url, setup, budgetMs, consent));
+      let response = await trace.time('navigate', () => navigate(page, plan.url, setup, budgetMs, consent, services.browsers));
       unreached(response, plan.url, signal);
       // Decoded as the fetch path decodes it; when the browser chose otherwise, the page is loaded again once.
       // (Through a proxy, the bytes are not fetched again around it: the browser's decoding stands.)
@@ -146,7 +146,7 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
         const first = response;
         await page.route(relabel.url, (route) => route.fulfill(relabel.answer), { times: 1 });
         try {
-          await trace.time('navigate', () => navigate(page, relabel.url, setup, budgetMs, consent));
+          await trace.time('navigate', () => navigate(page, relabel.url, setup, budgetMs, consent, services.browsers));
         } finally {
           await page.unroute(relabel.url).catch(() => undefined);
         }

@@ -19,21 +19,34 @@ export interface Guard {
 
 const defaultResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
-/** Returns the IPv4 address embedded in an IPv6 one (mapped, NAT64, 6to4), if any. */
-function embeddedV4(addr: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+const v4At = (bytes: number[], at: number, xor = 0) => new ipaddr.IPv4(bytes.slice(at, at + 4).map((b) => b ^ xor));
+
+/**
+ * What an IPv6 address reaches over IPv4, when it embeds an IPv4 address: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96), 6to4 (2002::/16) and Teredo (2001::/32: the server and
+ * the obfuscated client address). `null` when the address is not to be reached whatever it embeds:
+ * IPv4-compatible (::a.b.c.d, deprecated, and ::, ::1) and local-use NAT64 (64:ff9b:1::/48).
+ */
+function embeddedV4(addr: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const bytes = addr.toByteArray();
+  const zeros = (from: number, to: number) => bytes.slice(from, to).every((b) => b === 0);
+  if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return [v4At(bytes, 12)];
+  if (zeros(0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zeros(10, 12)) return [v4At(bytes, 12)];
+  if (zeros(0, 12)) return null;
   const range = addr.range();
-  if (range === 'ipv4Mapped' || range === 'rfc6145') return addr.toIPv4Address();
-  const parts = addr.toByteArray();
-  if (range === 'rfc6052') return new ipaddr.IPv4(parts.slice(12, 16));
-  if (range === '6to4') return new ipaddr.IPv4(parts.slice(2, 6));
-  return undefined;
+  // The well-known NAT64 prefix carries the address in its last 32 bits; a local-use prefix's layout is the operator's.
+  if (range === 'rfc6052') return zeros(4, 12) ? [v4At(bytes, 12)] : null;
+  if (range === '6to4') return [v4At(bytes, 2)];
+  if (range === 'teredo') return [v4At(bytes, 4), v4At(bytes, 12, 0xff)];
+  return [];
 }
 
 /** True for addresses on the public internet; every private, loopback, link-local, multicast or reserved range is false. */
 export function isPublicAddress(addr: Addr): boolean {
   if (addr.kind() === 'ipv6') {
-    const v4 = embeddedV4(addr as ipaddr.IPv6);
-    if (v4) return isPublicAddress(v4);
+    const embedded = embeddedV4(addr as ipaddr.IPv6);
+    if (embedded === null) return false;
+    if (embedded.length) return embedded.every(isPublicAddress);
   }
   return addr.range() === 'unicast';
 }
@@ -58,7 +71,8 @@ function forbidden(host: string, address: string): RefractError {
 export function createGuard(allow: readonly string[] = [], resolver: Resolver = defaultResolver): Guard {
   const { hosts, ranges } = parseAllow(allow);
   const allowed = (addr: Addr): boolean => {
-    const plain = addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() ? (addr as ipaddr.IPv6).toIPv4Address() : addr;
+    const mapped = addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).range() === 'ipv4Mapped';
+    const plain = mapped ? (addr as ipaddr.IPv6).toIPv4Address() : addr;
     return ranges.some(([net, bits]) => net.kind() === plain.kind() && plain.match(net, bits));
   };
   const check = (host: string, address: string): void => {

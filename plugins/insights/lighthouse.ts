@@ -1,33 +1,12 @@
 import lighthouse, { desktopConfig } from 'lighthouse';
 import { launch } from 'chrome-launcher';
-import { Server, RequestError } from 'proxy-chain';
-import { CHROME_ARGS, timeoutError, type Guard } from '../../engine/index.ts';
+import { CHROME_ARGS, createGuardProxy, timeoutError, type Guard } from '../../engine/index.ts';
 
 /** What an audit is asked for: categories (all when empty), the device preset, the report format. */
 export interface AuditOptions { categories?: string[]; preset: 'mobile' | 'desktop'; output: 'json' | 'html' | 'csv' }
 
 /** An audit's outcome: the category scores (0-100) and the report in the asked format. */
 export interface AuditResult { scores: Record<string, number | null>; report: string; lhr: Record<string, unknown> }
-
-/**
- * A loopback forward proxy that lets through only what the SSRF guard allows: the audit's Chrome sends every
- * request (loopback ones included, see --proxy-bypass-list) through it.
- */
-async function guardProxy(guard: Guard): Promise<Server> {
-  const server = new Server({
-    port: 0, host: '127.0.0.1', verbose: false,
-    prepareRequestFunction: async ({ hostname }) => {
-      try {
-        await guard.resolve(hostname);
-      } catch {
-        throw new RequestError(`${hostname} is not allowed`, 403);
-      }
-      return {};
-    },
-  });
-  await server.listen();
-  return server;
-}
 
 /** Runs audits one at a time: each in a dedicated Chrome behind the guard proxy; Chrome is always killed. */
 export type Auditor = (url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal) => Promise<AuditResult>;
@@ -44,10 +23,11 @@ export function createAuditor(chromePath: string): Auditor {
 
 async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal, chromePath: string): Promise<AuditResult> {
   if (signal.aborted) throw timeoutError('before the audit could start');
-  const proxy = await guardProxy(guard);
+  // Every request of the audit's Chrome (loopback ones included) goes through the SSRF guard's proxy.
+  const proxy = createGuardProxy(guard);
   const chrome = await launch({
     chromePath,
-    chromeFlags: [...CHROME_ARGS, '--headless=new', `--proxy-server=http://127.0.0.1:${proxy.port}`, '--proxy-bypass-list=<-loopback>'],
+    chromeFlags: [...CHROME_ARGS, '--headless=new', `--proxy-server=${await proxy.url()}`, '--proxy-bypass-list=<-loopback>'],
     logLevel: 'silent',
   });
   // SIGKILL to Chrome's process group; `gone` resolves when the main process has exited (its children go with it).
@@ -75,6 +55,6 @@ async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: A
     stop();
     // The answer waits for Chrome to be gone (bounded), so no audit browser outlives its request.
     await Promise.race([gone, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
-    await proxy.close(true);
+    await proxy.close();
   }
 }

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import fc from 'fast-check';
 import { createGuard, isPublicAddress } from '../../engine/fetch/guard.ts';
 import { RefractError } from '../../engine/errors.ts';
 
@@ -59,6 +60,51 @@ test('the allowlist admits named hosts and CIDRs only', async () => {
   await guard.resolve('other.test').then(() => assert.unreachable('should refuse'), (e: RefractError) => assert.is(e.code, 'EFORBIDDENURL'));
   guard.checkUrl(new URL('http://127.0.0.9/'));
   assert.throws(() => guard.checkUrl(new URL('http://[::1]/')), (e: RefractError) => e.code === 'EFORBIDDENURL');
+});
+
+/** A private, loopback, link-local, shared or reserved IPv4 address (as four bytes). */
+const privateV4 = fc.oneof(
+  fc.tuple(fc.constant(127), fc.nat(255), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(10), fc.nat(255), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(172), fc.integer({ min: 16, max: 31 }), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(192), fc.constant(168), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(169), fc.constant(254), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(100), fc.integer({ min: 64, max: 127 }), fc.nat(255), fc.nat(255)),
+  fc.tuple(fc.constant(0), fc.nat(255), fc.nat(255), fc.nat(255)),
+);
+const hex = (a: number, b: number) => ((a << 8) | b).toString(16);
+/** The IPv6 forms that carry an IPv4 address, written as a URL host would be. */
+const FORMS: Record<string, (v: number[]) => string> = {
+  compatible: (v) => `::${hex(v[0]!, v[1]!)}:${hex(v[2]!, v[3]!)}`,
+  compatibleDotted: (v) => `::${v.join('.')}`,
+  mapped: (v) => `::ffff:${hex(v[0]!, v[1]!)}:${hex(v[2]!, v[3]!)}`,
+  mappedDotted: (v) => `::ffff:${v.join('.')}`,
+  translated: (v) => `::ffff:0:${hex(v[0]!, v[1]!)}:${hex(v[2]!, v[3]!)}`,
+  nat64: (v) => `64:ff9b::${hex(v[0]!, v[1]!)}:${hex(v[2]!, v[3]!)}`,
+  nat64Local: (v) => `64:ff9b:1::${hex(v[0]!, v[1]!)}:${hex(v[2]!, v[3]!)}`,
+  sixToFour: (v) => `2002:${hex(v[0]!, v[1]!)}:${hex(v[2]!, v[3]!)}::1`,
+  teredoClient: (v) => `2001:0:5db8:1a2b:0:f000:${hex(v[0]! ^ 0xff, v[1]! ^ 0xff)}:${hex(v[2]! ^ 0xff, v[3]! ^ 0xff)}`,
+  teredoServer: (v) => `2001:0:${hex(v[0]!, v[1]!)}:${hex(v[2]!, v[3]!)}:0:f000:a2b3:c4d5`,
+};
+
+test('property: IPv6 forms that embed a private IPv4 address are refused (resolver injected, nothing connected)', async () => {
+  let resolved = 0;
+  const guard = createGuard([], async () => { resolved++; return []; });
+  await fc.assert(fc.asyncProperty(privateV4, fc.constantFrom(...Object.keys(FORMS)), async (v4, form) => {
+    const host = new URL(`http://[${FORMS[form]!(v4)}]:8080/`).hostname;
+    const refused = (e: unknown) => (e as RefractError).code === 'EFORBIDDENURL';
+    assert.throws(() => guard.checkUrl(new URL(`http://${host}/`)), refused, `${form} ${host}`);
+    await guard.resolve(host).then(() => assert.unreachable(`${form} ${host} passed`), (e: unknown) => assert.ok(refused(e), `${form} ${host}: ${(e as Error).message}`));
+  }), { numRuns: 500 });
+  assert.is(resolved, 0, 'address literals are never looked up');
+});
+
+test('the forms of the issue: [::127.0.0.2] and [::ffff:0:7f00:2] are EFORBIDDENURL, not a crash; public embeddings pass', async () => {
+  const guard = createGuard();
+  for (const host of ['[::127.0.0.2]', '[::ffff:0:7f00:2]', '[::7f00:2]', '[64:ff9b::a9fe:a9fe]']) {
+    assert.throws(() => guard.checkUrl(new URL(`http://${host}:1/`)), (e: RefractError) => e.code === 'EFORBIDDENURL', host);
+  }
+  for (const a of ['::ffff:93.184.216.34', '64:ff9b::5db8:d822', '2002:5db8:d822::1']) assert.ok(isPublicAddress(ipaddr.parse(a)), a);
 });
 
 test.run();

@@ -6,6 +6,8 @@ import { BrowserPool, PlaywrightPlugin } from '@crawlee/browser-pool';
 import { chromium } from 'playwright-core';
 import { loadConfig } from '../../engine/config.ts';
 import { createBrowserPool, CHROME_ARGS, type PoolLimiter } from '../../engine/browser/pool.ts';
+import { createGuardProxy } from '../../engine/browser/guard-proxy.ts';
+import { createGuard } from '../../engine/fetch/guard.ts';
 
 const chromePath = loadConfig().chromePath;
 
@@ -19,7 +21,7 @@ test('Crawlee BrowserPool still has the private limiter this engine replaces', a
 });
 
 test('every page of the pool opens through the replaced limiter, and pages open concurrently once a browser is up', async () => {
-  const pool = createBrowserPool({ maxPagesPerBrowser: 8, retireAfterPages: 100, chromePath });
+  const pool = createBrowserPool({ maxPagesPerBrowser: 8, retireAfterPages: 100, chromePath, proxyServer: createGuardProxy(createGuard(['127.0.0.1'])).url });
   const replaced = (pool as unknown as PoolLimiter).limiter;
   let calls = 0;
   (pool as unknown as PoolLimiter).limiter = (fn) => { calls++; return replaced(fn); };

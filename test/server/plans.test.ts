@@ -179,6 +179,59 @@ test('ttl and staleTtl ranges, aliases, x-cache-ttl, and cacheKey as the identit
   }
 });
 
+test('a cacheKey is scoped to the API key that set it: another key with the same name gets its own entry', async () => {
+  const app = await startRefract({ REFRACT_API_KEYS: 'key-a,key-b' });
+  try {
+    const a = await call(app.proUrl, `url=${q(`${fx.url}/echo?tenant-a`)}&cacheKey=shared-name&headers.x-secret=a-only`, keyed('key-a'));
+    assert.is(a.status, 200, JSON.stringify(a.body));
+    assert.is(a.headers.get('x-cache-status'), 'MISS');
+    const b = await call(app.proUrl, `url=${q(`${fx.url}/echo?tenant-b`)}&cacheKey=shared-name`, keyed('key-b'));
+    assert.is(b.headers.get('x-cache-status'), 'MISS', 'key B does not read key A\'s entry');
+    assert.is(b.body.data.url, `${fx.url}/echo?tenant-b`);
+    const again = await call(app.proUrl, `url=${q(`${fx.url}/echo?anything`)}&cacheKey=shared-name`, keyed('key-a'));
+    assert.is(again.headers.get('x-cache-status'), 'HIT', 'key A still reads its own');
+    assert.is(again.body.data.url, `${fx.url}/echo?tenant-a`);
+  } finally {
+    await app.close();
+  }
+});
+
+test('concurrent identical requests: one computation, one MISS charged, the others HITs that cost nothing', async () => {
+  const app = await startRefract({ REFRACT_API_KEYS: 'k1' });
+  try {
+    let reached!: () => void;
+    const reachedTarget = new Promise<void>((r) => { reached = r; });
+    let release!: () => void;
+    gate = { reached, release: new Promise<void>((r) => { release = r; }) };
+    const before = (await call(app.proUrl, `url=${q(`${fx.url}/echo?quota-probe`)}`, keyed('k1'))).headers.get('x-rate-limit-remaining');
+    const query = `url=${q(`${fx.url}/versioned`)}&ttl=1h`;
+    // Counts the requests that reached the engine, so that the nine others are known to wait on the first's work.
+    const extract = app.engine.extract;
+    let entered = 0;
+    let allIn!: () => void;
+    const inside = new Promise<void>((r) => { allIn = r; });
+    app.engine.extract = ((...args: Parameters<typeof extract>) => { if (++entered === 10) allIn(); return (extract as (...a: unknown[]) => unknown).apply(app.engine, args); }) as typeof extract;
+    const first = call(app.proUrl, query, keyed('k1'));
+    await reachedTarget;
+    gate = undefined;
+    const others = Array.from({ length: 9 }, () => call(app.proUrl, query, keyed('k1')));
+    await inside;
+    // Their cache reads (settled promises in memory) are done once the microtasks have run.
+    await new Promise<void>((r) => setImmediate(r));
+    release();
+    const all = await Promise.all([first, ...others]);
+    const states = all.map((r) => r.headers.get('x-cache-status'));
+    assert.is(states.filter((s) => s === 'MISS').length, 1, states.join(' '));
+    assert.is(states.filter((s) => s === 'HIT').length, 9, states.join(' '));
+    assert.is(new Set(all.map((r) => r.body.data.title)).size, 1);
+    const after = (await call(app.proUrl, `url=${q(`${fx.url}/echo?quota-probe-2`)}`, keyed('k1'))).headers.get('x-rate-limit-remaining');
+    assert.is(Number(before) - Number(after), 2, 'one MISS for the ten, plus the probe');
+  } finally {
+    gate = undefined;
+    await app.close();
+  }
+});
+
 test('staleTtl: past it the stored copy is served as STALE and regenerated once in the background', async () => {
   const clock = manualClock();
   const app = await startRefract({ REFRACT_API_KEYS: 'k1' }, [], { clock });

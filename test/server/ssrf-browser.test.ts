@@ -1,0 +1,104 @@
+// Every hop of every request the browser makes passes the SSRF guard: redirects followed inside Chromium (HTTP
+// 30x, meta refresh, script navigation), subresources that redirect, and the navigations of user code. A
+// redirector on 127.0.0.1 (allowed in tests) points at 127.0.0.2 (loopback, not allowed: any private host).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { serveFixtures, recordingServer, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+let fx: Fixture;
+let app: App;
+let forbidden: Awaited<ReturnType<typeof recordingServer>>;
+
+const html = (res: import('node:http').ServerResponse, body: string) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(body); };
+const target = () => `http://${forbidden.url}/secret`;
+
+test.before(async () => {
+  forbidden = await recordingServer('127.0.0.2');
+  fx = await serveFixtures({
+    '/redirect': (req, res) => {
+      const u = new URL(req.url!, 'http://x');
+      res.writeHead(Number(u.searchParams.get('code') ?? 302), { location: u.searchParams.get('to') ?? target() });
+      res.end();
+    },
+    '/meta-refresh': (_, res) => html(res, `<title>Meta</title><meta http-equiv="refresh" content="0;url=${target()}"><p>moving`),
+    '/script-nav': (_, res) => html(res, `<title>Script</title><script>location.href = ${JSON.stringify(target())}</script>`),
+    '/subresources': (_, res) => {
+      const r = (kind: string) => `/redirect?to=${encodeURIComponent(`${target()}?${kind}`)}`;
+      html(res, `<title>Resources</title><link rel="icon" href="${r('favicon')}"><h1>Resources</h1>
+        <img src="${r('img')}"><iframe src="${r('iframe')}"></iframe><video src="${r('video')}" autoplay muted></video>
+        <script>fetch(${JSON.stringify(r('fetch'))}).catch(() => {}); new Worker(${JSON.stringify(r('worker'))});</script>`);
+    },
+  });
+  app = await startRefract();
+});
+
+test.after(async () => {
+  await app.close();
+  await fx.close();
+  await forbidden.close();
+});
+
+const KINDS = ['302', '303', '307', '308', 'meta', 'script'] as const;
+const OUTPUTS = ['prerender=true', 'screenshot', 'pdf', 'meta=false&screenshot&prerender=true'] as const;
+const urlOf = (kind: (typeof KINDS)[number]) =>
+  kind === 'meta' ? `${fx.url}/meta-refresh` : kind === 'script' ? `${fx.url}/script-nav` : `${fx.url}/redirect?code=${kind}`;
+
+test('an HTTP redirect to a private address followed inside the browser is 403 EFORBIDDENURL, and never reaches it', async () => {
+  for (const output of ['prerender=true', 'screenshot', 'pdf']) {
+    const res = await call(app.freeUrl, `url=${q(`${fx.url}/redirect?code=302`)}&${output}&force`);
+    assert.is(res.status, 403, `${output}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    assert.is(res.body.code, 'EFORBIDDENURL', output);
+  }
+  assert.equal(forbidden.seen, []);
+});
+
+test('property: every redirect kind through the browser, with every output, never reaches the private host', async () => {
+  await fc.assert(fc.asyncProperty(fc.constantFrom(...KINDS), fc.constantFrom(...OUTPUTS), async (kind, output) => {
+    const res = await call(app.freeUrl, `url=${q(urlOf(kind))}&${output}&force`);
+    assert.ok(res.status < 500, `${kind} ${output}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+    assert.not.ok(res.raw.includes('reached'), `${kind} ${output}: the private page's body is not in the answer`);
+    if (kind !== 'meta' && kind !== 'script') assert.is(res.body.code, 'EFORBIDDENURL', `${kind} ${output}`);
+    assert.equal(forbidden.seen, [], `${kind} ${output}`);
+  }), { numRuns: 16 });
+});
+
+test('subresources that redirect to a private address (img, iframe, fetch, video, favicon, worker) never reach it', async () => {
+  for (const output of ['prerender=true', 'screenshot']) {
+    const res = await call(app.freeUrl, `url=${q(`${fx.url}/subresources`)}&${output}&force`);
+    assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    assert.is(res.body.data.title, 'Resources');
+  }
+  assert.ok(fx.hits.filter((h) => h.startsWith('/redirect')).length >= 4, `the redirectors were asked: ${fx.hits.join(' ')}`);
+  assert.equal(forbidden.seen, []);
+});
+
+test('user code that navigates to a redirector does not get the private page', async () => {
+  const fn = `async ({ page }) => { await page.goto(${JSON.stringify(`${fx.url}/redirect?code=307`)}).catch(() => null); return { html: await page.content() }; }`;
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`);
+  assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+  const value = res.body.data.function.value as { html: string };
+  assert.not.ok(value.html.includes('reached'), value.html.slice(0, 200));
+  assert.equal(forbidden.seen, []);
+});
+
+test('an allowed redirect chain still loads through the browser', async () => {
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/redirect?code=301&to=${encodeURIComponent(`${fx.url}/sites/article/index.html`)}`)}&prerender=true&force`);
+  assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+  assert.is(res.body.data.title, 'The man who built a & firm in his basement');
+  assert.equal(res.body.data.redirects.map((r: { statusCode: number }) => r.statusCode), [301]);
+});
+
+test('IPv6 literals that embed a private IPv4 address are 403 EFORBIDDENURL (never attempted), with and without a browser', async () => {
+  for (const host of ['[::127.0.0.2]', '[::ffff:0:7f00:2]', '[::ffff:127.0.0.2]', '[64:ff9b::7f00:2]']) {
+    for (const extra of ['', '&prerender=true', '&screenshot']) {
+      const res = await call(app.freeUrl, `url=${q(`http://${host}:${fx.port}/`)}${extra}&force`);
+      assert.is(res.status, 403, `${host}${extra}: ${JSON.stringify(res.body).slice(0, 200)}`);
+      assert.is(res.body.code, 'EFORBIDDENURL', host);
+    }
+  }
+});
+
+test.run();
