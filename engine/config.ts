@@ -52,6 +52,12 @@ export interface Config {
   metricsToken: string;
   /** Proxies trusted to name the client (hop count or address list; empty: none). */
   trustProxy: string;
+  /** How long a client may take to send a request's headers before its connection is closed (408). */
+  headersTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open. */
+  keepAliveTimeoutMs: number;
+  /** Connections one client address may hold open at once, per endpoint (0: no limit). */
+  maxConnectionsPerClient: number;
 }
 
 /** Documentation of each environment variable, keyed by name. */
@@ -91,6 +97,9 @@ export const ENV_DOCS: Record<string, string> = {
   REFRACT_LOG_LEVEL: 'debug, info, warn, error or silent (default info).',
   REFRACT_SHUTDOWN_GRACE: 'On SIGTERM, how long requests in flight may take to finish (readiness is false and new connections are refused meanwhile) before browsers, Redis and the process close (default 25s).',
   REFRACT_METRICS_TOKEN: 'Bearer token that `/metrics` requires (`Authorization: Bearer <token>`); unset, `/metrics` is open (default unset).',
+  REFRACT_HEADERS_TIMEOUT: 'How long a client may take to send the headers of a request before the server answers 408 and closes the connection (default 10s).',
+  REFRACT_KEEPALIVE_TIMEOUT: 'How long an idle keep-alive connection is kept open; longer than the idle timeout of the load balancer in front, so that it closes first (default 65s).',
+  REFRACT_MAX_CONNECTIONS_PER_CLIENT: 'Connections one client address (the socket\'s peer) may hold open at once on each endpoint; more are closed at once. Behind a reverse proxy every connection comes from the proxy: raise it or set 0 (no limit) there (default 256).',
   REFRACT_TRUST_PROXY: 'Proxies trusted to name the client in `X-Forwarded-For` (or `Forwarded`), for the free quota: a hop count (`1`: the nearest proxy) or a comma-separated list of addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`. Unset, nothing is trusted: the socket\'s peer is the client (default unset).',
 };
 
@@ -167,5 +176,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: duration(env, 'REFRACT_SHUTDOWN_GRACE', 25_000),
     metricsToken: env.REFRACT_METRICS_TOKEN ?? '',
     trustProxy: env.REFRACT_TRUST_PROXY ?? '',
+    headersTimeoutMs: Math.max(1000, duration(env, 'REFRACT_HEADERS_TIMEOUT', 10_000)),
+    keepAliveTimeoutMs: duration(env, 'REFRACT_KEEPALIVE_TIMEOUT', 65_000),
+    maxConnectionsPerClient: int(env, 'REFRACT_MAX_CONNECTIONS_PER_CLIENT', 256),
   };
 }

@@ -37,6 +37,33 @@ export interface App {
   close(): Promise<void>;
 }
 
+/**
+ * What a connection may hold: its headers must arrive within `headersTimeoutMs` (then 408 and closed; checked every
+ * second, not Node's 30 s), an idle keep-alive connection closes after `keepAliveTimeoutMs` (longer than the usual
+ * 60 s of load balancers, so that they close first), and one client address holds at most
+ * `maxConnectionsPerClient` connections at once: half-open sockets cannot pile up.
+ */
+function bound(server: http.Server, config: Pick<Config, 'headersTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnectionsPerClient'>): void {
+  server.headersTimeout = config.headersTimeoutMs;
+  // The whole request (headers and body) within the same bound plus time for a body.
+  server.requestTimeout = config.headersTimeoutMs + 30_000;
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  const cap = config.maxConnectionsPerClient;
+  if (cap <= 0) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: import('node:net').Socket) => {
+    const peer = socket.remoteAddress ?? '';
+    const n = (open.get(peer) ?? 0) + 1;
+    if (n > cap) { socket.destroy(); return; }
+    open.set(peer, n);
+    socket.once('close', () => {
+      const left = (open.get(peer) ?? 1) - 1;
+      if (left > 0) open.set(peer, left);
+      else open.delete(peer);
+    });
+  });
+}
+
 /** Compressed forms of bodies that are sent again (a cache HIT answers the same Buffer each time). */
 const compressed = new WeakMap<Buffer, Map<string, Buffer>>();
 
@@ -79,14 +106,17 @@ function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stre
   if (answered.has(socket)) return;
   answered.add(socket);
   if (err.code === 'ECONNRESET' || !socket.writable) { socket.destroy(); return; }
+  // A client too slow to send its headers (REFRACT_HEADERS_TIMEOUT) is told so and let go at once.
+  const late = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
   const refused = err.code === 'HPE_HEADER_OVERFLOW'
     ? new RefractError('ETOOLARGE', `The request line and headers exceed ${MAX_HEAD_BYTES / 1024} KB`)
-    : new RefractError('EINVALQUERY', 'The request is not valid HTTP');
-  const { status, body } = failure(refused, randomUUID(), docsUrl);
+    : late ? new RefractError('ETIMEOUT', 'The request headers did not arrive in time') : new RefractError('EINVALQUERY', 'The request is not valid HTTP');
+  const { body } = failure(refused, randomUUID(), docsUrl);
+  const status = late ? 408 : failure(refused, '', docsUrl).status;
   const text = JSON.stringify(body);
   socket.on('error', () => undefined);
   socket.on('data', () => undefined);
-  setTimeout(() => socket.destroy(), 5000).unref();
+  setTimeout(() => socket.destroy(), late ? 0 : 5000).unref();
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${text}`);
 }
 
@@ -172,7 +202,8 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
     return undefined;
   };
   const servers = (['free', 'pro'] as const).map((endpoint, i) => {
-    const server = http.createServer({ maxHeaderSize: MAX_HEAD_BYTES }, async (req, res) => {
+    // Node checks header and request deadlines on this interval (30 s by default: sockets lived up to 30 s past them).
+    const server = http.createServer({ maxHeaderSize: MAX_HEAD_BYTES, connectionsCheckingInterval: 1000 }, async (req, res) => {
       const started = performance.now();
       inflight++;
       try {
@@ -221,9 +252,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       }
     });
     server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => answerClientError(err, socket, docsUrl));
-    // Longer than the usual 60 s idle timeout of clients and load balancers, so they close idle sockets first.
-    server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
+    bound(server, baseConfig);
     return server;
   });
   const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
