@@ -33,6 +33,7 @@ const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO
     --proxy-urls <list>      comma-separated proxies to rotate over
     --redis <url>            queue the pages in Redis for \`refract worker\` processes (on any machine)
     --crawl-id <id>          the distributed crawl's id (default: derived from the input and options)
+  exit: 0 when a page succeeded, 1 when every page failed, 2 on a usage error, 130 on Ctrl-C (run again to resume)
   environment: the server's (REFRACT_ALLOW_PRIVATE_HOSTS, PROXY_URLS, REFRACT_PLUGINS, ...)`;
 
 const OPTIONS = {
@@ -86,6 +87,7 @@ function progress() {
       if (tty) process.stderr.write(`\r${line()}\u001b[K`);
       else if (Date.now() - lastReport > 10_000) { lastReport = Date.now(); process.stderr.write(`${line()}\n`); }
     },
+    counts: () => ({ done, failed }),
     end(skipped = 0) {
       const before = skipped ? ` (${skipped} done before, skipped)` : '';
       process.stderr.write(`${tty ? '\r' : ''}done: ${line(true)}${before}${tty ? '\u001b[K' : ''}\n`);
@@ -116,7 +118,10 @@ async function crawlCommand(args: string[]): Promise<number> {
   const engine = await engineFor(values);
   try {
     // A bad query option is the command's error (exit 2), not a failure of every page.
-    crawlQuery(engine, values.query);
+    const parsed = crawlQuery(engine, values.query);
+    // Options it does not know (a typo such as `screenshot.fulPage`) are said once, as the API's header says them.
+    const unknown = engine.plan({ ...parsed, url: 'https://example.com/' }, 'pro').unknownParams;
+    if (unknown.length) process.stderr.write(`refract: --query: unknown options ignored: ${unknown.join(', ')}\n`);
   } catch (err) {
     await engine.close();
     if (isRefractError(err)) throw new UsageError(`--query: ${err.code}: ${err.message}`);
@@ -124,6 +129,15 @@ async function crawlCommand(args: string[]): Promise<number> {
   }
   const shown = progress();
   if (done.length) process.stderr.write(`resuming: ${done.length} pages already in ${values.out} are not done again\n`);
+  // Ctrl-C: every line written is whole (one write each) and the journal knows what was done, so the process
+  // ends here, saying how to go on (before Crawlee's own advice, which is about its storage, not this command).
+  const interrupted = () => {
+    const { done: written } = shown.counts();
+    const how = values.out ? `run the same command again to resume (pages in ${values.out} are not done again)` : 'give --out FILE to be able to resume';
+    process.stderr.write(`\nstopped: ${written} pages written; ${how}\n`);
+    process.exit(130);
+  };
+  process.prependListener('SIGINT', interrupted);
   try {
     const results = values.redis
       ? crawlDistributed(engine, input, { ...options, done, redis: values.redis, id: values['crawl-id'], onKnown: shown.known })
@@ -133,11 +147,14 @@ async function crawlCommand(args: string[]): Promise<number> {
       shown.page(result);
     }
   } finally {
+    process.off('SIGINT', interrupted);
     shown.end(done.length);
     if (fd !== 1) closeSync(fd);
     await engine.close();
   }
-  return 0;
+  // A crawl in which every page failed did not do its job: a script running it must see that.
+  const { done: count, failed } = shown.counts();
+  return count > 0 && failed === count ? 1 : 0;
 }
 
 async function workerCommand(args: string[]): Promise<number> {

@@ -61,7 +61,9 @@ async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trac
   }
   try {
     const budget = Math.min(services.prerenderBudgetMs, left);
-    const out = await withDeadline(budget + 2000, [signal], (bounded) => renderPlan(plan, services, lease, bounded, budget, trace));
+    // Chosen because the page builds itself (or its host's pages do): it is read once built, not at its load event.
+    const buildsItself = plan.options.prerender === 'auto';
+    const out = await withDeadline(budget + 2000, [signal], (bounded) => renderPlan(plan, services, lease, bounded, budget, trace, buildsItself));
     return { ...out, fetchMode: 'prerender', prerenderReason: reason };
   } catch (err) {
     // A coded failure other than a deadline (a forbidden URL, a challenge) is the answer; only rendering trouble falls back.

@@ -90,6 +90,16 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
    * `function` does: its result is the answer).
    */
   standalone?: boolean;
+  /**
+   * For a step that needs a live page: whether it also reads the page's HTML (`ctx.$`), which is then serialized
+   * from the page (by default only steps that need less than a page read it).
+   */
+  readsDocument?: (options: z.output<S>) => boolean;
+  /**
+   * True for a step that may navigate the page itself (user code): the page is then not kept from navigating once
+   * loaded, as it is for the steps that capture the loaded document.
+   */
+  navigates?: boolean;
   /** True when the step, with these options, closes the page (a video recording): no browser step may follow it. */
   closesPage?: (options: z.output<S>) => boolean;
   /** Settings of the service this plugin reads, as `ctx.settings` (see PluginSettings). */
@@ -116,6 +126,11 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
 /** What one step of a plugin consumes with these options. */
 export function needOf(plugin: Plugin, options: Record<string, unknown>): Need {
   return typeof plugin.needs === 'function' ? plugin.needs(options) : plugin.needs;
+}
+
+/** Whether the step reads the page's HTML (`ctx.$`): every step that needs less than a live page, and those that say so. */
+export function readsDocument(plugin: Plugin, options: Record<string, unknown>): boolean {
+  return plugin.readsDocument?.(options) ?? needOf(plugin, options) !== 'browser';
 }
 
 /** A registered plugin (same shape, frozen). */

@@ -113,3 +113,46 @@ export function device() {
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
+
+type Def = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; in?: z.ZodType; out?: z.ZodType; options?: z.ZodType[]; valueType?: z.ZodType; getter?: () => z.ZodType };
+
+/** The object shapes and records a value of `schema` may be read by, through wrappers, pipes, unions and lazy schemas. */
+function containers(schema: z.ZodType, seen = new Set<z.ZodType>()): { shapes: Record<string, z.ZodType>[]; records: z.ZodType[] } {
+  const out = { shapes: [] as Record<string, z.ZodType>[], records: [] as z.ZodType[] };
+  if (seen.has(schema)) return out;
+  seen.add(schema);
+  const def = (schema as unknown as { _zod: { def: Def } })._zod.def;
+  const merge = (inner: z.ZodType | undefined) => {
+    if (!inner) return;
+    const found = containers(inner, seen);
+    out.shapes.push(...found.shapes);
+    out.records.push(...found.records);
+  };
+  if (def.type === 'object' && def.shape) out.shapes.push(def.shape);
+  else if (def.type === 'record' && def.valueType) out.records.push(def.valueType);
+  else if (def.type === 'pipe') { merge(def.in); merge(def.out); }
+  else if (def.type === 'union') for (const option of def.options ?? []) merge(option);
+  else if (def.type === 'lazy' && def.getter) merge(def.getter());
+  else merge(def.innerType);
+  return out;
+}
+
+/**
+ * The dotted names under `prefix` that `schema` does not read in `value` (a query's nested options, in any case
+ * style): `screenshot.fulPage` for a typo of `fullPage`. Values under records (data rules' names) are any names.
+ */
+export function unknownKeys(schema: z.ZodType, value: unknown, prefix: string): string[] {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return [];
+  const { shapes, records } = containers(schema);
+  if (!shapes.length && !records.length) return [];
+  const unknown: string[] = [];
+  for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+    // The value given to the name itself beside its dotted options (`screenshot=false&screenshot.x=1`).
+    if (key === '$value') continue;
+    const name = camelCase(key);
+    const field = shapes.map((shape) => (Object.hasOwn(shape, name) ? shape[name] : Object.hasOwn(shape, key) ? shape[key] : undefined)).find(Boolean) ?? records[0];
+    if (!field) unknown.push(`${prefix}.${key}`);
+    else unknown.push(...unknownKeys(field, inner, `${prefix}.${key}`));
+  }
+  return unknown;
+}

@@ -19,6 +19,8 @@ export interface QueryParameter {
   allowEmptyValue?: boolean;
   explode?: boolean;
   'x-refract-pro'?: boolean;
+  /** The default of an option described without a schema `default` (see defaultAsText). */
+  'x-refract-default'?: unknown;
   'x-refract-plugin'?: string;
   'x-refract-needs-options'?: boolean;
 }
@@ -140,6 +142,19 @@ function parameter(name: string, schema: Schema, description: string, extra: Par
   return param;
 }
 
+/**
+ * An option that a request would not send without meaning more than its absence (an output's option turns the
+ * output on; a pro-only option is refused on the free endpoint) carries its default as text and as
+ * `x-refract-default`, not as the schema's `default`: clients generated from the description (and /docs'
+ * "Try it out") send every `default`, and those must make together the same request as none.
+ */
+function defaultAsText(schema: Schema, description: string): { schema: Schema; description: string; extra: Partial<QueryParameter> } {
+  if (schema.default === undefined) return { schema, description, extra: {} };
+  const { default: initial, ...rest } = schema;
+  const shown = typeof initial === 'string' ? initial : JSON.stringify(initial);
+  return { schema: rest, description: `${description} Default: \`${shown}\`.`, extra: { 'x-refract-default': initial } };
+}
+
 /** Every query parameter the plan accepts, general ones first, then each plugin's in registry order. */
 export function queryParameters(registry: Registry, opts: { testHooks?: boolean } = {}): QueryParameter[] {
   const params: QueryParameter[] = [];
@@ -149,8 +164,9 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
     const pro = Object.hasOwn(PRO_ONLY, key);
     const doc = `${pro ? 'Pro only. ' : ''}${CORE_DOCS[key as keyof typeof CORE_DOCS] ?? ''}`;
     for (const p of flattened(key, schema)) {
-      params.push(parameter(p.name, p.schema, p.name === key ? doc : `\`${key}\` option.`, {
-        ...(p.name === 'url' ? { required: true } : {}), ...(pro ? { 'x-refract-pro': true } : {}),
+      const described = pro ? defaultAsText(p.schema, p.name === key ? doc : `\`${key}\` option.`) : { schema: p.schema, description: p.name === key ? doc : `\`${key}\` option.`, extra: {} };
+      params.push(parameter(p.name, described.schema, described.description, {
+        ...(p.name === 'url' ? { required: true } : {}), ...(pro ? { 'x-refract-pro': true } : {}), ...described.extra,
       }));
     }
   }
@@ -166,7 +182,8 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
     }));
     for (const p of flattened(plugin.name, options).filter((o) => o.name !== plugin.name)) {
       const own = typeof p.schema.description === 'string' ? p.schema.description : `\`${plugin.name}\` option.`;
-      params.push(parameter(p.name, p.schema, own, { 'x-refract-plugin': plugin.name }));
+      const described = defaultAsText(p.schema, own);
+      params.push(parameter(p.name, described.schema, described.description, { 'x-refract-plugin': plugin.name, ...described.extra }));
     }
   }
   return params;

@@ -24,6 +24,8 @@ export interface PageSetup {
   waitUntil?: string[];
   waitForSelector?: string;
   waitForTimeout?: number;
+  /** Set when a step captures the page over a transparent background (pages are reused only by the same kind). */
+  transparent?: boolean;
   /** Block ads and trackers and dismiss cookie banners. */
   adblock?: boolean;
   /** Set when a step needs video of the page (screenshot.animated). */
@@ -136,6 +138,8 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
 export type GuardedBy = Pick<GuardProxy, 'refusalOf'>;
 
 const AUTO_SETTLE_MS = 2000;
+/** How long the load of a navigation the page started itself is waited for. */
+const SELF_NAVIGATION_MS = 5000;
 /**
  * What the page's content waits on: a favicon (type "other"), media streams, beacons, manifests and sockets are
  * not, and a page is not kept waiting for them (a favicon fetched after `load` cost every capture ~60 ms).
@@ -208,8 +212,14 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   let failedHop: string | undefined;
   const onFailed = (req: Request) => { if (req.isNavigationRequest() && req.frame() === page.mainFrame()) failedHop = req.url(); };
   if (guarded) page.on('requestfailed', onFailed);
+  // Navigations the page starts itself once loaded (a script setting `location`, a refresh, a reload loop).
+  let loaded = false;
+  let selfNavigations = 0;
+  const onRequest = (req: Request) => { if (loaded && req.isNavigationRequest() && req.frame() === page.mainFrame()) selfNavigations++; };
+  page.on('request', onRequest);
   try {
     response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
+    loaded = true;
     // A hop of the document's redirects that the guard's proxy refused: answered by the proxy in its place.
     const refused = response && guarded?.refusalOf({ status: response.status(), headers: response.headers() }, response.url());
     if (refused) throw refused;
@@ -225,14 +235,17 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   }
   // Once the page has loaded and settled (consent managers show their banners late), a banner is answered.
   await afterLoad?.();
+  page.off('request', onRequest);
+  // A page that navigated itself (a script redirect, a refresh) is read once that navigation has loaded.
+  if (selfNavigations > 0) await page.waitForLoadState('load', { timeout: Math.min(SELF_NAVIGATION_MS, budgetMs) }).catch(() => undefined);
   for (const extra of setup.waitUntil?.filter((w) => w !== 'auto').slice(1) ?? []) {
     const state = lifecycle([extra]);
     await page.waitForLoadState(state === 'commit' ? 'domcontentloaded' : state, { timeout: budgetMs }).catch(() => undefined);
   }
   if (setup.animations === false) await page.addStyleTag({ content: FREEZE });
-  for (const style of setup.styles ?? []) await page.addStyleTag(/^https?:\/\//.test(style) ? { url: style } : { content: style });
-  for (const script of setup.scripts ?? []) await page.addScriptTag(/^https?:\/\//.test(script) ? { url: script } : { content: script });
-  for (const mod of setup.modules ?? []) await page.addScriptTag(/^https?:\/\//.test(mod) ? { url: mod, type: 'module' } : { content: mod, type: 'module' });
+  for (const style of setup.styles ?? []) await inject('styles', style, () => page.addStyleTag(/^https?:\/\//.test(style) ? { url: style } : { content: style }));
+  for (const script of setup.scripts ?? []) await inject('scripts', script, () => page.addScriptTag(/^https?:\/\//.test(script) ? { url: script } : { content: script }));
+  for (const mod of setup.modules ?? []) await inject('modules', mod, () => page.addScriptTag(/^https?:\/\//.test(mod) ? { url: mod, type: 'module' } : { content: mod, type: 'module' }));
   for (const selector of setup.click ?? []) {
     await page.click(selector, { timeout: Math.min(5000, budgetMs) }).catch((err: Error) => {
       throw new RefractError('EINVALQUERY', `Invalid \`click\`: no clickable element matches "${selector}"`, { cause: err, data: { param: 'click' } });
@@ -250,6 +263,83 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   }
   if (setup.waitForTimeout) await page.waitForTimeout(setup.waitForTimeout);
   return response;
+}
+
+/** How long the DOM must stay unchanged, once built, for a page that builds itself to count as built. */
+const BUILT_QUIET_MS = 50;
+
+/**
+ * Waits until a page known to build itself in the browser (an empty framework mount point, a body of scripts)
+ * has built its content: its mount point (or its body) has content and the DOM has not changed for a moment,
+ * bounded by `capMs`. Content that comes from a timer rather than the network is waited for too; a page built
+ * at load costs one quiet moment.
+ */
+export async function untilBuilt(page: Page, capMs: number): Promise<void> {
+  await page.evaluate(([quietMs, cap]) => new Promise<void>((resolve) => {
+    const built = () => {
+      const mount = document.querySelector('#root,#app,#__next,#__nuxt,#svelte,#___gatsby,#q-app,[data-reactroot],[ng-app],app-root');
+      if (mount) return mount.childElementCount > 1 || (mount.textContent ?? '').trim().length >= 20;
+      return (document.body?.innerText ?? '').trim().length >= 100;
+    };
+    let quiet: ReturnType<typeof setTimeout> | undefined;
+    const observer = new MutationObserver(() => check());
+    const finish = () => { observer.disconnect(); clearTimeout(quiet); clearTimeout(bound); resolve(); };
+    const check = () => { clearTimeout(quiet); if (built()) quiet = setTimeout(finish, quietMs); };
+    const bound = setTimeout(finish, cap);
+    observer.observe(document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true });
+    check();
+  }), [BUILT_QUIET_MS, capMs] as const).catch(() => undefined);
+}
+
+/** What Playwright says when the document it reads is being replaced by a navigation the page started itself. */
+const NAVIGATING = /page is navigating|Execution context was destroyed|Cannot find context with specified id/i;
+/** Pages stopped from navigating further (see still), until they are reset for another request. */
+const stilled = new WeakSet<Page>();
+
+/**
+ * The page's HTML once a navigation it started itself (`location.href = ...` on a timer, a meta refresh, a reload)
+ * has loaded. A page that keeps navigating is stopped after a few loads (its main frame's further navigations are
+ * aborted) and read as it is; past `budgetMs` it is EBRWSRTIMEOUT, never an unexpected failure.
+ */
+export async function readContent(page: Page, budgetMs: number): Promise<string> {
+  const until = Date.now() + budgetMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await page.content();
+    } catch (err) {
+      if (!NAVIGATING.test((err as Error).message)) throw err;
+      if (Date.now() >= until) throw new RefractError('EBRWSRTIMEOUT', 'The page kept navigating and could not be read in time', { cause: err });
+      if (attempt === 2) await still(page);
+      await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(2000, until - Date.now())) }).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * Aborts every further navigation of the page's main frame (its other requests go on through the guard): the
+ * steps capture the document that was loaded, which a reload loop or a late script redirect would otherwise pull
+ * away from under them (a capture during a navigation waited until the deadline).
+ */
+export async function still(page: Page): Promise<void> {
+  if (stilled.has(page)) return;
+  stilled.add(page);
+  await page.route('**/*', (route) => {
+    const request = route.request();
+    return request.isNavigationRequest() && request.frame() === page.mainFrame() ? route.abort('aborted') : route.fallback();
+  });
+}
+
+/**
+ * Adds a style, script or module the request asked for; one that does not load (unreachable, refused by the
+ * SSRF guard, a 404, a syntax error in a module) is the caller's parameter at fault: EINVALQUERY naming it.
+ */
+async function inject(param: 'styles' | 'scripts' | 'modules', value: string, add: () => Promise<unknown>): Promise<void> {
+  try {
+    await add();
+  } catch (err) {
+    const what = /^https?:\/\//.test(value) ? value : 'the inline code';
+    throw new RefractError('EINVALQUERY', `Invalid \`${param}\`: ${what} could not be loaded into the page`, { cause: err, data: { param } });
+  }
 }
 
 /** Page events that nothing of a finished request may still listen to on a page that is used again. */
@@ -271,6 +361,8 @@ export async function resetPage(page: Page, viewport: { width: number; height: n
   if (viewport && (size?.width !== viewport.width || size?.height !== viewport.height)) return false;
   const listeners = page as unknown as { listenerCount(event: string): number };
   if (PAGE_EVENTS.some((event) => listeners.listenerCount(event) > 0)) return false;
+  // Its navigations were stopped for the last request's steps (see still): they go again.
+  if (stilled.delete(page)) await page.unrouteAll({ behavior: 'ignoreErrors' });
   await page.goto('about:blank', { timeout: 5000 });
   await page.evaluate("window.name = ''");
   await page.emulateMedia({ media: null });

@@ -1,5 +1,5 @@
 import type { Page, Response } from 'playwright-core';
-import { needOf } from '../plugin.ts';
+import { readsDocument } from '../plugin.ts';
 import type { Plan } from '../plan.ts';
 import type { Registry } from '../registry.ts';
 import type { Lease } from '../executor.ts';
@@ -10,19 +10,23 @@ import { lightGet } from '../fetch/light.ts';
 import { refuseChallenge } from '../fetch/antibot.ts';
 import { answer, untilAborted } from '../steps.ts';
 import type { Extraction, Services } from '../extraction.ts';
-import { contextOptions, guardContext, navigate, resetPage, type PageSetup } from './page.ts';
+import { contextOptions, guardContext, navigate, readContent, resetPage, still, untilBuilt, type PageSetup } from './page.ts';
 import type { Preparation } from './browsers.ts';
 import type { Trace } from '../timing.ts';
 
 const CONSENT_CAP_MS = 3000;
+/** How long a page that navigates itself may take to come to rest before it is read. */
+const NAVIGATION_SETTLE_MS = 5000;
+/** The longest wait for a page that builds itself to have built its content. */
+const BUILD_CAP_MS = 3000;
 
 /**
  * What a page needs before it navigates: the SSRF guard on every request of its context and, with `adblock`, the
  * ad filters and the cookie-banner handler. A warm page of the same key was prepared the same way.
  */
-function preparationOf(adblock: boolean, services: Services): Preparation {
+function preparationOf(adblock: boolean, services: Services, transparent: boolean): Preparation {
   return {
-    key: adblock ? 'guard+adblock' : 'guard',
+    key: `${adblock ? 'guard+adblock' : 'guard'}${transparent ? '+transparent' : ''}`,
     async run(page) {
       await guardContext(page.context(), services.guard, adblock ? services.adblock : undefined);
       if (adblock) await services.adblock.prepareConsent(page.context());
@@ -64,15 +68,15 @@ async function redirectsOf(response: Response | null): Promise<FetchResult['redi
 }
 
 /** The navigation's outcome as a FetchResult: what the steps read, whichever way the page came. */
-async function browserResult(page: Page, response: Response | null, needsDocument: boolean): Promise<FetchResult> {
+async function browserResult(page: Page, response: Response | null, needsDocument: boolean, budgetMs: number): Promise<FetchResult> {
   const headers = response ? await response.allHeaders() : {};
   const contentType = headers['content-type'] ?? 'text/html';
   const kind = kindOf(contentType);
   const status = response?.status() ?? 200;
   // A text target (JSON, XML...) keeps its own bytes; a page is read as the browser rendered it, and only when a
   // step reads the document or the answer may be a challenge page (serializing a large DOM costs milliseconds).
-  const text = kind === 'text' && response ? await response.text().catch(() => page.content())
-    : needsDocument || status >= 400 || /cloudflare/i.test(headers.server ?? '') ? await page.content() : '';
+  const text = kind === 'text' && response ? await response.text().catch(() => readContent(page, budgetMs))
+    : needsDocument || status >= 400 || /cloudflare/i.test(headers.server ?? '') ? await readContent(page, budgetMs) : '';
   const body = Buffer.from(text);
   return {
     url: page.url(), statusCode: status, headers, redirects: await redirectsOf(response), contentType,
@@ -126,9 +130,9 @@ function unreached(response: Response | null, url: string, signal: AbortSignal):
  * Runs the whole plan in one browser page: navigate once (SSRF guard, ad blocking and banner handling set up
  * first), then every step on the live page. `budgetMs` bounds the navigation; the steps share the request's time.
  */
-export async function renderPlan(plan: Plan, services: Services, lease: Lease, signal: AbortSignal, budgetMs: number, trace: Trace): Promise<Omit<Extraction, 'fetchMode'>> {
+export async function renderPlan(plan: Plan, services: Services, lease: Lease, signal: AbortSignal, budgetMs: number, trace: Trace, buildsItself = false): Promise<Omit<Extraction, 'fetchMode'>> {
   const setup = pageSetupOf(plan, services.registry);
-  const needsDocument = !!plan.collectLinks || plan.steps.some((s) => needOf(services.registry.get(s.name)!, s.opts) !== 'browser');
+  const needsDocument = !!plan.collectLinks || plan.steps.some((s) => readsDocument(services.registry.get(s.name)!, s.opts));
   const opening = performance.now();
   try {
     return await services.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, (page) => untilAborted(async () => {
@@ -152,12 +156,17 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
         }
         response = first;
       }
-      const result = await trace.time('content', () => browserResult(page, response, needsDocument));
+      // A page that builds itself (why `prerender=auto` chose the browser) is read once it has built its content.
+      if (buildsItself) await trace.time('build', () => untilBuilt(page, Math.min(BUILD_CAP_MS, budgetMs)));
+      const result = await trace.time('content', () => browserResult(page, response, needsDocument, Math.min(budgetMs, NAVIGATION_SETTLE_MS)));
+      // The steps work on this document: navigations the page starts from now on are refused (user code that
+      // navigates is the exception, and is bounded by its own deadline).
+      if (!plan.steps.some((s) => services.registry.get(s.name)?.navigates)) await still(page);
       refuseChallenge(result, lease.session);
       return answer(plan, services, result, signal, trace, { page, openedAt });
       // Whatever hangs in the page (an evaluation whose timers never fire, say), the request ends at its deadline:
       // the page is closed behind it.
-    }, signal), plan.options.retry ?? 1, plan.shareContext, preparationOf(!!setup.adblock, services));
+    }, signal), plan.options.retry ?? 1, plan.shareContext, preparationOf(!!setup.adblock, services, !!setup.transparent));
   } catch (err) {
     throw throughProxy(err, lease.proxyUrl);
   }

@@ -53,6 +53,8 @@ export default definePlugin({
   name: 'data',
   description: 'Values read with your own rules: CSS selectors, attributes, markdown, typed and validated.',
   needs: (rules): Need => (Object.values(rules).some(usesEvaluate) ? 'browser' : 'html'),
+  // With a script rule the page is live; selector rules beside it still read its HTML.
+  readsDocument: (rules) => Object.values(rules).some((set) => rulesOf(set).some((r) => !r.evaluate)),
   invalid: 'EINVALDATA',
   merge: true,
   params,

@@ -15,6 +15,8 @@ export default definePlugin({
   needs: 'browser',
   invalid: 'EINVALFUNCTION',
   standalone: true,
+  // User code may navigate the page (page.goto): it is not kept on the loaded document.
+  navigates: true,
   params,
   shorthand: (value) => ({ code: value }),
   async run(ctx, { code }) {

@@ -64,6 +64,9 @@ export default definePlugin({
     viewport: Object.fromEntries(Object.entries({ width: o.width, height: o.height, deviceScaleFactor: o.deviceScaleFactor, isMobile: o.isMobile, hasTouch: o.hasTouch, isLandscape: o.isLandscape }).filter(([, v]) => v !== undefined)),
     ...(o.waitUntil ? { waitUntil: o.waitUntil } : {}),
     ...(o.waitFor ? { waitForTimeout: o.waitFor } : {}),
+    // Pages that took transparent captures serve only transparent ones again: Chromium could leave a reused
+    // page's next document transparent after one (a full-page capture, then an element one).
+    transparent: o.type === 'png' && o.omitBackground && !(o.overlay && (o.overlay.background || o.overlay.browser)),
     ...(o.animated ? { recordVideo: { dir: path.join(os.tmpdir(), 'refract-video'), size: { width: o.width ?? DEFAULT_VIEWPORT.width, height: o.height ?? DEFAULT_VIEWPORT.height } } } : {}),
   }),
   async run({ page, pageOpenedAt, store, fetchBytes, response, options }, o) {
@@ -77,7 +80,9 @@ export default definePlugin({
     }
     // Captures are deterministic (animations stopped) unless the request asks for `animations=true`.
     const animations = options.animations === true ? 'allow' as const : 'disabled' as const;
-    const shot = { type: o.type, quality: o.type === 'jpeg' ? o.quality ?? 80 : undefined, omitBackground: o.type === 'png' && o.omitBackground, animations };
+    // Composed over an overlay, the page area is opaque (white unless the page sets its own background).
+    const framed = !!(o.overlay && (o.overlay.background || o.overlay.browser));
+    const shot = { type: o.type, quality: o.type === 'jpeg' ? o.quality ?? 80 : undefined, omitBackground: o.type === 'png' && o.omitBackground && !framed, animations };
     let capture: () => Promise<Buffer>;
     if (o.element) {
       const target = page.locator(o.element).first();
@@ -96,7 +101,7 @@ export default definePlugin({
       image = await capture();
     }
     let type = o.type === 'jpeg' ? 'image/jpeg' : 'image/png';
-    if (o.overlay && (o.overlay.background || o.overlay.browser)) {
+    if (framed && o.overlay) {
       const bg = o.overlay.background?.trim();
       let bgImage: Buffer | undefined;
       if (bg && /^https?:\/\//i.test(bg)) {

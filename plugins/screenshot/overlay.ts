@@ -16,14 +16,31 @@ async function solid(color: string, width: number, height: number): Promise<Buff
   }
 }
 
+/** CSS directions as angles (0deg points up, clockwise). */
+const SIDES: Record<string, number> = {
+  'to top': 0, 'to right': 90, 'to bottom': 180, 'to left': 270,
+  'to top right': 45, 'to right top': 45, 'to bottom right': 135, 'to right bottom': 135,
+  'to bottom left': 225, 'to left bottom': 225, 'to top left': 315, 'to left top': 315,
+};
+const ANGLE = /^(-?\d+(?:\.\d+)?)(deg|turn|rad|grad)$/;
+const TO_DEG: Record<string, number> = { deg: 1, turn: 360, rad: 180 / Math.PI, grad: 0.9 };
+
+/** A CSS `linear-gradient()` (angle or `to` side, colour stops with optional positions) as an SVG image. */
 function gradientSvg(spec: string, width: number, height: number): string {
-  const parts = spec.split(/,(?![^(]*\))/).map((p) => p.trim());
+  const parts = spec.split(/,(?![^(]*\))/).map((p) => p.trim().replace(/\s+/g, ' '));
   let angle = 180;
-  if (/^-?\d+(\.\d+)?deg$/.test(parts[0]!)) angle = Number.parseFloat(parts.shift()!);
+  const first = parts[0]!.toLowerCase();
+  const m = ANGLE.exec(first);
+  if (m) { angle = Number.parseFloat(m[1]!) * TO_DEG[m[2]!]!; parts.shift(); } else if (first in SIDES) { angle = SIDES[first]!; parts.shift(); }
   if (parts.length < 2) throw new RefractError('EINVALOVERLAYBG', 'Invalid `screenshot.overlay.background`: a linear-gradient needs at least two colours', { data: { param: 'screenshot.overlay.background' } });
   const rad = ((angle - 90) * Math.PI) / 180;
   const [x, y] = [Math.cos(rad) / 2, Math.sin(rad) / 2];
-  const stops = parts.map((c, i) => `<stop offset="${(i / (parts.length - 1)) * 100}%" stop-color="${c.replace(/"/g, '')}"/>`).join('');
+  const stops = parts.map((part, i) => {
+    // A stop is a colour and an optional position (`red 30%`); positions left out are spread evenly.
+    const stop = /^(.*?)(?:\s+(-?\d+(?:\.\d+)?)%)?$/.exec(part)!;
+    const offset = stop[2] !== undefined ? Number(stop[2]) : (i / (parts.length - 1)) * 100;
+    return `<stop offset="${offset}%" stop-color="${stop[1]!.replace(/["<>&]/g, '')}"/>`;
+  }).join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g" x1="${0.5 - x}" y1="${0.5 - y}" x2="${0.5 + x}" y2="${0.5 + y}">${stops}</linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/></svg>`;
 }
 

@@ -58,4 +58,24 @@ test('a 300-page crawl with a plugin and screenshots, killed midway, finishes on
   assert.match(second.stderrText(), new RegExp(`resuming: ${before.size} pages already in .* are not done again`));
 });
 
+test('Ctrl-C stops a crawl saying how to resume (not Crawlee\'s advice), exit 130; a crawl whose every page failed exits 1; unknown options are named once', async () => {
+  const out = path.join(dir, 'interrupted.jsonl');
+  writeFileSync(out, '');
+  const args = ['crawl', pageUrl(fx.url, 0), '--out', out, '--state', path.join(dir, 'state-int'), '--max-depth', '20', '--include', `${fx.url}/site/p/**`,
+    '--query', 'meta=true&screenshot.fulPage=true&screenshot=false'];
+  const run = startCli(args);
+  await untilLines(out, 20, run.exited);
+  run.kill('SIGINT');
+  assert.is(await run.exited, 130, run.stderrText());
+  const written = jsonLines<Line>(out).length;
+  assert.match(run.stderrText(), new RegExp(`stopped: \\d+ pages written; run the same command again to resume`));
+  assert.not.match(run.stderrText(), /CRAWLEE_PURGE_ON_START/);
+  assert.is(run.stderrText().split('unknown options ignored: screenshot.fulPage').length, 2, 'the typo is named once');
+  assert.ok(written >= 20);
+  const failing = startCli(['crawl', '--urls', '-'], {});
+  failing.stdin!.end('http://127.0.0.2:9/a\nnot a url\n');
+  assert.is(await failing.exited, 1, failing.stderrText());
+  assert.match(failing.stderrText(), /done: 2 pages, 2 failed/);
+});
+
 test.run();

@@ -272,6 +272,19 @@ test('screenshot.overlay composes a browser frame over a colour, gradient or ima
   assert.ok(phone.meta.height! > phone.meta.width!, `portrait: ${phone.meta.width}x${phone.meta.height}`);
 });
 
+test('the page area of an overlay is opaque: white where the page sets no background, never the backdrop showing through', async () => {
+  const pad = Math.round(1280 * 0.08);
+  const red = await shot(`url=${site('clear.html')}&screenshot.overlay.background=${q('#ff0000')}`);
+  assert.equal(await pixel(red.bytes, 5, 5), [255, 0, 0], 'the backdrop');
+  assert.equal(await pixel(red.bytes, pad + 50, pad + 50), [0, 0, 255], 'the page\'s own blue box');
+  assert.equal(await pixel(red.bytes, pad + 600, pad + 400), [255, 255, 255], 'white page, not the red backdrop');
+  const dark = await shot(`url=${site('clear.html')}&screenshot.overlay.browser=dark`);
+  assert.equal(await pixel(dark.bytes, 600, 40 + 400), [255, 255, 255], 'a white page under a dark frame');
+  const gradient = await shot(`url=${site('clear.html')}&screenshot.overlay.background=${q('linear-gradient(to right, rgb(255,0,0) 0%, rgba(0,0,255,1) 100%)')}`);
+  const [left, right] = [await pixel(gradient.bytes, 2, 300), await pixel(gradient.bytes, gradient.meta.width! - 3, 300)];
+  assert.ok(left[0]! > 200 && left[2]! < 50 && right[2]! > 200 && right[0]! < 50, `a side keyword and stop positions render: ${left} ${right}`);
+});
+
 test('adblock drops trackers and dismisses cookie banners; on by default on the free endpoint', async () => {
   const before = fx.hits.filter((h) => h.includes('addthis_widget')).length;
   const on = await call(app.freeUrl, `url=${site('ads.html')}&screenshot&force`);

@@ -1,4 +1,5 @@
 import { test } from 'uvu';
+import sharp from 'sharp';
 import * as assert from 'uvu/assert';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
@@ -33,6 +34,7 @@ test.before(async () => {
   fx = await serveFixtures({
     '/plant': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(PLANT); },
     '/read': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(READ); },
+    '/probe': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>probe</title><body style="margin:0"><div style="width:100px;height:100px;background:rgb(0,0,255)"></div><p style="height:2000px">tall</p></body>'); },
   });
 });
 
@@ -60,6 +62,40 @@ test('a page used again for the next request of its kind shows it nothing of the
     const kept = app.engine.browsers.stats().reused;
     assert.is((await withHeaders()).status, 200);
     assert.is(app.engine.browsers.stats().reused, kept);
+  } finally {
+    await app.close();
+  }
+});
+
+/** The lowest alpha of a PNG asset (255 when it has no alpha channel). */
+async function minAlpha(url: string): Promise<number> {
+  const bytes = Buffer.from(await (await fetch(url)).arrayBuffer());
+  return (await sharp(bytes).stats()).channels[3]?.min ?? 255;
+}
+
+test('opposite per-request settings alternated many times on warm pages: each answer has its own', async () => {
+  const app = await startRefract({ REFRACT_BROWSER_CONCURRENCY: '1' });
+  try {
+    const probe = `url=${q(`${fx.url}/probe`)}&meta=false&force`;
+    const state = `data.s.evaluate=${q("JSON.stringify({ print: matchMedia('print').matches, injected: window.injected ?? null, styled: getComputedStyle(document.body).color, cookie: document.cookie })")}`;
+    for (let round = 0; round < 8; round++) {
+      // Transparent captures of every kind (full page, element, viewport), with a print medium, a script, a style and a cookie.
+      const clear = await call(app.freeUrl, `${probe}&screenshot.full_page&mediaType=print&scripts=${q("window.injected = 1; document.cookie = 'left=1'")}&styles=${q('body{color:rgb(1,2,3)}')}&${state}`);
+      assert.is(clear.status, 200, JSON.stringify(clear.body).slice(0, 200));
+      assert.equal(JSON.parse(clear.body.data.s), { print: true, injected: 1, styled: 'rgb(1, 2, 3)', cookie: 'left=1' }, `round ${round}: the settings took effect`);
+      assert.is(await minAlpha(clear.body.data.screenshot.url), 0, `round ${round}: transparent full page`);
+      const element = await call(app.freeUrl, `${probe}&screenshot.element=${q('p')}`);
+      assert.is(await minAlpha(element.body.data.screenshot.url), 0, `round ${round}: transparent element`);
+      // The opposite of each, on a warm page of the same kind of context.
+      const opaque = await call(app.freeUrl, `${probe}&screenshot.omit_background=false&${state}`);
+      assert.is(opaque.status, 200);
+      assert.equal(JSON.parse(opaque.body.data.s), { print: false, injected: null, styled: 'rgb(0, 0, 0)', cookie: '' }, `round ${round}: nothing of the last request`);
+      assert.is(await minAlpha(opaque.body.data.screenshot.url), 255, `round ${round}: opaque`);
+      const jpeg = await call(app.freeUrl, `${probe}&screenshot.type=jpeg`);
+      const [r, g, b] = await sharp(Buffer.from(await (await fetch(jpeg.body.data.screenshot.url)).arrayBuffer())).extract({ left: 600, top: 400, width: 1, height: 1 }).raw().toBuffer();
+      assert.ok(r! > 240 && g! > 240 && b! > 240, `round ${round}: a JPEG's page area is white (${r},${g},${b})`);
+    }
+    assert.ok(app.engine.browsers.stats().reused >= 16, `warm pages were used again: ${app.engine.browsers.stats().reused}`);
   } finally {
     await app.close();
   }

@@ -287,9 +287,13 @@ test('unknown parameters are accepted and named in x-refract-unknown-params', as
   const page = q(`${fx.url}/sites/article/index.html`);
   const typo = await call(app.freeUrl, `url=${page}&screenshoot=true&meta.foo=1&colour_scheme=dark&h%C3%A9%0A=1`);
   assert.is(typo.status, 200);
-  assert.is(typo.headers.get('x-refract-unknown-params'), 'screenshoot, colourScheme, h%C3%A9%0A');
+  assert.is(typo.headers.get('x-refract-unknown-params'), 'screenshoot, colourScheme, h%C3%A9%0A, meta.foo');
+  // Nested typos are named too: an output's options and the general options' own keys.
+  const nested = await call(app.freeUrl, `url=${page}&screenshot.fulPage=true&screenshot.duration=20s&viewport.widht=3&pdf.margin.top=1cm&pdf.margin.tpo=2cm&meta=false&screenshot=false&pdf=false`);
+  assert.is(nested.status, 200, JSON.stringify(nested.body).slice(0, 200));
+  assert.is(nested.headers.get('x-refract-unknown-params'), 'screenshot.fulPage, screenshot.duration, viewport.widht, pdf.margin.tpo');
   // Without the typo nothing is named; known names in snake_case are known.
-  const clean = await call(app.freeUrl, `url=${page}&color_scheme=dark&palette=false`);
+  const clean = await call(app.freeUrl, `url=${page}&color_scheme=dark&palette=false&screenshot.full_page=false&screenshot.overlay.browser=dark&screenshot=false&data.x.selector=h1`);
   assert.is(clean.status, 200);
   assert.is(clean.headers.get('x-refract-unknown-params'), null);
 });

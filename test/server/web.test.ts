@@ -102,7 +102,7 @@ test('every parameter the plan accepts is described, a third-party plugin\'s too
 });
 
 /** A value the schema allows, for a parameter of this name. */
-function example(name: string, schema: QueryParameter['schema'], target: string): string {
+function example(name: string, schema: QueryParameter['schema'], target: string, described?: QueryParameter): string {
   const given: Record<string, string> = {
     url: target, htmlUrl: target, device: 'iPhone 12', 'screenshot.device': 'iPhone 12', proxy: 'http://127.0.0.1:9', 'proxy.url': 'http://127.0.0.1:9',
     'proxy.location': 'us', embed: 'title', filter: 'title', 'screenshot.overlay.background': '#ffffff', 'pdf.width': '10cm', 'pdf.height': '10cm',
@@ -111,6 +111,7 @@ function example(name: string, schema: QueryParameter['schema'], target: string)
   };
   if (given[name]) return given[name]!;
   if (typeof schema.default === 'string') return schema.default;
+  if (typeof described?.['x-refract-default'] === 'string') return described['x-refract-default'] as string;
   if (Array.isArray(schema.examples)) return String(schema.examples[0]);
   const alternatives = [schema, ...((schema.anyOf ?? []) as QueryParameter['schema'][])];
   const listed = alternatives.find((a) => Array.isArray(a.enum))?.enum ?? (schema.items as { enum?: unknown[] } | undefined)?.enum;
@@ -143,7 +144,7 @@ test('every described parameter, given a value its schema allows, is accepted by
     if (along[p.name]) search.set(...along[p.name]!);
     // A bare output that needs options (`data`) is accepted as `false`, which turns it off.
     const off = p['x-refract-needs-options'] && p.name !== 'function';
-    search.set(p.name.replace('{key}', 'k'), off ? 'false' : example(p.name, p.schema, target));
+    search.set(p.name.replace('{key}', 'k'), off ? 'false' : example(p.name, p.schema, target, p));
     let plan: Plan;
     try {
       plan = app.engine.plan(parseQuery(search), 'pro');
@@ -153,6 +154,32 @@ test('every described parameter, given a value its schema allows, is accepted by
     assert.equal(plan.unknownParams, [], p.name);
     if (!off) assert.ok(reached(plan, p.name), `${p.name} reaches the plan`);
   }
+});
+
+test('every parameter at its described default, sent together (as generated clients and "Try it out" do), answers like the bare url', async () => {
+  const doc = await (await fetch(`${app.freeUrl}/openapi.json`)).json() as { paths: Record<string, { get: { parameters: QueryParameter[] } }> };
+  const params = doc.paths['/']!.get.parameters;
+  const target = `${fx.url}/sites/article/index.html`;
+  const query = new URLSearchParams({ url: target });
+  let sent = 0;
+  for (const p of params) {
+    const initial = p.schema.default;
+    if (initial === undefined || p.name === 'url') continue;
+    query.set(p.name, Array.isArray(initial) ? initial.join(',') : String(initial));
+    sent++;
+  }
+  assert.ok(sent >= 5, `${sent} defaults sent`);
+  const withDefaults = await fetch(`${app.freeUrl}/?${query}`);
+  const body = await withDefaults.json() as { status: string; data: Record<string, unknown>; message?: string };
+  assert.is(withDefaults.status, 200, body.message);
+  const bare = await (await fetch(`${app.freeUrl}/?url=${encodeURIComponent(target)}`)).json() as { data: Record<string, unknown> };
+  const stable = (d: Record<string, unknown>) => ({ ...d, headers: undefined });
+  assert.equal(stable(body.data), stable(bare.data));
+  // Options of an output keep their default in the text and in x-refract-default.
+  const scale = params.find((p) => p.name === 'pdf.scale')!;
+  assert.is(scale.schema.default, undefined);
+  assert.is((scale as QueryParameter & { 'x-refract-default'?: unknown })['x-refract-default'], 1);
+  assert.match(scale.description, /Default: `1`/);
 });
 
 test('/docs renders the reference from the description, offline (swagger-ui served by Refract)', async () => {

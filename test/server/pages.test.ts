@@ -1,0 +1,78 @@
+// Ordinary pages that used to make wrong answers or 500s: pages that navigate themselves, injected resources that
+// do not load, selector rules beside script rules, and pages that build their content on a timer.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ServerResponse } from 'node:http';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+let fx: Fixture;
+let app: App;
+const html = (res: ServerResponse, body: string) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(body); };
+
+test.before(async () => {
+  fx = await serveFixtures({
+    '/self-nav': (_, res) => html(res, `<title>First</title><script>setTimeout(() => { location.href = '/second' }, 30)</script><h1>first</h1>`),
+    '/second': (_, res) => html(res, `<title>Second</title><h1>second</h1>`),
+    '/reload': (_, res) => html(res, `<title>Reloading</title><script>setTimeout(() => location.reload(), 30)</script><h1>again</h1>`),
+    '/plain': (_, res) => html(res, `<title>Plain</title><h1>Heading</h1><p class="lead" data-k="v">text</p>`),
+    '/csr': (_, res) => html(res, `<title>Loading…</title><div id="root"></div><script>setTimeout(() => {
+      document.title = 'Built'; const m = document.createElement('meta'); m.name = 'description'; m.content = 'Built by script'; document.head.append(m);
+      document.getElementById('root').innerHTML = '<h1>Built</h1><ul><li>a</li><li>b</li><li>c</li></ul>'; }, 300)</script>`),
+  });
+  app = await startRefract();
+});
+
+test.after(async () => {
+  await app.close();
+  await fx.close();
+});
+
+test('a page that navigates itself (script redirect, reload loop) is captured once navigation settles, never 500', async () => {
+  for (const path of ['/self-nav', '/reload']) {
+    for (const output of ['screenshot', 'pdf', 'prerender=true', 'screenshot&meta=false', 'pdf&meta=false']) {
+      const started = Date.now();
+      const res = await call(app.freeUrl, `url=${q(fx.url + path)}&${output}&force`);
+      assert.is(res.status, 200, `${path} ${output}: ${JSON.stringify(res.body).slice(0, 300)}`);
+      assert.equal(res.body.warnings ?? [], [], `${path} ${output}: no step failed`);
+      assert.ok(Date.now() - started < 10_000, `${path} ${output}: answered in ${Date.now() - started} ms, not at the deadline`);
+      if (!output.includes('meta=false')) assert.is(res.body.data.title, path === '/reload' ? 'Reloading' : 'Second', `${path} ${output}`);
+      const media = res.body.data.screenshot ?? res.body.data.pdf;
+      if (output.startsWith('screenshot') || output.startsWith('pdf')) assert.ok(media?.url, `${path} ${output}: captured`);
+    }
+  }
+});
+
+test('a scripts, modules or styles URL that does not load is 400 EINVALQUERY naming the parameter', async () => {
+  const cases: [string, string][] = [
+    ['scripts', 'http://127.0.0.1:1/unreachable.js'],
+    ['styles', 'http://127.0.0.2:9/forbidden.css'],
+    ['modules', `${fx.url}/missing.js`],
+  ];
+  for (const [param, url] of cases) {
+    const res = await call(app.freeUrl, `url=${q(`${fx.url}/plain`)}&${param}=${q(url)}&screenshot&force`);
+    assert.is(res.status, 400, `${param}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    assert.is(res.body.code, 'EINVALQUERY');
+    assert.is(res.body.data.param, param);
+  }
+  const ok = await call(app.freeUrl, `url=${q(`${fx.url}/plain`)}&styles=${q('h1{color:red}')}&screenshot&force`);
+  assert.is(ok.status, 200, 'inline code still works');
+});
+
+test('selector rules beside a script rule read the page (text, attribute, class)', async () => {
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/plain`)}&data.h.selector=h1&data.k.selector=p&data.k.attr=data-k&data.c.selector=p&data.c.attr=class&data.t.evaluate=${q('1+1')}&meta=false&force`);
+  assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+  assert.equal([res.body.data.h, res.body.data.k, res.body.data.c, res.body.data.t], ['Heading', 'v', 'lead', 2]);
+});
+
+test('a page that fills itself on a timer after load is read once built under prerender=auto', async () => {
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/csr`)}&data.items.selectorAll=li&force`);
+  assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+  assert.match(res.headers.get('x-prerender-reason') ?? '', /empty mount point #root/);
+  assert.is(res.body.data.title, 'Built');
+  assert.is(res.body.data.description, 'Built by script');
+  assert.equal(res.body.data.items, ['a', 'b', 'c']);
+});
+
+test.run();
