@@ -58,6 +58,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** Connections one client address may hold open at once, per endpoint (0: no limit). */
   maxConnectionsPerClient: number;
+  /** Where error answers send a report (`{id}`, `{code}` filled in); empty: the error page's reporting section. */
+  reportUrl: string;
 }
 
 /** Documentation of each environment variable, keyed by name. */
@@ -100,6 +102,7 @@ export const ENV_DOCS: Record<string, string> = {
   REFRACT_HEADERS_TIMEOUT: 'How long a client may take to send the headers of a request before the server answers 408 and closes the connection (default 10s).',
   REFRACT_KEEPALIVE_TIMEOUT: 'How long an idle keep-alive connection is kept open; longer than the idle timeout of the load balancer in front, so that it closes first (default 65s).',
   REFRACT_MAX_CONNECTIONS_PER_CLIENT: 'Connections one client address (the socket\'s peer) may hold open at once on each endpoint; more are closed at once. Behind a reverse proxy every connection comes from the proxy: raise it or set 0 (no limit) there (default 256).',
+  REFRACT_REPORT_URL: 'Where error answers\' `report` link points, with `{id}` (the request id) and `{code}` filled in, e.g. an issue tracker\'s new-issue URL (default: the error page\'s section on reporting, with the id).',
   REFRACT_TRUST_PROXY: 'Proxies trusted to name the client in `X-Forwarded-For` (or `Forwarded`), for the free quota: a hop count (`1`: the nearest proxy) or a comma-separated list of addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`. Unset, nothing is trusted: the socket\'s peer is the client (default unset).',
 };
 
@@ -179,5 +182,6 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs: Math.max(1000, duration(env, 'REFRACT_HEADERS_TIMEOUT', 10_000)),
     keepAliveTimeoutMs: duration(env, 'REFRACT_KEEPALIVE_TIMEOUT', 65_000),
     maxConnectionsPerClient: int(env, 'REFRACT_MAX_CONNECTIONS_PER_CLIENT', 256),
+    reportUrl: env.REFRACT_REPORT_URL ?? '',
   };
 }

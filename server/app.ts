@@ -11,6 +11,7 @@ import { createWeb } from './web.ts';
 import { openApiDocument } from './openapi.ts';
 import { createHandler, type HandlerRequest, type HandlerResponse } from './handler.ts';
 import { failure } from './jsend.ts';
+import { errorsPage } from './errors-page.ts';
 import { createQuota } from './quota.ts';
 import { createKeyRing } from './keys.ts';
 import { systemClock, type Clock } from '../engine/state.ts';
@@ -184,7 +185,9 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       const { type, body } = await metrics.scrape();
       return { status: 200, headers: { 'content-type': type, 'cache-control': 'no-store' }, body };
     }
-    if (path === '/docs/errors') return { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
+    // The page the `more` links point at (an anchor per code); its Markdown source at /docs/errors.md.
+    if (path === '/docs/errors') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'public, max-age=3600' }, body: errorsHtml };
+    if (path === '/docs/errors.md') return { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
     // The public face describes the loaded plugins: it answers once the engine (and so the registry) exists.
     const page = engine ? await web.serve(path) : undefined;
     if (page) return page;
@@ -238,12 +241,12 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
           metrics?.record({ endpoint, status: out.status, output: f.output, cache: f.cache, fetchMode: f.fetchMode, seconds: ms / 1000 });
           engine.logger.access({ id: f.id, endpoint, method: req.method, status: out.status, code: f.code, ms: Math.round(ms * 10) / 10, cache: f.cache, fetch: f.fetchMode, output: f.output, target: f.target, ip });
         } else if (!HEALTH.has(path) && path !== '/metrics') {
-          metrics?.record({ endpoint: path.startsWith('/assets/') ? 'assets' : path === '/docs/errors' || WEB.test(path) ? 'docs' : endpoint, status: out.status, output: 'none', seconds: ms / 1000 });
+          metrics?.record({ endpoint: path.startsWith('/assets/') ? 'assets' : path.startsWith('/docs/errors') || WEB.test(path) ? 'docs' : endpoint, status: out.status, output: 'none', seconds: ms / 1000 });
         }
       } catch (err) {
         // A defect past the handlers (they answer every failure themselves): logged, and still an answer.
         engine?.logger.error('unexpected failure while answering', err);
-        const { status, body } = failure(err, randomUUID(), docsUrl);
+        const { status, body } = failure(err, randomUUID(), docsUrl, baseConfig.reportUrl);
         if (!res.headersSent) res.writeHead(status, JSON_HEADERS);
         res.end(JSON.stringify(body));
       } finally {
@@ -256,6 +259,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
     return server;
   });
   const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
+  const errorsHtml = errorsPage(errorsDoc.toString('utf8'));
   const web = await createWeb(() => openApiDocument(engine!.registry, { version: VERSION, freeUrl: engine!.config.publicUrl, proUrl, docsUrl, testHooks: engine!.config.testHooks }));
   const freeUrl = await listen(servers[0]!, baseConfig.port, baseConfig.host);
   docsUrl = `${baseConfig.publicUrl || freeUrl}/docs/errors`;

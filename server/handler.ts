@@ -264,7 +264,7 @@ export function createHandler(deps: HandlerDeps) {
       if (matches(header(req, 'if-none-match'), etag)) return { status: 304, headers, body: '', phases, facts };
       return { status: 200, headers, body, phases, facts };
     } catch (err) {
-      const { status, body, unexpected } = failure(err, id, deps.docsUrl);
+      const { status, body, unexpected } = failure(err, id, deps.docsUrl, engine.config.reportUrl);
       facts.code = String(body.code);
       // A request refused before it reached the cache (a bad query, a key) has no cache state.
       if (facts.target) facts.cache = cacheStatusOf(err);

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CODES } from '../../engine/errors.ts';
 import { serveFixtures, freePort, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
@@ -128,10 +129,29 @@ test('past the quota the answer is 429 ERATE with Retry-After; cache hits cost n
   }
 });
 
-test('every code answered carries the documented page', async () => {
+test('every code answered carries the documented page: HTML with an anchor per code, and a report link with the id', async () => {
   const doc = await fetch(`${app.freeUrl}/docs/errors`);
   assert.is(doc.status, 200);
-  assert.match(await doc.text(), /## EFORBIDDENURL/);
+  assert.match(doc.headers.get('content-type') ?? '', /^text\/html/);
+  const html = await doc.text();
+  for (const code of Object.keys(CODES)) assert.ok(html.includes(`<h2 id="${code.toLowerCase()}">`), `no anchor for ${code}`);
+  assert.ok(html.includes('id="reporting-a-request"'));
+  const source = await fetch(`${app.freeUrl}/docs/errors.md`);
+  assert.match(await source.text(), /## EFORBIDDENURL/);
+  const refused = await call(app.freeUrl, `url=${q('http://127.0.0.2/')}`);
+  assert.is(refused.body.more, `${app.freeUrl}/docs/errors#eforbiddenurl`);
+  assert.is(refused.body.report, `${app.freeUrl}/docs/errors?id=${refused.body.id}&code=EFORBIDDENURL#reporting-a-request`);
+  assert.is(refused.body.id, refused.headers.get('x-request-id'));
+});
+
+test('REFRACT_REPORT_URL sets where error answers are reported, with the id and code filled in', async () => {
+  const other = await startRefract({ REFRACT_REPORT_URL: 'https://tracker.example/new?title=Request%20{id}%20{code}' });
+  try {
+    const refused = await call(other.freeUrl, `url=${q('http://127.0.0.2/')}`);
+    assert.is(refused.body.report, `https://tracker.example/new?title=Request%20${refused.body.id}%20EFORBIDDENURL`);
+  } finally {
+    await other.close();
+  }
 });
 
 test.run();

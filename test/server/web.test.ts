@@ -242,4 +242,41 @@ test('/playground: a URL and screenshot on, the card and the image show, the cop
   }
 });
 
+test('/playground on a phone-sized screen (390 px): nothing is cut off, every control and the answer fit the width', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${app.freeUrl}/playground`);
+    await page.locator('body[data-ready="true"]').waitFor();
+    await page.fill('#url', `${fx.url}/sites/article/index.html`);
+    await page.click('#run');
+    await page.locator('body[data-done="1"]').waitFor();
+    const overflow = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      wide: [...document.querySelectorAll('main *')].filter((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1); })
+        .filter((el) => !el.closest('pre')).map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`).slice(0, 5),
+    }));
+    assert.ok(overflow.page <= 390, `the page is ${overflow.page} px wide`);
+    assert.equal(overflow.wide, [], 'elements past the screen\'s edge');
+    const box = await page.locator('#run').boundingBox();
+    assert.ok(box && box.x + box.width <= 390, 'the Run button is on the screen');
+  } finally {
+    await context.close();
+  }
+});
+
+test('/docs/errors in a browser: a `more` link lands on its code\'s section, the report link shows the request id', async () => {
+  const page = await browser.newPage();
+  try {
+    const res = await fetch(`${app.freeUrl}/?url=${encodeURIComponent('http://127.0.0.2/')}`);
+    const body = await res.json() as { more: string; report: string; id: string };
+    await page.goto(body.more);
+    assert.is(await page.evaluate(() => document.querySelector(':target')?.textContent), 'EFORBIDDENURL');
+    await page.goto(body.report);
+    assert.match(await page.locator('#request').innerText(), new RegExp(body.id));
+  } finally {
+    await page.close();
+  }
+});
+
 test.run();
