@@ -39,7 +39,7 @@ export async function executePlan(plan: Plan, services: Services, lease: Lease, 
 
 async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trace, signal: AbortSignal, left: number): Promise<Extraction> {
   if (plan.needs === 'browser') {
-    const out = await renderPlan(plan, services, lease, signal, left, trace);
+    const out = await renderPlan(plan, services, lease, signal, left, trace, { capturePartial: true });
     return { ...out, fetchMode: 'prerender', prerenderReason: 'an output needs the browser' };
   }
   let response: FetchResult | undefined;
@@ -63,7 +63,7 @@ async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trac
     const budget = Math.min(services.prerenderBudgetMs, left);
     // Chosen because the page builds itself (or its host's pages do): it is read once built, not at its load event.
     const buildsItself = plan.options.prerender === 'auto';
-    const out = await withDeadline(budget + 2000, [signal], (bounded) => renderPlan(plan, services, lease, bounded, budget, trace, buildsItself));
+    const out = await withDeadline(budget + 2000, [signal], (bounded) => renderPlan(plan, services, lease, bounded, budget, trace, { buildsItself }));
     return { ...out, fetchMode: 'prerender', prerenderReason: reason };
   } catch (err) {
     // A coded failure other than a deadline (a forbidden URL, a challenge) is the answer; only rendering trouble falls back.

@@ -202,7 +202,7 @@ function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded'
  * and modules, frozen animations, clicks, scroll and waits. EBRWSRTIMEOUT when navigation passes its budget.
  * `afterLoad` runs once the page has loaded and its requests settled, before anything else.
  */
-export async function navigate(page: Page, url: string, setup: PageSetup, budgetMs: number, afterLoad?: () => Promise<void>, guarded?: GuardedBy): Promise<Response | null> {
+export async function navigate(page: Page, url: string, setup: PageSetup, budgetMs: number, afterLoad?: () => Promise<void>, guarded?: GuardedBy, onStopped?: (ms: number) => void): Promise<Response | null> {
   if (setup.mediaType) await page.emulateMedia({ media: setup.mediaType });
   const tracker = setup.waitUntil === undefined || setup.waitUntil.includes('auto') ? trackRequests(page) : undefined;
   let response: Response | null;
@@ -217,8 +217,21 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   let selfNavigations = 0;
   const onRequest = (req: Request) => { if (loaded && req.isNavigationRequest() && req.frame() === page.mainFrame()) selfNavigations++; };
   page.on('request', onRequest);
+  // The document's answer, once it has come: a page whose load never completes is still there to capture.
+  let arrived: Response | undefined;
+  const onResponse = (res: Response) => { const req = res.request(); if (req.isNavigationRequest() && req.frame() === page.mainFrame()) arrived = res; };
+  if (onStopped) page.on('response', onResponse);
   try {
-    response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
+    try {
+      response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
+    } catch (err) {
+      // Its share of the time is up and the document is there (a resource or a script holds `load` back):
+      // loading stops and the page is used as rendered, said in a warning; nothing arrived is EBRWSRTIMEOUT.
+      if ((err as Error).name !== 'TimeoutError' || !onStopped || !arrived || arrived.status() >= 300 || page.url() === 'about:blank') throw err;
+      await stopLoading(page);
+      response = arrived;
+      onStopped(budgetMs);
+    }
     loaded = true;
     // A hop of the document's redirects that the guard's proxy refused: answered by the proxy in its place.
     const refused = response && guarded?.refusalOf({ status: response.status(), headers: response.headers() }, response.url());
@@ -232,6 +245,7 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   } finally {
     tracker?.stop();
     page.off('requestfailed', onFailed);
+    page.off('response', onResponse);
   }
   // Once the page has loaded and settled (consent managers show their banners late), a banner is answered.
   await afterLoad?.();
@@ -263,6 +277,22 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   }
   if (setup.waitForTimeout) await page.waitForTimeout(setup.waitForTimeout);
   return response;
+}
+
+/** How long stopping a page's loading may take (a page whose thread a script holds never answers). */
+const STOP_WAIT_MS = 1000;
+
+/**
+ * Stops a page's loading (`window.stop()`), bounded: a page whose thread an endless script holds (a loop of
+ * alerts) cannot be stopped this way, and its request ends at its deadline as before.
+ */
+async function stopLoading(page: Page): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    page.evaluate('window.stop()').catch(() => undefined),
+    new Promise<void>((resolve) => { timer = setTimeout(resolve, STOP_WAIT_MS); }),
+  ]);
+  clearTimeout(timer);
 }
 
 /** How long the DOM must stay unchanged, once built, for a page that builds itself to count as built. */

@@ -9,7 +9,7 @@ import { encodingOf, sniffCharset, validCharset } from '../fetch/charset.ts';
 import { lightGet } from '../fetch/light.ts';
 import { refuseChallenge } from '../fetch/antibot.ts';
 import { answer, untilAborted } from '../steps.ts';
-import type { Extraction, Services } from '../extraction.ts';
+import type { Extraction, Services, Warning } from '../extraction.ts';
 import { contextOptions, guardContext, navigate, readContent, resetPage, still, untilBuilt, type PageSetup } from './page.ts';
 import type { Preparation } from './browsers.ts';
 import type { Trace } from '../timing.ts';
@@ -17,6 +17,12 @@ import type { Trace } from '../timing.ts';
 const CONSENT_CAP_MS = 3000;
 /** How long a page that navigates itself may take to come to rest before it is read. */
 const NAVIGATION_SETTLE_MS = 5000;
+/** The share of a browser output's time that navigation may take before loading is stopped and the page captured. */
+const NAVIGATION_SHARE = 0.6;
+
+/** How a plan is rendered: read once built (`prerender=auto` chose the browser), captured as rendered when loading does not finish. */
+export interface RenderHow { buildsItself?: boolean; capturePartial?: boolean }
+
 /** The longest wait for a page that builds itself to have built its content. */
 const BUILD_CAP_MS = 3000;
 
@@ -130,7 +136,15 @@ function unreached(response: Response | null, url: string, signal: AbortSignal):
  * Runs the whole plan in one browser page: navigate once (SSRF guard, ad blocking and banner handling set up
  * first), then every step on the live page. `budgetMs` bounds the navigation; the steps share the request's time.
  */
-export async function renderPlan(plan: Plan, services: Services, lease: Lease, signal: AbortSignal, budgetMs: number, trace: Trace, buildsItself = false): Promise<Omit<Extraction, 'fetchMode'>> {
+export async function renderPlan(plan: Plan, services: Services, lease: Lease, signal: AbortSignal, budgetMs: number, trace: Trace, how: RenderHow = {}): Promise<Omit<Extraction, 'fetchMode'>> {
+  const { buildsItself = false, capturePartial = false } = how;
+  // Capturing what is rendered when loading does not finish: navigation gets its share of the time, the rest
+  // is left to the steps.
+  const navigationMs = capturePartial ? Math.max(1000, Math.round(budgetMs * NAVIGATION_SHARE)) : budgetMs;
+  let stopped: Warning | undefined;
+  const onStopped = capturePartial ? (ms: number) => {
+    stopped = { plugin: 'navigation', code: 'EBRWSRTIMEOUT', message: `The page did not finish loading within ${ms} ms: loading was stopped and the page captured as rendered`, reason: 'timeout' };
+  } : undefined;
   const setup = pageSetupOf(plan, services.registry);
   const needsDocument = !!plan.collectLinks || plan.steps.some((s) => readsDocument(services.registry.get(s.name)!, s.opts));
   const opening = performance.now();
@@ -140,7 +154,7 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       trace.mark('page', opening);
       // Without JavaScript no consent manager runs (and the page's timers never fire): there is nothing to answer.
       const consent = setup.adblock && setup.javascript !== false ? () => trace.time('consent', () => services.adblock.settleConsent(page, CONSENT_CAP_MS)) : undefined;
-      let response = await trace.time('navigate', () => navigate(page, plan.url, setup, budgetMs, consent, services.browsers));
+      let response = await trace.time('navigate', () => navigate(page, plan.url, setup, navigationMs, consent, services.browsers, onStopped));
       unreached(response, plan.url, signal);
       // Decoded as the fetch path decodes it; when the browser chose otherwise, the page is loaded again once.
       // (Through a proxy, the bytes are not fetched again around it: the browser's decoding stands.)
@@ -150,7 +164,7 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
         const first = response;
         await page.route(relabel.url, (route) => route.fulfill(relabel.answer), { times: 1 });
         try {
-          await trace.time('navigate', () => navigate(page, relabel.url, setup, budgetMs, consent, services.browsers));
+          await trace.time('navigate', () => navigate(page, relabel.url, setup, navigationMs, consent, services.browsers, onStopped));
         } finally {
           await page.unroute(relabel.url).catch(() => undefined);
         }
@@ -163,7 +177,8 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       // navigates is the exception, and is bounded by its own deadline).
       if (!plan.steps.some((s) => services.registry.get(s.name)?.navigates)) await still(page);
       refuseChallenge(result, lease.session);
-      return answer(plan, services, result, signal, trace, { page, openedAt });
+      const out = await answer(plan, services, result, signal, trace, { page, openedAt });
+      return stopped ? { ...out, warnings: [stopped, ...out.warnings] } : out;
       // Whatever hangs in the page (an evaluation whose timers never fire, say), the request ends at its deadline:
       // the page is closed behind it.
     }, signal), plan.options.retry ?? 1, plan.shareContext, preparationOf(!!setup.adblock, services, !!setup.transparent));

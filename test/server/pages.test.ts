@@ -3,12 +3,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ServerResponse } from 'node:http';
+import sharp from 'sharp';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
 
 let fx: Fixture;
 let app: App;
+const held: ServerResponse[] = [];
 const html = (res: ServerResponse, body: string) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(body); };
 
 test.before(async () => {
@@ -20,11 +22,16 @@ test.before(async () => {
     '/csr': (_, res) => html(res, `<title>Loading…</title><div id="root"></div><script>setTimeout(() => {
       document.title = 'Built'; const m = document.createElement('meta'); m.name = 'description'; m.content = 'Built by script'; document.head.append(m);
       document.getElementById('root').innerHTML = '<h1>Built</h1><ul><li>a</li><li>b</li><li>c</li></ul>'; }, 300)</script>`),
+    // A document that arrives while one of its images never does: its load never completes.
+    '/never-load': (_, res) => html(res, '<title>Half loaded</title><body style="margin:0;background:rgb(255,0,0)"><h1>visible</h1><img src="/hang"></body>'),
+    '/hang': (_, res) => { held.push(res); },
+    '/no-answer': (_, res) => { held.push(res); },
   });
   app = await startRefract();
 });
 
 test.after(async () => {
+  for (const res of held) res.destroy();
   await app.close();
   await fx.close();
 });
@@ -73,6 +80,23 @@ test('a page that fills itself on a timer after load is read once built under pr
   assert.is(res.body.data.title, 'Built');
   assert.is(res.body.data.description, 'Built by script');
   assert.equal(res.body.data.items, ['a', 'b', 'c']);
+});
+
+test('a page whose load never completes is captured as rendered when navigation\'s share runs out, said in a warning; nothing arrived is 408', async () => {
+  const started = Date.now();
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/never-load`)}&screenshot&timeout=5s&force`);
+  assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+  assert.ok(Date.now() - started < 5500, `within the deadline: ${Date.now() - started} ms`);
+  assert.is(res.body.data.title, 'Half loaded');
+  assert.ok(res.body.data.screenshot?.url, 'captured');
+  const png = Buffer.from(await (await fetch(res.body.data.screenshot.url)).arrayBuffer());
+  const { data } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+  assert.equal([...data.subarray(0, 3)], [255, 0, 0], 'the rendered page (its red background)');
+  assert.equal(res.body.warnings.map((w: { plugin: string; code: string }) => [w.plugin, w.code]), [['navigation', 'EBRWSRTIMEOUT']]);
+  assert.match(res.body.warnings[0].message, /did not finish loading/);
+  const none = await call(app.freeUrl, `url=${q(`${fx.url}/no-answer`)}&screenshot&timeout=3s&force`);
+  assert.is(none.status, 408, JSON.stringify(none.body).slice(0, 300));
+  assert.ok(['EBRWSRTIMEOUT', 'ETIMEOUT'].includes(none.body.code), none.body.code);
 });
 
 test.run();
