@@ -341,8 +341,11 @@ test('browser subrequests pass the SSRF guard', async () => {
   assert.equal(other.hits, [], 'nothing reached the private host');
 });
 
-test('navigation past its budget is EBRWSRTIMEOUT', async () => {
-  const { status, body } = await call(app.freeUrl, `url=${site('slow.html')}&screenshot&timeout=1500`);
+test('navigation past its share: a page that arrived is captured as rendered (with a warning); one that never arrives is EBRWSRTIMEOUT', async () => {
+  const partial = await call(app.freeUrl, `url=${site('slow.html')}&screenshot&timeout=1500`);
+  assert.is(partial.status, 200, JSON.stringify(partial.body).slice(0, 300));
+  assert.is(partial.body.warnings[0].plugin, 'navigation');
+  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/hang.png?as-document`)}&screenshot&timeout=1500`);
   assert.is(status, 408);
   assert.ok(['EBRWSRTIMEOUT', 'ETIMEOUT'].includes(body.code), body.code);
 });
