@@ -228,7 +228,9 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
       // Its share of the time is up and the document is there (a resource or a script holds `load` back):
       // loading stops and the page is used as rendered, said in a warning; nothing arrived is EBRWSRTIMEOUT.
       if ((err as Error).name !== 'TimeoutError' || !onStopped || !arrived || arrived.status() >= 300 || page.url() === 'about:blank') throw err;
-      await stopLoading(page);
+      if (!await stopLoading(page)) {
+        throw new RefractError('EBRWSRTIMEOUT', `The page did not finish loading within ${budgetMs} ms, and a script of its own holds it: nothing can be captured`, { cause: err });
+      }
       response = arrived;
       onStopped(budgetMs);
     }
@@ -283,16 +285,17 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
 const STOP_WAIT_MS = 1000;
 
 /**
- * Stops a page's loading (`window.stop()`), bounded: a page whose thread an endless script holds (a loop of
- * alerts) cannot be stopped this way, and its request ends at its deadline as before.
+ * Stops a page's loading (`window.stop()`), bounded; false when the page does not answer: an endless script
+ * holds its thread (a loop of alerts), and no frame of it can be captured.
  */
-async function stopLoading(page: Page): Promise<void> {
+async function stopLoading(page: Page): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    page.evaluate('window.stop()').catch(() => undefined),
-    new Promise<void>((resolve) => { timer = setTimeout(resolve, STOP_WAIT_MS); }),
+  const answered = await Promise.race([
+    page.evaluate('window.stop()').then(() => true, () => true),
+    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), STOP_WAIT_MS); }),
   ]);
   clearTimeout(timer);
+  return answered;
 }
 
 /** How long the DOM must stay unchanged, once built, for a page that builds itself to count as built. */
