@@ -17,5 +17,5 @@ export type { CrawlInput, CrawlOptions, CrawlResult } from './crawl.ts';
 export { crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';
 export { CHROME_ARGS } from './browser/pool.ts';
 export { createGuardProxy, type GuardProxy } from './browser/guard-proxy.ts';
-export { DEFAULT_VIEWPORT } from './browser/page.ts';
+export { DEFAULT_VIEWPORT, captureSettled } from './browser/page.ts';
 export { VERSION } from './version.ts';

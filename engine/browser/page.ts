@@ -324,6 +324,23 @@ export async function untilBuilt(page: Page, capMs: number): Promise<void> {
   }), [BUILT_QUIET_MS, capMs] as const).catch(() => undefined);
 }
 
+/** What a capture says when the page's document was replaced under it (a navigation it had started itself). */
+const CAPTURE_RACED = /Printing failed|Unable to capture screenshot|page is navigating|Execution context was destroyed|Cannot find context with specified id/i;
+
+/**
+ * Runs a capture of the page (a screenshot, a PDF); when a navigation the page had started before it was kept
+ * still replaced the document under it, the capture is taken again once that navigation has loaded.
+ */
+export async function captureSettled<T>(page: Page, capture: () => Promise<T>): Promise<T> {
+  try {
+    return await capture();
+  } catch (err) {
+    if (!CAPTURE_RACED.test((err as Error).message) || page.isClosed()) throw err;
+    await page.waitForLoadState('load', { timeout: SELF_NAVIGATION_MS }).catch(() => undefined);
+    return capture();
+  }
+}
+
 /** What Playwright says when the document it reads is being replaced by a navigation the page started itself. */
 const NAVIGATING = /page is navigating|Execution context was destroyed|Cannot find context with specified id/i;
 /** Pages stopped from navigating further (see still), until they are reset for another request. */

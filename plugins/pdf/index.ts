@@ -1,4 +1,4 @@
-import { definePlugin, options, bool, num, oneOf, text, z, RefractError } from '../../engine/index.ts';
+import { captureSettled, definePlugin, options, bool, num, oneOf, text, z, RefractError } from '../../engine/index.ts';
 
 /** PDFs larger than this are refused with EPDFTOOLARGE (documented in docs/errors.md). */
 export const PDF_MAX_BYTES = 50 * 1024 * 1024;
@@ -33,10 +33,10 @@ export default definePlugin({
     const margin = typeof o.margin === 'string' ? { top: o.margin, bottom: o.margin, left: o.margin, right: o.margin } : o.margin;
     let pdf: Buffer;
     try {
-      pdf = await page.pdf({
+      pdf = await captureSettled(page, () => page.pdf({
         format: o.width || o.height ? undefined : FORMATS[o.format ?? 'a4'], width: o.width, height: o.height,
         landscape: o.landscape, margin, pageRanges: o.pageRanges, scale: o.scale, printBackground: o.printBackground,
-      });
+      }));
     } catch (err) {
       if (/page range/i.test((err as Error).message)) {
         throw new RefractError('EPAGERANGE', `Invalid \`pdf.pageRanges\` "${o.pageRanges}": the document has fewer pages`, { cause: err, data: { param: 'pdf.pageRanges' } });

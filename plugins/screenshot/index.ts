@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import type { Page } from 'playwright-core';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_VIEWPORT, definePlugin, options, bool, num, oneOf, text, duration, list, device, viewportFields, z, RefractError } from '../../engine/index.ts';
+import { DEFAULT_VIEWPORT, captureSettled, definePlugin, options, bool, num, oneOf, text, duration, list, device, viewportFields, z, RefractError } from '../../engine/index.ts';
 import { recordClip, MAX_CLIP_MS } from './animated.ts';
 import { compose } from './overlay.ts';
 import { codePage, schemeProblem, DEFAULT_SCHEME } from './code.ts';
@@ -89,10 +89,10 @@ export default definePlugin({
       await target.waitFor({ state: 'visible', timeout: 5000 }).catch((err: Error) => {
         throw new RefractError('EINVALQUERY', `Invalid \`screenshot.element\`: no visible element matches "${o.element}"`, { cause: err, data: { param: 'screenshot.element' } });
       });
-      capture = () => target.screenshot(shot);
+      capture = () => captureSettled(page, () => target.screenshot(shot));
     } else {
       if (o.fullPage) await loadLazyContent(page);
-      capture = () => page.screenshot({ ...shot, fullPage: o.fullPage });
+      capture = () => captureSettled(page, () => page.screenshot({ ...shot, fullPage: o.fullPage }));
     }
     let image = await capture();
     if (await isBlank(image)) {
