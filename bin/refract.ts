@@ -4,9 +4,8 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createEngine, crawlDistributed, loadConfig, isRefractError, VERSION, startWorker, type CrawlInput, type CrawlResult } from '../engine/index.ts';
-import { readLines } from '../engine/journal.ts';
-import { crawlQuery } from '../engine/crawl.ts';
+import { createEngine } from '../lib/index.ts';
+import { crawlDistributed, loadConfig, isRefractError, VERSION, startWorker, type CrawlInput, type CrawlResult, readLines, crawlQuery } from '../engine/index.ts';
 
 const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO_PORT (settings from the environment, as npm start)
        refract crawl [start-url] [options]

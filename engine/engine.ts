@@ -6,7 +6,7 @@ import { createGuard, type Guard } from './fetch/guard.ts';
 import { buildPlan, type Plan, type Tier } from './plan.ts';
 import { parseQuery, type RawObject } from './params.ts';
 import type { Plugin, PluginSettings } from './plugin.ts';
-import { createRegistry, loadPlugins, type Registry } from './registry.ts';
+import { createRegistry, type Registry } from './registry.ts';
 import { createExecutor, type Lease } from './executor.ts';
 import { startTrace, type Trace } from './timing.ts';
 import { executePlan } from './execute.ts';
@@ -26,14 +26,12 @@ import { createCache } from './cache.ts';
 import { createState, systemClock, type Clock, type SharedState } from './state.ts';
 import { createLifecycle, type ExtractOptions, type Outcome } from './extract.ts';
 
-/** What an engine is made of: its configuration, its plugins, and its clock. */
+/** What an engine is made of: its configuration, its plugins (all of them: the engine adds none), and its clock. */
 export interface EngineOptions {
   /** Settings (default: `loadConfig(process.env)`, the server's environment variables). */
   config?: Config;
-  /** Plugins of yours, registered after the built-in ones and those named by `config.plugins` (REFRACT_PLUGINS). */
+  /** Every plugin to register, in order (the composition roots put the built-in ones and REFRACT_PLUGINS first). */
   plugins?: readonly Plugin[];
-  /** The built-in plugins (meta, data, screenshot, ...): `false` for none, or a list of your choice. Default: all. */
-  builtins?: boolean | readonly Plugin[];
   logger?: Logger;
   clock?: Clock;
 }
@@ -85,14 +83,15 @@ function pluginRuntimes(plugins: readonly Plugin[], config: Config): Map<string,
   return runtimes;
 }
 
-/** Creates an engine: registers the plugins (duplicates throw), connects the shared state and starts the executor. */
+/**
+ * Creates an engine from exactly the plugins given (duplicates throw), connects the shared state and starts the
+ * executor. The engine knows no plugin: the package entry (lib/), the server and the CLI add the built-in ones.
+ */
 export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
   const config = options.config ?? loadConfig();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
-  // Imported here, not at the top: the built-in plugins import this module's package entry.
-  const builtins = options.builtins === false ? [] : Array.isArray(options.builtins) ? options.builtins : (await import('../plugins/index.ts')).defaultPlugins;
-  const registry = createRegistry([...builtins, ...(await loadPlugins(config.plugins)), ...(options.plugins ?? [])]);
+  const registry = createRegistry(options.plugins ?? []);
   // Cache, counters and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them. Connected
   // first: an unreachable Redis fails the start before a crawler or a browser pool exists to be left running.
   const shared = await createState(config.redisUrl, clock, logger);

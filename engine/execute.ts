@@ -7,7 +7,7 @@ import type { FetchResult } from './fetch/http.ts';
 import { fetchPlanTarget } from './fetch/target.ts';
 import { refuseChallenge } from './fetch/antibot.ts';
 import { needsBrowser } from './fetch/prerender.ts';
-import { renderPlan } from './browser/render.ts';
+import { renderPlan } from './render.ts';
 import { answer, untilAborted } from './steps.ts';
 import { withDeadline } from './deadline.ts';
 import type { Extraction, Services } from './extraction.ts';

@@ -7,7 +7,7 @@ export { createRegistry, loadPlugins, type Registry } from './registry.ts';
 export { buildPlan, type Plan, type Tier, type Step } from './plan.ts';
 export { viewportFields } from './options.ts';
 export { parseQuery, camelCase, type RawObject } from './params.ts';
-export { loadConfig, type Config } from './config.ts';
+export { loadConfig, ENV_DOCS, type Config } from './config.ts';
 export { createGuard, type Guard } from './fetch/guard.ts';
 export type { FetchResult } from './fetch/http.ts';
 export { ffprobe, type Prober, type ProbeOutcome } from './fetch/probe.ts';
@@ -19,3 +19,17 @@ export { CHROME_ARGS } from './browser/pool.ts';
 export { createGuardProxy, type GuardProxy } from './browser/guard-proxy.ts';
 export { DEFAULT_VIEWPORT, captureSettled } from './browser/page.ts';
 export { VERSION } from './version.ts';
+
+// What the composition roots (server/, bin/, testing/) use besides the engine itself: they import nothing else of engine/.
+export { withDeadline } from './deadline.ts';
+export { fetchTarget } from './fetch/http.ts';
+export { systemClock, type Clock, type Counters } from './state.ts';
+export type { CacheEntry } from './cache.ts';
+export { cacheStatusOf, type CacheStatus } from './extract.ts';
+export { formatDuration } from './duration.ts';
+export { applyFilter, embedValue } from './filter.ts';
+export { serverTiming, type Phase } from './timing.ts';
+export { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from './options.ts';
+export { DURATION_MARK, TEXT_FORM_MARK } from './schema.ts';
+export { readLines } from './journal.ts';
+export { crawlQuery } from './crawl.ts';

@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import zlib from 'node:zlib';
 import Negotiator from 'negotiator';
 import { promisify } from 'node:util';
-import { createEngine, loadPlugins, RefractError, VERSION, type Config, type Plugin, type Engine } from '../engine/index.ts';
+import { createEngine, RefractError, VERSION, type Config, type Plugin, type Engine, systemClock, serverTiming, type Clock } from '../engine/index.ts';
+import { enginePlugins } from '../lib/index.ts';
 import { createWeb } from './web.ts';
 import { openApiDocument } from './openapi.ts';
 import { createHandler, type HandlerRequest, type HandlerResponse } from './handler.ts';
@@ -14,8 +15,6 @@ import { failure } from './jsend.ts';
 import { errorsPage } from './errors-page.ts';
 import { createQuota } from './quota.ts';
 import { createKeyRing } from './keys.ts';
-import { systemClock, type Clock } from '../engine/state.ts';
-import { serverTiming } from '../engine/timing.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { clientIp, trustOf } from './client-ip.ts';
 
@@ -151,7 +150,7 @@ function listen(server: http.Server, port: number, host: string): Promise<string
 export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin[] = [], opts: { clock?: Clock } = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   // Loaded before anything listens, so that a plugin that does not load fails the start with nothing left open.
-  const plugins = [...(await loadPlugins(baseConfig.plugins)), ...extraPlugins];
+  const plugins = await enginePlugins(baseConfig, extraPlugins);
   let handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[] = [];
   let engine: Engine | undefined;
   let metrics: Metrics | undefined;
@@ -265,7 +264,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   docsUrl = `${baseConfig.publicUrl || freeUrl}/docs/errors`;
   const proUrl = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
   const config = { ...baseConfig, publicUrl: baseConfig.publicUrl || freeUrl };
-  engine = await createEngine({ config: { ...config, plugins: [] }, plugins, clock });
+  engine = await createEngine({ config, plugins, clock });
   // The quotas count in the engine's shared state: Redis when REDIS_URL is set, so processes share them.
   const quota = createQuota(engine.shared.counters, clock);
   const keys = createKeyRing(config.apiKeys);

@@ -1,7 +1,6 @@
-import { withDeadline } from '../engine/deadline.ts';
-import { fetchTarget } from '../engine/fetch/http.ts';
 import type { Engine } from '../engine/index.ts';
 import { RefractError } from '../engine/index.ts';
+import { withDeadline, fetchTarget } from '../engine/index.ts';
 
 /** Fetches the bytes of a URL from the payload (for `embed`), through the same guard as every other fetch. */
 export async function fetchAsset(url: string, engine: Engine): Promise<{ contentType: string; body: Buffer }> {

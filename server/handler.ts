@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { RefractError, parseQuery, type Engine, type Plan, type Tier } from '../engine/index.ts';
-import type { CacheEntry } from '../engine/cache.ts';
-import { cacheStatusOf } from '../engine/extract.ts';
-import { formatDuration } from '../engine/duration.ts';
+import { RefractError, parseQuery, type Engine, type Plan, type Tier, cacheStatusOf, formatDuration, applyFilter, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
 import { success, failure } from './jsend.ts';
-import { applyFilter, embedValue } from '../engine/filter.ts';
 import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
 import type { KeyRing, KeyOwner } from './keys.ts';
-import type { Clock } from '../engine/state.ts';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { fetchAsset } from './asset.ts';
-import type { Phase } from '../engine/timing.ts';
 
 /** A request as the handler sees it: no sockets. */
 export interface HandlerRequest { method: string; url: string; headers: Record<string, string | string[] | undefined>; ip: string }

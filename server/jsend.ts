@@ -1,4 +1,4 @@
-import { toFailure } from '../engine/failures.ts';
+import { toFailure } from '../engine/index.ts';
 
 /** The JSend success envelope. */
 export function success(data: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -2,10 +2,7 @@
 // from the zod schema that validates it (zod converts to JSON Schema), so a plugin's options, third-party ones
 // included, are described exactly as they are checked.
 import { z } from 'zod';
-import { CODES, type Code } from '../engine/errors.ts';
-import { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from '../engine/options.ts';
-import { DURATION_MARK, TEXT_FORM_MARK } from '../engine/schema.ts';
-import type { Registry } from '../engine/registry.ts';
+import { CODES, coreSchema, PRO_ONLY, TEST_HOOK_PARAMS, DURATION_MARK, TEXT_FORM_MARK, type Code, type Registry } from '../engine/index.ts';
 
 type Schema = Record<string, unknown> & { anyOf?: Schema[]; properties?: Record<string, Schema>; additionalProperties?: Schema | boolean; $ref?: string; type?: unknown; items?: Schema };
 

@@ -1,4 +1,4 @@
-import type { Clock, Counters } from '../engine/state.ts';
+import type { Clock, Counters } from '../engine/index.ts';
 
 /** The state of a caller's quota window, as the rate-limit headers report it. */
 export interface QuotaState { limit: number; remaining: number; resetEpochSecs: number; exceeded: boolean; used: number }

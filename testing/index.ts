@@ -5,8 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../engine/config.ts';
-import type { Plugin } from '../engine/plugin.ts';
+import { loadConfig, type Plugin } from '../engine/index.ts';
 
 /** A page of the testbed: HTML text (served as text/html), or a handler for anything else. */
 export type TestPage = string | ((req: http.IncomingMessage, res: http.ServerResponse) => void);

@@ -8,7 +8,7 @@ import { MemoryStorage } from '@crawlee/memory-storage';
 import { chromium } from 'playwright-core';
 import { serveFixtures } from '../util/serve.ts';
 import { sitePages } from '../util/site.ts';
-import { createEngine, loadConfig } from '../../engine/index.ts';
+import { createEngine, loadConfig } from '../../lib/index.ts';
 import { CHROME_ARGS } from '../../engine/browser/pool.ts';
 const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { allPages, sitePages } from '../util/site.ts';
 import { Server } from 'proxy-chain';
-import { createEngine, loadConfig, type Engine, type CrawlResult } from '../../engine/index.ts';
+import { createEngine, loadConfig, type Engine, type CrawlResult } from '../../lib/index.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

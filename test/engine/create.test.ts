@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEngine, loadConfig, loadPlugins, isRefractError, type Engine } from '../../engine/index.ts';
+import { createEngine, loadConfig, loadPlugins, isRefractError, type Engine } from '../../lib/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
 import { serveFixtures, type Fixture } from '../util/serve.ts';

@@ -1,5 +1,5 @@
 import { absoluteUrl, byAttr, byAttrs, byJsonLd, byMeta, type Doc, type Rule } from '../helpers.ts';
-import { mediaType, type Media } from '../../../engine/media.ts';
+import { mediaType, type Media } from '../../../engine/index.ts';
 
 export { mediaType, type Media };
 

@@ -1,0 +1,61 @@
+// The import rules that docs/architecture.md states, checked against every source file.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Every .ts file under a folder of the repository, relative to the root. */
+function sources(folder: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const full = path.join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path.relative(ROOT, full));
+    }
+  };
+  walk(path.join(ROOT, folder));
+  return out;
+}
+
+/** The repository paths a file imports (static and dynamic imports and re-exports of relative modules). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(path.join(ROOT, file), 'utf8');
+  const found = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
+  return found.map((spec) => path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), spec)));
+}
+
+const doc = readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8');
+
+function violations(folders: string[], bad: (target: string, file: string) => boolean): string[] {
+  return folders.flatMap((f) => sources(f)).flatMap((file) => importsOf(file).filter((t) => bad(t, file)).map((t) => `${file} -> ${t}`));
+}
+
+test('engine/ imports nothing from lib/, plugins/, server/, bin/ or testing/', () => {
+  assert.match(doc, /`engine\/` imports nothing from `lib\/`, `plugins\/`, `server\/`, `bin\/` or `testing\/`/);
+  assert.equal(violations(['engine'], (t) => /^(lib|plugins|server|bin|testing)\//.test(t)), []);
+});
+
+test('engine/fetch/ and engine/browser/ are leaves: never the step runner, the pipeline, the lifecycle or the engine', () => {
+  assert.match(doc, /`engine\/fetch\/` and `engine\/browser\/` are leaves/);
+  const upper = new Set(['engine/steps.ts', 'engine/execute.ts', 'engine/extract.ts', 'engine/engine.ts', 'engine/render.ts']);
+  assert.equal(violations(['engine/fetch', 'engine/browser'], (t) => upper.has(t)), []);
+});
+
+test('lib/, server/, bin/, testing/ and plugins/ import the engine only through engine/index.ts', () => {
+  assert.match(doc, /import the engine only through `engine\/index\.ts`/);
+  assert.equal(violations(['lib', 'server', 'bin', 'testing', 'plugins'], (t) => t.startsWith('engine/') && t !== 'engine/index.ts'), []);
+});
+
+test('plugins/ never import lib/, server/, bin/ or testing/', () => {
+  assert.equal(violations(['plugins'], (t) => /^(lib|server|bin|testing)\//.test(t)), []);
+});
+
+test('the rules find what they look for (a file that breaks one is caught)', () => {
+  assert.ok(importsOf('lib/index.ts').includes('plugins/index.ts'), 'imports are read');
+  assert.ok(importsOf('engine/render.ts').includes('engine/steps.ts'));
+});
+
+test.run();
