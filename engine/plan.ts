@@ -84,7 +84,8 @@ function pluginSteps(query: RawObject, registry: Registry): Step[] {
     }
     chosen.push({ name: plugin.name, opts: (parsed.data ?? {}) as Record<string, unknown> });
   }
-  return chosen;
+  // Enrichers of the payload's Media run after every producer (registry order within each group).
+  return [...chosen.filter((s) => !registry.get(s.name)!.enriches), ...chosen.filter((s) => registry.get(s.name)!.enriches)];
 }
 
 /**

@@ -111,6 +111,12 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   init?: (settings: Readonly<Partial<PluginSettings>>) => unknown;
   /** Spread the result into `data` instead of placing it under `data[name]` (as `meta` does). */
   merge?: boolean;
+  /**
+   * An enricher of the payload's Media (`palette`, `ping`): it runs after every producer, third-party ones
+   * included, reads `ctx.data` without changing it, and returns amendments by field: an object is merged into a
+   * copy of that field's Media, `null` removes the field's value.
+   */
+  enriches?: boolean;
   /** Browser settings this step needs (device, viewport, waits...), merged over the request's page controls. */
   page?: (options: z.output<S>) => Partial<PageSetup>;
   /** Turns a plain text value (`name=word`) into options; without it such a value is refused. */

@@ -43,7 +43,14 @@ function stepContext(ctx: Context, plugin: Plugin, services: Services, cutoff: n
 
 /** Places a step's result in the payload: merged plugins spread it, others put it under their name. */
 function place(data: Record<string, unknown>, plugin: Plugin, result: unknown): void {
-  if (plugin.merge) {
+  if (plugin.enriches) {
+    // Amendments by field, applied to copies: no other plugin's object is changed.
+    for (const [field, amendment] of Object.entries((result ?? {}) as Record<string, unknown>)) {
+      const current = data[field];
+      if (amendment === null) data[field] = null;
+      else if (current && typeof current === 'object' && amendment && typeof amendment === 'object') data[field] = { ...current, ...amendment };
+    }
+  } else if (plugin.merge) {
     if (result && typeof result === 'object') Object.assign(data, result);
   } else data[plugin.name] = result ?? null;
 }
@@ -53,10 +60,12 @@ async function runStep(step: Step, plugin: Plugin, ctx: Context, services: Servi
   if (ctx.signal.aborted) throw timeoutError();
   const bound = deadline(Math.max(1, Math.floor(cutoff - performance.now())), ctx.signal);
   const stepCtx = stepContext(ctx, plugin, services, cutoff, bound.signal);
+  // An enricher reads the payload as it stands and cannot change it but through its answer.
+  if (plugin.enriches) Object.defineProperty(stepCtx, 'data', { value: Object.freeze({ ...ctx.data }) });
   const contained = (reason: 'threw' | 'timeout' | 'not-json', detail = '') => {
     warnings.push(stepFailure(step.name, reason, detail));
-    // A merged output (metadata, rules) adds no key of its own; any other output is there, as null.
-    if (!plugin.merge) ctx.data[step.name] = null;
+    // A merged output (metadata, rules) or an enricher adds no key of its own; any other output is there, as null.
+    if (!plugin.merge && !plugin.enriches) ctx.data[step.name] = null;
   };
   try {
     const result = await untilAborted(() => plugin.run(stepCtx, step.opts), stepCtx.signal);

@@ -20,20 +20,19 @@ async function bytesOf(ctx: Context, media: Media): Promise<Buffer | undefined> 
   return (await ctx.readAsset(media.url)) ?? ctx.fetchBytes(media.url, 'image');
 }
 
-/** Adds `palette`, `background_color`, `color` and `alternative_color` to one image Media, in place. */
-async function decorate(ctx: Context, media: Media): Promise<void> {
+/** The `palette`, `background_color`, `color` and `alternative_color` of one image Media, or undefined. */
+async function colours(ctx: Context, media: Media): Promise<Record<string, unknown> | undefined> {
   const bytes = await bytesOf(ctx, media);
-  if (!bytes) return;
+  if (!bytes) return undefined;
   let palette: string[];
   try {
     palette = await (ctx.state as Tinypool).run(bytes, { signal: ctx.signal });
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     ctx.warn(`palette of ${media.url} failed: ${(err as Error).message}`);
-    return;
+    return undefined;
   }
-  if (!palette.length) return;
-  Object.assign(media, { palette, ...pickColors(palette) });
+  return palette.length ? { palette, ...pickColors(palette) } : undefined;
 }
 
 /** Colour information for every image Media of the payload (image, logo, screenshot, and image-typed data fields). */
@@ -41,14 +40,14 @@ export default definePlugin({
   name: 'palette',
   description: 'Dominant colours of every image in the payload, with background and text colours chosen by WCAG contrast.',
   needs: 'http',
-  merge: true,
+  enriches: true,
   params: options({}),
   init: createWorkers,
   async run(ctx) {
-    const images = Object.values(ctx.data).filter(isImageMedia);
-    await Promise.all(images.map((media) => decorate(ctx, media)));
-    // The Media objects are amended in place; the plugin adds no key of its own.
-    return {};
+    const images = Object.entries(ctx.data).filter(([, value]) => isImageMedia(value)) as [string, Media][];
+    const found = await Promise.all(images.map(async ([field, media]) => [field, await colours(ctx, media)] as const));
+    // Amendments by field, merged by the engine into copies of the Media objects.
+    return Object.fromEntries(found.filter(([, c]) => c));
   },
   close: (pool: Tinypool) => pool.destroy(),
 });

@@ -30,7 +30,7 @@ export default definePlugin({
   name: 'ping',
   description: 'Checks that the media URLs of the payload are reachable and sets unreachable ones to null.',
   needs: 'http',
-  merge: true,
+  enriches: true,
   settings: ['probeTimeoutMs'],
   params,
   async run(ctx, choice) {
@@ -38,7 +38,7 @@ export default definePlugin({
       // Files this service generated (screenshots, PDFs) are reachable by construction.
       .filter(([field, value]) => isMedia(value) && wanted(field, choice) && !ctx.isAsset((value as Media).url))
       .map(async ([field, value]) => ({ field, ok: await reachable(ctx, (value as Media).url) }));
-    for (const { field, ok } of await Promise.all(checks)) if (!ok) ctx.data[field] = null;
-    return {};
+    // Unreachable fields are answered null (the engine applies it; the payload is not changed here).
+    return Object.fromEntries((await Promise.all(checks)).filter((c) => !c.ok).map((c) => [c.field, null]));
   },
 });

@@ -5,6 +5,7 @@ import { serveFixtures, sendBytes, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import { contrast } from '../../plugins/palette/contrast.ts';
 import type { App } from '../../server/app.ts';
+import { definePlugin, options } from '../../engine/index.ts';
 
 let fx: Fixture;
 let app: App;
@@ -91,6 +92,36 @@ test('the screenshot gets a palette too (its dominant colour is the page backgro
   const shot = res.body.data.screenshot;
   assert.is(shot.palette[0], '#1e90ff');
   assert.is(shot.background_color, '#1e90ff');
+});
+
+test('enrichers compose: a third-party plugin\'s image gets a palette and is pinged, and no producer\'s object is changed', async () => {
+  const seen: unknown[] = [];
+  const thumbs = definePlugin({
+    name: 'thumbs',
+    description: 'A third-party output of two images (registered after the built-in enrichers).',
+    needs: 'http',
+    params: options({}),
+    run: () => {
+      const out = { url: `${fx.url}/logo.png`, type: 'png' };
+      seen.push(out);
+      return out;
+    },
+  });
+  const gone = definePlugin({
+    name: 'gone', description: 'An image that does not answer.', needs: 'http', params: options({}),
+    run: () => ({ url: `${fx.url}/missing.png`, type: 'png' }),
+  });
+  const other = await startRefract({}, [thumbs, gone]);
+  try {
+    const res = await call(other.freeUrl, `url=${q(`${fx.url}/page`)}&thumbs&gone&palette&ping`);
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.data.thumbs.palette, ['#ffcc00'], 'a plugin registered after palette still gets one');
+    assert.is(res.body.data.gone, null, 'ping ran after it too');
+    assert.equal(res.body.data.image.palette, ['#ffffff', '#111111', '#ff0000']);
+    assert.equal(seen[0], { url: `${fx.url}/logo.png`, type: 'png' }, 'the producer\'s own object was not changed');
+  } finally {
+    await other.close();
+  }
 });
 
 test.run();
