@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../lib/index.ts';
-import { crawlDistributed, loadConfig, isRefractError, VERSION, startWorker, type CrawlInput, type CrawlResult, readLines, crawlQuery } from '../engine/index.ts';
+import { ENV_DOCS, crawlDistributed, loadConfig, isRefractError, VERSION, startWorker, type CrawlInput, type CrawlResult, readLines, crawlQuery } from '../engine/index.ts';
 
 const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO_PORT (settings from the environment, as npm start)
        refract crawl [start-url] [options]
@@ -94,9 +94,14 @@ function progress() {
   };
 }
 
+/** The settings, as the configuration declares them (the same rows as README's table). */
+function settingsHelp(): string {
+  return `settings (environment variables):\n${Object.entries(ENV_DOCS).map(([name, doc]) => `  ${name}\n      ${doc.replace(/`/g, '')}`).join('\n')}\n`;
+}
+
 async function crawlCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
-  if (values.help) { process.stdout.write(`${USAGE}\n`); return 0; }
+  if (values.help) { process.stdout.write(`${USAGE}\n${settingsHelp()}`); return 0; }
   let input: CrawlInput;
   if (values.urls) {
     const text = values.urls === '-' ? readFileSync(0, 'utf8') : readFileSync(values.urls, 'utf8');
@@ -176,7 +181,7 @@ async function workerCommand(args: string[]): Promise<number> {
 async function main(argv: string[]): Promise<number | 'serving'> {
   const [command, ...rest] = argv;
   if (command === '--version' || command === '-v' || command === 'version') { process.stdout.write(`${VERSION}\n`); return 0; }
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') { process.stdout.write(`${USAGE}\n`); return 0; }
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') { process.stdout.write(`${USAGE}\n${settingsHelp()}`); return 0; }
   try {
     if (command === 'serve') {
       // The server's own entry point: it listens, and ends the process itself on SIGTERM or SIGINT.

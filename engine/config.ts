@@ -1,187 +1,156 @@
 import { parseDuration } from './duration.ts';
 
 /**
- * Every setting Refract reads from the environment, with its default. README's table mirrors this list
- * (a test checks that each name is documented there).
+ * Every setting Refract reads from the environment, declared once: its variable, how its text is read, its
+ * default, and its documentation, in which `{default}` stands for the default as shown. The `Config` type, the
+ * parsing in `loadConfig`, and ENV_DOCS (README's settings table and `--help` carry its rows: a test checks
+ * README against it) all come from this one list, so a default cannot differ between them.
  */
-export interface Config {
-  port: number;
-  proPort: number;
-  host: string;
-  /** Base of asset links; empty means the free endpoint's own address once it listens. */
-  publicUrl: string;
-  allowPrivateHosts: string[];
-  proxyUrls: string[];
-  /** Proxies by country (lower-case ISO 3166 code) for `proxy.location` and the pro challenge retry. */
-  proxyLocations: Record<string, string[]>;
-  redisUrl: string | undefined;
-  apiKeys: string[];
-  plugins: string[];
-  cacheMaxBytes: number;
-  cacheTtlMs: number;
-  timeoutMs: number;
-  maxTimeoutMs: number;
-  maxBodyBytes: number;
-  probeTimeoutMs: number;
-  freeQuota: number;
-  freeQuotaWindowSecs: number;
-  /** Requests per UTC month of a pro key without a quota of its own. */
-  proQuota: number;
-  /** How long a failed extraction is remembered, so a storm of identical bad requests costs one attempt. */
-  failureTtlMs: number;
-  concurrency: number;
-  browserConcurrency: number;
-  browserQueue: number;
-  browserRetireAfterPages: number;
-  browserMaxMemoryBytes: number;
-  /** Pages kept ready (reset after use, or opened ahead of need) for the next request of their kind, in all (0: none). */
-  browserWarmPages: number;
-  prerenderBudgetMs: number;
-  assetsDir: string;
-  /** Base URL of generated files; empty = `<publicUrl>/assets/`. */
-  assetsUrl: string;
-  /** Path of a JSON file of extra oEmbed providers (the same format as the shipped list), checked first. */
-  oembedProviders: string | undefined;
-  testHooks: boolean;
-  /** The Chromium binary that pages and audits run in. */
-  chromePath: string;
-  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
-  /** How long requests in flight may take to finish after SIGTERM before the process ends anyway. */
-  shutdownGraceMs: number;
-  /** Bearer token that `/metrics` requires; empty: open. */
-  metricsToken: string;
-  /** Proxies trusted to name the client (hop count or address list; empty: none). */
-  trustProxy: string;
-  /** How long a client may take to send a request's headers before its connection is closed (408). */
-  headersTimeoutMs: number;
-  /** How long an idle keep-alive connection is kept open. */
-  keepAliveTimeoutMs: number;
-  /** Connections one client address may hold open at once, per endpoint (0: no limit). */
-  maxConnectionsPerClient: number;
-  /** Where error answers send a report (`{id}`, `{code}` filled in); empty: the error page's reporting section. */
-  reportUrl: string;
-}
-
-/** Documentation of each environment variable, keyed by name. */
-export const ENV_DOCS: Record<string, string> = {
-  PORT: 'Port of the free endpoint (default 3000).',
-  PRO_PORT: 'Port of the pro endpoint (default 3001).',
-  HOST: 'Interface to listen on (default 0.0.0.0).',
-  PUBLIC_URL: 'Base URL under which assets and error docs are linked (default: the free endpoint\'s own address).',
-  REFRACT_ALLOW_PRIVATE_HOSTS: 'Comma-separated host names or CIDRs exempt from the SSRF guard (default none).',
-  PROXY_URLS: 'Comma-separated proxy URLs; requests rotate over them by session (default none).',
-  REFRACT_PROXY_LOCATIONS: 'Comma-separated `country=proxyUrl` pairs (`us=http://u:p@host:8000`, repeat a country to rotate) serving `proxy.location` and the pro retry of challenge pages (default none).',
-  REDIS_URL: 'Redis connection URL for shared cache and quotas (default: in memory).',
-  REFRACT_API_KEYS: 'Comma-separated API keys of the pro endpoint, or the path (starting with `/` or `./`) of a file with one key per line, optionally followed by that key\'s monthly quota; the file is re-read when it changes, so keys rotate without a restart.',
-  REFRACT_PLUGINS: 'Comma-separated module names or paths of third-party plugins to load.',
-  REFRACT_CACHE_MAX_BYTES: 'Upper bound of the in-memory response cache in bytes (default 128 MiB).',
-  REFRACT_CACHE_TTL: 'Default cache lifetime, milliseconds or text such as 24h (default 24h).',
-  REFRACT_TIMEOUT: 'Default request timeout, milliseconds or text (default 28s).',
-  REFRACT_MAX_TIMEOUT: 'Largest `timeout` a request may ask for (default 60s).',
-  REFRACT_MAX_BODY_BYTES: 'Largest target body read, in bytes (default 10 MiB).',
-  REFRACT_PROBE_TIMEOUT: 'Longest time one media probe (size, dimensions, duration) may take (default 3s); 0 turns probing off.',
-  REFRACT_FREE_QUOTA: 'Requests per window per IP on the free endpoint (default 250).',
-  REFRACT_FREE_QUOTA_WINDOW: 'Length of the free quota window (default 24h).',
-  REFRACT_PRO_QUOTA: 'Requests per UTC calendar month of each pro key that sets no quota of its own in the key file (default 46000).',
-  REFRACT_FAILURE_TTL: 'How long a failed extraction is cached and answered again without new work (default 30s; 0 = not cached).',
-  REFRACT_CONCURRENCY: 'Requests processed at once by the executor (default 16).',
-  REFRACT_BROWSER_CONCURRENCY: 'Browser pages open at once (default 4).',
-  REFRACT_BROWSER_QUEUE: 'Requests that may wait for a browser page; past it EBUSY (503) answers at once (default 32).',
-  REFRACT_BROWSER_RETIRE_AFTER: 'Pages a browser serves before it is replaced by a fresh one (default 100).',
-  REFRACT_BROWSER_WARM_PAGES: 'Pages kept ready for the next request of their kind, in all (default: the browser concurrency; 0 opens and closes a page per request).',
-  REFRACT_BROWSER_MAX_MEMORY: 'Resident memory of all browser processes, in bytes, past which browsers are replaced (default 2 GiB; 0 = no ceiling).',
-  REFRACT_PRERENDER_BUDGET: 'How long prerendering may take before the plain fetch answers instead (default 8s).',
-  REFRACT_ASSETS_DIR: 'Folder of generated screenshots, PDFs and videos (default ./.assets).',
-  REFRACT_ASSETS_URL: 'Base URL that generated files are linked under (default: PUBLIC_URL + `/assets/`; `refract crawl` links the files in its assets folder with `file:` URLs).',
-  REFRACT_OEMBED_PROVIDERS: 'Path of a JSON file of extra oEmbed providers for `iframe`, in the format of the shipped providers list; they are matched before it (default none).',
-  CHROME_PATH: 'The Chromium binary for pages and Lighthouse audits (default /usr/bin/chromium, Debian\'s).',
-  REFRACT_TEST_HOOKS: 'Set to 1 to accept the `html_url` test parameter (loopback only); never in production.',
-  REFRACT_LOG_LEVEL: 'debug, info, warn, error or silent (default info).',
-  REFRACT_SHUTDOWN_GRACE: 'On SIGTERM, how long requests in flight may take to finish (readiness is false and new connections are refused meanwhile) before browsers, Redis and the process close (default 25s).',
-  REFRACT_METRICS_TOKEN: 'Bearer token that `/metrics` requires (`Authorization: Bearer <token>`); unset, `/metrics` is open (default unset).',
-  REFRACT_HEADERS_TIMEOUT: 'How long a client may take to send the headers of a request before the server answers 408 and closes the connection (default 10s).',
-  REFRACT_KEEPALIVE_TIMEOUT: 'How long an idle keep-alive connection is kept open; longer than the idle timeout of the load balancer in front, so that it closes first (default 65s).',
-  REFRACT_MAX_CONNECTIONS_PER_CLIENT: 'Connections one client address (the socket\'s peer) may hold open at once on each endpoint; more are closed at once. Behind a reverse proxy every connection comes from the proxy: raise it or set 0 (no limit) there (default 256).',
-  REFRACT_REPORT_URL: 'Where error answers\' `report` link points, with `{id}` (the request id) and `{code}` filled in, e.g. an issue tracker\'s new-issue URL (default: the error page\'s section on reporting, with the id).',
-  REFRACT_TRUST_PROXY: 'Proxies trusted to name the client in `X-Forwarded-For` (or `Forwarded`), for the free quota: a hop count (`1`: the nearest proxy) or a comma-separated list of addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`. Unset, nothing is trusted: the socket\'s peer is the client (default unset).',
-};
 
 type Env = Record<string, string | undefined>;
 
-function list(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+/** One setting: how its variable's text becomes a value, and what it is when the variable is unset or empty. */
+interface Setting<T> {
+  env: string;
+  doc: string;
+  read(raw: string, name: string): T;
+  /** The value when unset: fixed, or computed from the other variables (the warm pages follow the concurrency). */
+  fallback: T | ((env: Env) => T);
+  /** How the default is written in the docs, when it is not the value itself. */
+  shown?: string;
 }
 
-function int(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+function setting<T>(env: string, read: (raw: string, name: string) => T, fallback: T | ((env: Env) => T), doc: string, shown?: string): Setting<T> {
+  return { env, read, fallback, doc, shown };
+}
+
+const text = (raw: string) => raw;
+const list = (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean);
+function count(raw: string, name: string): number {
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
   return n;
 }
-
-function duration(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+const atLeast = (min: number) => (raw: string, name: string) => Math.max(min, count(raw, name));
+function duration(raw: string, name: string): number {
   const n = parseDuration(raw);
   if (n === undefined) throw new Error(`${name} must be a duration such as 30s or 60000, got "${raw}"`);
   return n;
 }
-
-function locations(pairs: string[]): Record<string, string[]> {
+const durationAtLeast = (min: number) => timed((raw: string, name: string) => Math.max(min, duration(raw, name)));
+/** Readers of durations (their defaults are written 28s, 24h). */
+const durationReaders = new WeakSet<object>([duration]);
+function timed<T extends (raw: string, name: string) => number>(read: T): T {
+  durationReaders.add(read);
+  return read;
+}
+function locations(raw: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const pair of pairs) {
+  for (const pair of list(raw)) {
     const m = /^([a-z]{2})=(.+)$/i.exec(pair);
     if (!m) throw new Error(`REFRACT_PROXY_LOCATIONS entries must look like us=http://host:8000, got "${pair}"`);
     (out[m[1]!.toLowerCase()] ??= []).push(m[2]!);
   }
   return out;
 }
+const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+const level = (raw: string): (typeof LEVELS)[number] => (LEVELS as readonly string[]).includes(raw) ? raw as (typeof LEVELS)[number] : 'info';
+
+const MiB = 1024 * 1024;
+const HOUR = 3600_000;
+
+/** The value of one setting in an environment: read from its variable, or its default. */
+function read<T>(s: Setting<T>, env: Env): T {
+  const raw = env[s.env];
+  if (raw === undefined || raw === '') return typeof s.fallback === 'function' ? (s.fallback as (env: Env) => T)(env) : s.fallback;
+  return s.read(raw, s.env);
+}
+
+// Declared apart: the warm pages' default is the browser concurrency.
+const browserConcurrency = setting('REFRACT_BROWSER_CONCURRENCY', atLeast(1), 4, 'Browser pages open at once (default {default}).');
+
+/** Refract's settings, by their name in `Config`. */
+export const SETTINGS = {
+  port: setting('PORT', count, 3000, 'Port of the free endpoint (default {default}).'),
+  proPort: setting('PRO_PORT', count, 3001, 'Port of the pro endpoint (default {default}).'),
+  host: setting('HOST', text, '0.0.0.0', 'Interface to listen on (default {default}).'),
+  /** Base of asset links; empty means the free endpoint's own address once it listens. */
+  publicUrl: setting('PUBLIC_URL', (raw) => raw.replace(/\/+$/, ''), '', 'Base URL under which assets and error docs are linked (default{default}).', ': the free endpoint\'s own address'),
+  allowPrivateHosts: setting('REFRACT_ALLOW_PRIVATE_HOSTS', list, [] as string[], 'Comma-separated host names or CIDRs exempt from the SSRF guard (default {default}).', 'none'),
+  proxyUrls: setting('PROXY_URLS', list, [] as string[], 'Comma-separated proxy URLs; requests rotate over them by session (default {default}).', 'none'),
+  /** Proxies by country (lower-case ISO 3166 code) for `proxy.location` and the pro challenge retry. */
+  proxyLocations: setting('REFRACT_PROXY_LOCATIONS', locations, {} as Record<string, string[]>, 'Comma-separated `country=proxyUrl` pairs (`us=http://u:p@host:8000`, repeat a country to rotate) serving `proxy.location` and the pro retry of challenge pages (default {default}).', 'none'),
+  redisUrl: setting('REDIS_URL', (raw): string | undefined => raw, undefined as string | undefined, 'Redis connection URL for shared cache and quotas (default{default}).', ': in memory'),
+  apiKeys: setting('REFRACT_API_KEYS', list, [] as string[], 'Comma-separated API keys of the pro endpoint, or the path (starting with `/` or `./`) of a file with one key per line, optionally followed by that key\'s monthly quota; the file is re-read when it changes, so keys rotate without a restart.'),
+  plugins: setting('REFRACT_PLUGINS', list, [] as string[], 'Comma-separated module names or paths of third-party plugins to load.'),
+  cacheMaxBytes: setting('REFRACT_CACHE_MAX_BYTES', count, 128 * MiB, 'Upper bound of the in-memory response cache in bytes (default {default}).'),
+  cacheTtlMs: setting('REFRACT_CACHE_TTL', duration, 24 * HOUR, 'Default cache lifetime, milliseconds or text such as 24h (default {default}).'),
+  timeoutMs: setting('REFRACT_TIMEOUT', duration, 28_000, 'Default request timeout, milliseconds or text (default {default}).'),
+  maxTimeoutMs: setting('REFRACT_MAX_TIMEOUT', duration, 60_000, 'Largest `timeout` a request may ask for (default {default}).'),
+  maxBodyBytes: setting('REFRACT_MAX_BODY_BYTES', count, 10 * MiB, 'Largest target body read, in bytes (default {default}).'),
+  probeTimeoutMs: setting('REFRACT_PROBE_TIMEOUT', duration, 3000, 'Longest time one media probe (size, dimensions, duration) may take (default {default}); 0 turns probing off.'),
+  freeQuota: setting('REFRACT_FREE_QUOTA', count, 250, 'Requests per window per IP on the free endpoint (default {default}).'),
+  freeQuotaWindowSecs: setting('REFRACT_FREE_QUOTA_WINDOW', (raw, name) => duration(raw, name) / 1000, 24 * 3600, 'Length of the free quota window (default {default}).', '24h'),
+  /** Requests per UTC month of a pro key without a quota of its own. */
+  proQuota: setting('REFRACT_PRO_QUOTA', count, 46_000, 'Requests per UTC calendar month of each pro key that sets no quota of its own in the key file (default {default}).'),
+  /** How long a failed extraction is remembered, so a storm of identical bad requests costs one attempt. */
+  failureTtlMs: setting('REFRACT_FAILURE_TTL', duration, 30_000, 'How long a failed extraction is cached and answered again without new work (default {default}; 0 = not cached).'),
+  concurrency: setting('REFRACT_CONCURRENCY', count, 16, 'Requests processed at once by the executor (default {default}).'),
+  browserConcurrency,
+  browserQueue: setting('REFRACT_BROWSER_QUEUE', count, 32, 'Requests that may wait for a browser page; past it EBUSY (503) answers at once (default {default}).'),
+  browserRetireAfterPages: setting('REFRACT_BROWSER_RETIRE_AFTER', atLeast(1), 100, 'Pages a browser serves before it is replaced by a fresh one (default {default}).'),
+  browserMaxMemoryBytes: setting('REFRACT_BROWSER_MAX_MEMORY', count, 2048 * MiB, 'Resident memory of all browser processes, in bytes, past which browsers are replaced (default {default}; 0 = no ceiling).'),
+  /** Pages kept ready (reset after use, or opened ahead of need) for the next request of their kind, in all (0: none). */
+  browserWarmPages: setting('REFRACT_BROWSER_WARM_PAGES', count, (env: Env) => read(browserConcurrency, env), 'Pages kept ready for the next request of their kind, in all (default{default}; 0 opens and closes a page per request). A new context and its renderer cost ~360 ms of CPU: a page that served a request is reset (about:blank, cookies, permissions, and every origin\'s storage cleared) and used again, up to 50 times, unless the request failed, opened a window, changed the viewport or left a listener. Pages through a proxy, of a crawl, with custom headers or recording video are never reused.', ': the browser concurrency'),
+  prerenderBudgetMs: setting('REFRACT_PRERENDER_BUDGET', duration, 8000, 'How long prerendering may take before the plain fetch answers instead (default {default}).'),
+  assetsDir: setting('REFRACT_ASSETS_DIR', text, '.assets', 'Folder of generated screenshots, PDFs and videos (default {default}).', './.assets'),
+  /** Base URL of generated files; empty = `<publicUrl>/assets/`. */
+  assetsUrl: setting('REFRACT_ASSETS_URL', text, '', 'Base URL that generated files are linked under (default{default}; `refract crawl` links the files in its assets folder with `file:` URLs).', ': PUBLIC_URL + `/assets/`'),
+  /** Path of a JSON file of extra oEmbed providers (the same format as the shipped list), checked first. */
+  oembedProviders: setting('REFRACT_OEMBED_PROVIDERS', (raw): string | undefined => raw, undefined as string | undefined, 'Path of a JSON file of extra oEmbed providers for `iframe`, in the format of the shipped providers list; they are matched before it (default {default}).', 'none'),
+  testHooks: setting('REFRACT_TEST_HOOKS', (raw) => raw === '1', false, 'Set to 1 to accept the `html_url` test parameter (loopback only); never in production.'),
+  /** The Chromium binary that pages and audits run in. */
+  chromePath: setting('CHROME_PATH', text, '/usr/bin/chromium', 'The Chromium binary for pages and Lighthouse audits (default {default}, Debian\'s).'),
+  logLevel: setting('REFRACT_LOG_LEVEL', level, 'info' as (typeof LEVELS)[number], 'debug, info, warn, error or silent (default {default}).'),
+  /** How long requests in flight may take to finish after SIGTERM before the process ends anyway. */
+  shutdownGraceMs: setting('REFRACT_SHUTDOWN_GRACE', duration, 25_000, 'On SIGTERM, how long requests in flight may take to finish (readiness is false and new connections are refused meanwhile) before browsers, Redis and the process close (default {default}).'),
+  /** Bearer token that `/metrics` requires; empty: open. */
+  metricsToken: setting('REFRACT_METRICS_TOKEN', text, '', 'Bearer token that `/metrics` requires (`Authorization: Bearer <token>`); unset, `/metrics` is open (default {default}).', 'unset'),
+  /** How long a client may take to send a request's headers before its connection is closed (408). */
+  headersTimeoutMs: setting('REFRACT_HEADERS_TIMEOUT', durationAtLeast(1000), 10_000, 'How long a client may take to send the headers of a request before the server answers 408 and closes the connection (default {default}).'),
+  /** How long an idle keep-alive connection is kept open. */
+  keepAliveTimeoutMs: setting('REFRACT_KEEPALIVE_TIMEOUT', duration, 65_000, 'How long an idle keep-alive connection is kept open; longer than the idle timeout of the load balancer in front, so that it closes first (default {default}).'),
+  /** Connections one client address may hold open at once, per endpoint (0: no limit). */
+  maxConnectionsPerClient: setting('REFRACT_MAX_CONNECTIONS_PER_CLIENT', count, 256, 'Connections one client address (the socket\'s peer) may hold open at once on each endpoint; more are closed at once. Behind a reverse proxy every connection comes from the proxy: raise it or set 0 (no limit) there (default {default}).'),
+  /** Where error answers send a report (`{id}`, `{code}` filled in); empty: the error page's reporting section. */
+  reportUrl: setting('REFRACT_REPORT_URL', text, '', 'Where error answers\' `report` link points, with `{id}` (the request id) and `{code}` filled in, e.g. an issue tracker\'s new-issue URL (default{default}).', ': the error page\'s section on reporting, with the id'),
+  /** Proxies trusted to name the client (hop count or address list; empty: none). */
+  trustProxy: setting('REFRACT_TRUST_PROXY', text, '', 'Proxies trusted to name the client in `X-Forwarded-For` (or `Forwarded`), for the free quota: a hop count (`1`: the nearest proxy) or a comma-separated list of addresses, CIDRs, `loopback`, `linklocal`, `uniquelocal`. Unset, nothing is trusted: the socket\'s peer is the client (default {default}).', 'unset'),
+};
+
+type Settings = typeof SETTINGS;
+/** Refract's configuration: one value per setting, typed by how that setting is read. */
+export type Config = { [K in keyof Settings]: Settings[K] extends Setting<infer T> ? T : never };
+
+/** A default as the docs write it: durations in their unit (28s, 24h), sizes in MiB or GiB. */
+export function shownDefault(key: keyof Settings): string {
+  const s = SETTINGS[key] as Setting<unknown>;
+  if (s.shown !== undefined) return s.shown;
+  const value = s.fallback as unknown;
+  if (typeof value === 'number' && durationReaders.has(s.read)) return value % HOUR === 0 ? `${value / HOUR}h` : value % 1000 === 0 ? `${value / 1000}s` : `${value} ms`;
+  if (typeof value === 'number' && value >= MiB && value % MiB === 0) return value % (1024 * MiB) === 0 ? `${value / (1024 * MiB)} GiB` : `${value / MiB} MiB`;
+  return String(value);
+}
+
+/** Documentation of each environment variable, keyed by name, its default written in. */
+export const ENV_DOCS: Record<string, string> = Object.fromEntries(
+  (Object.keys(SETTINGS) as (keyof Settings)[]).map((key) => {
+    const shown = shownDefault(key);
+    return [SETTINGS[key].env, SETTINGS[key].doc.replace('{default}', shown)];
+  }),
+);
 
 /** Builds the configuration from an environment (process.env by default); throws on a malformed value. */
 export function loadConfig(env: Env = process.env): Config {
-  const port = int(env, 'PORT', 3000);
-  const level = (env.REFRACT_LOG_LEVEL ?? 'info') as Config['logLevel'];
-  return {
-    port,
-    proPort: int(env, 'PRO_PORT', 3001),
-    host: env.HOST || '0.0.0.0',
-    publicUrl: (env.PUBLIC_URL ?? '').replace(/\/+$/, ''),
-    allowPrivateHosts: list(env.REFRACT_ALLOW_PRIVATE_HOSTS),
-    proxyUrls: list(env.PROXY_URLS),
-    proxyLocations: locations(list(env.REFRACT_PROXY_LOCATIONS)),
-    redisUrl: env.REDIS_URL || undefined,
-    apiKeys: list(env.REFRACT_API_KEYS),
-    plugins: list(env.REFRACT_PLUGINS),
-    cacheMaxBytes: int(env, 'REFRACT_CACHE_MAX_BYTES', 128 * 1024 * 1024),
-    cacheTtlMs: duration(env, 'REFRACT_CACHE_TTL', 24 * 3600_000),
-    timeoutMs: duration(env, 'REFRACT_TIMEOUT', 28_000),
-    maxTimeoutMs: duration(env, 'REFRACT_MAX_TIMEOUT', 60_000),
-    maxBodyBytes: int(env, 'REFRACT_MAX_BODY_BYTES', 10 * 1024 * 1024),
-    probeTimeoutMs: duration(env, 'REFRACT_PROBE_TIMEOUT', 3000),
-    freeQuota: int(env, 'REFRACT_FREE_QUOTA', 250),
-    freeQuotaWindowSecs: duration(env, 'REFRACT_FREE_QUOTA_WINDOW', 24 * 3600_000) / 1000,
-    proQuota: int(env, 'REFRACT_PRO_QUOTA', 46_000),
-    failureTtlMs: duration(env, 'REFRACT_FAILURE_TTL', 30_000),
-    concurrency: int(env, 'REFRACT_CONCURRENCY', 16),
-    browserConcurrency: Math.max(1, int(env, 'REFRACT_BROWSER_CONCURRENCY', 4)),
-    browserQueue: int(env, 'REFRACT_BROWSER_QUEUE', 32),
-    browserRetireAfterPages: Math.max(1, int(env, 'REFRACT_BROWSER_RETIRE_AFTER', 100)),
-    browserMaxMemoryBytes: int(env, 'REFRACT_BROWSER_MAX_MEMORY', 2 * 1024 ** 3),
-    browserWarmPages: Math.max(0, int(env, 'REFRACT_BROWSER_WARM_PAGES', Math.max(1, int(env, 'REFRACT_BROWSER_CONCURRENCY', 4)))),
-    prerenderBudgetMs: duration(env, 'REFRACT_PRERENDER_BUDGET', 8000),
-    assetsDir: env.REFRACT_ASSETS_DIR || '.assets',
-    assetsUrl: env.REFRACT_ASSETS_URL ?? '',
-    oembedProviders: env.REFRACT_OEMBED_PROVIDERS || undefined,
-    testHooks: env.REFRACT_TEST_HOOKS === '1',
-    chromePath: env.CHROME_PATH || '/usr/bin/chromium',
-    logLevel: ['debug', 'info', 'warn', 'error', 'silent'].includes(level) ? level : 'info',
-    shutdownGraceMs: duration(env, 'REFRACT_SHUTDOWN_GRACE', 25_000),
-    metricsToken: env.REFRACT_METRICS_TOKEN ?? '',
-    trustProxy: env.REFRACT_TRUST_PROXY ?? '',
-    headersTimeoutMs: Math.max(1000, duration(env, 'REFRACT_HEADERS_TIMEOUT', 10_000)),
-    keepAliveTimeoutMs: duration(env, 'REFRACT_KEEPALIVE_TIMEOUT', 65_000),
-    maxConnectionsPerClient: int(env, 'REFRACT_MAX_CONNECTIONS_PER_CLIENT', 256),
-    reportUrl: env.REFRACT_REPORT_URL ?? '',
-  };
+  return Object.fromEntries((Object.keys(SETTINGS) as (keyof Settings)[]).map((key) => [key, read(SETTINGS[key] as Setting<unknown>, env)])) as Config;
 }

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { CODES } from '../../engine/errors.ts';
-import { ENV_DOCS } from '../../engine/config.ts';
+import { ENV_DOCS, loadConfig, shownDefault } from '../../engine/config.ts';
 
 const SPEC_CODES = 'EAUTH, ECACHEKEY, EBRWSRTIMEOUT, EFATAL, EFILENAME, EFATALCLIENT, EFORBIDDENURL, EHEADERS, EINVALURL, EINVALPROXY, EINVALURLCLIENT, EINVALTTL, EINVALEVAL, EINVALFUNCTION, EINVALDATA, EINVALQUERY, EINVALSTTL, EINVALOVERLAYBG, EINTEGRATION, EMAXREDIRECTS, EPAGERANGE, EPDFTOOLARGE, EPRO, EPROXY, EPROXYNEEDED, ERATE, ETIMEOUT, ETTL, ESTTL'.split(', ');
 
@@ -20,9 +20,21 @@ test('every code has a heading in docs/errors.md', () => {
   for (const code of Object.keys(CODES)) assert.ok(doc.includes(`\n## ${code}\n`), `docs/errors.md lacks ${code}`);
 });
 
-test('every environment variable is documented in README', () => {
+test('every environment variable is documented in README, in the row the settings declare (defaults included)', () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  for (const name of Object.keys(ENV_DOCS)) assert.ok(readme.includes(`\`${name}\``), `README lacks ${name}`);
+  for (const [name, doc] of Object.entries(ENV_DOCS)) {
+    const row = readme.split('\n').find((l) => l.startsWith(`| \`${name}\` |`));
+    assert.is(row, `| \`${name}\` | ${doc} |`, `README's row of ${name}`);
+  }
+});
+
+test('a default is written from the value the code uses: change one and the docs change with it', () => {
+  assert.match(ENV_DOCS.REFRACT_TIMEOUT!, new RegExp(`\\(default ${shownDefault('timeoutMs')}\\)`));
+  assert.is(shownDefault('timeoutMs'), `${loadConfig({}).timeoutMs / 1000}s`);
+  assert.is(shownDefault('cacheMaxBytes'), `${loadConfig({}).cacheMaxBytes / 1024 / 1024} MiB`);
+  assert.is(shownDefault('port'), String(loadConfig({}).port));
+  assert.is(loadConfig({ REFRACT_BROWSER_CONCURRENCY: '7' }).browserWarmPages, 7, 'the warm pages follow the concurrency');
+  assert.throws(() => loadConfig({ REFRACT_TIMEOUT: 'soon' }), /REFRACT_TIMEOUT must be a duration/);
 });
 
 test.run();

@@ -54,6 +54,8 @@ test('every setting the code reads is documented', () => {
   const read = new Set([
     ...[...text.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!),
     ...[...text.matchAll(/['"`](REFRACT_[A-Z0-9_]+)['"`]/g)].map((m) => m[1]!),
+    // The settings declared in engine/config.ts.
+    ...[...text.matchAll(/\bsetting\('([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]!),
   ]);
   read.delete('PATH');
   const undocumented = [...read].filter((name) => !Object.hasOwn(ENV_DOCS, name));
