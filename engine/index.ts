@@ -17,7 +17,8 @@ export type { CrawlInput, CrawlOptions, CrawlResult } from './crawl.ts';
 export { crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';
 export { CHROME_ARGS } from './browser/pool.ts';
 export { createGuardProxy, type GuardProxy } from './browser/guard-proxy.ts';
-export { DEFAULT_VIEWPORT, captureSettled } from './browser/page.ts';
+export { DEFAULT_VIEWPORT } from './browser/page.ts';
+export { captureSettled } from './browser/settle.ts';
 export { VERSION } from './version.ts';
 
 // What the composition roots (server/, bin/, testing/) use besides the engine itself: they import nothing else of engine/.

@@ -10,7 +10,8 @@ import { lightGet } from './fetch/light.ts';
 import { refuseChallenge } from './fetch/antibot.ts';
 import { answer, untilAborted } from './steps.ts';
 import type { Extraction, Services, Warning } from './extraction.ts';
-import { contextOptions, guardContext, navigate, readContent, resetPage, still, untilBuilt, type PageSetup } from './browser/page.ts';
+import { contextOptions, guardContext, navigate, resetPage, type PageSetup } from './browser/page.ts';
+import { readContent, still, untilBuilt } from './browser/settle.ts';
 import type { Preparation } from './browser/browsers.ts';
 import type { Trace } from './timing.ts';
 

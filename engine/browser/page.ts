@@ -5,6 +5,7 @@ import { fromNavigation, fromNetwork } from '../failures.ts';
 import { findDevice } from './devices.ts';
 import type { Adblock } from './adblock.ts';
 import type { GuardProxy } from './guard-proxy.ts';
+import { SELF_NAVIGATION_MS, stopLoading, unstill } from './settle.ts';
 
 /** How the page is set up and driven: the general page controls of a request, plus what its steps add. */
 export interface PageSetup {
@@ -138,8 +139,6 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
 export type GuardedBy = Pick<GuardProxy, 'refusalOf'>;
 
 const AUTO_SETTLE_MS = 2000;
-/** How long the load of a navigation the page started itself is waited for. */
-const SELF_NAVIGATION_MS = 5000;
 /**
  * What the page's content waits on: a favicon (type "other"), media streams, beacons, manifests and sockets are
  * not, and a page is not kept waiting for them (a favicon fetched after `load` cost every capture ~60 ms).
@@ -281,104 +280,6 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   return response;
 }
 
-/** How long stopping a page's loading may take (a page whose thread a script holds never answers). */
-const STOP_WAIT_MS = 1000;
-
-/**
- * Stops a page's loading (`window.stop()`), bounded; false when the page does not answer: an endless script
- * holds its thread (a loop of alerts), and no frame of it can be captured.
- */
-async function stopLoading(page: Page): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const answered = await Promise.race([
-    page.evaluate('window.stop()').then(() => true, () => true),
-    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), STOP_WAIT_MS); }),
-  ]);
-  clearTimeout(timer);
-  return answered;
-}
-
-/** How long the DOM must stay unchanged, once built, for a page that builds itself to count as built. */
-const BUILT_QUIET_MS = 50;
-
-/**
- * Waits until a page known to build itself in the browser (an empty framework mount point, a body of scripts)
- * has built its content: its mount point (or its body) has content and the DOM has not changed for a moment,
- * bounded by `capMs`. Content that comes from a timer rather than the network is waited for too; a page built
- * at load costs one quiet moment.
- */
-export async function untilBuilt(page: Page, capMs: number): Promise<void> {
-  await page.evaluate(([quietMs, cap]) => new Promise<void>((resolve) => {
-    const built = () => {
-      const mount = document.querySelector('#root,#app,#__next,#__nuxt,#svelte,#___gatsby,#q-app,[data-reactroot],[ng-app],app-root');
-      if (mount) return mount.childElementCount > 1 || (mount.textContent ?? '').trim().length >= 20;
-      return (document.body?.innerText ?? '').trim().length >= 100;
-    };
-    let quiet: ReturnType<typeof setTimeout> | undefined;
-    const observer = new MutationObserver(() => check());
-    const finish = () => { observer.disconnect(); clearTimeout(quiet); clearTimeout(bound); resolve(); };
-    const check = () => { clearTimeout(quiet); if (built()) quiet = setTimeout(finish, quietMs); };
-    const bound = setTimeout(finish, cap);
-    observer.observe(document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true });
-    check();
-  }), [BUILT_QUIET_MS, capMs] as const).catch(() => undefined);
-}
-
-/** What a capture says when the page's document was replaced under it (a navigation it had started itself). */
-const CAPTURE_RACED = /Printing failed|Unable to capture screenshot|page is navigating|Execution context was destroyed|Cannot find context with specified id/i;
-
-/**
- * Runs a capture of the page (a screenshot, a PDF); when a navigation the page had started before it was kept
- * still replaced the document under it, the capture is taken again once that navigation has loaded.
- */
-export async function captureSettled<T>(page: Page, capture: () => Promise<T>): Promise<T> {
-  try {
-    return await capture();
-  } catch (err) {
-    if (!CAPTURE_RACED.test((err as Error).message) || page.isClosed()) throw err;
-    await page.waitForLoadState('load', { timeout: SELF_NAVIGATION_MS }).catch(() => undefined);
-    return capture();
-  }
-}
-
-/** What Playwright says when the document it reads is being replaced by a navigation the page started itself. */
-const NAVIGATING = /page is navigating|Execution context was destroyed|Cannot find context with specified id/i;
-/** Pages stopped from navigating further (see still), until they are reset for another request. */
-const stilled = new WeakSet<Page>();
-
-/**
- * The page's HTML once a navigation it started itself (`location.href = ...` on a timer, a meta refresh, a reload)
- * has loaded. A page that keeps navigating is stopped after a few loads (its main frame's further navigations are
- * aborted) and read as it is; past `budgetMs` it is EBRWSRTIMEOUT, never an unexpected failure.
- */
-export async function readContent(page: Page, budgetMs: number): Promise<string> {
-  const until = Date.now() + budgetMs;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await page.content();
-    } catch (err) {
-      if (!NAVIGATING.test((err as Error).message)) throw err;
-      if (Date.now() >= until) throw new RefractError('EBRWSRTIMEOUT', 'The page kept navigating and could not be read in time', { cause: err });
-      if (attempt === 2) await still(page);
-      await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(2000, until - Date.now())) }).catch(() => undefined);
-    }
-  }
-}
-
-/**
- * Aborts every further navigation of the page's main frame (its other requests go on through the guard): the
- * steps capture the document that was loaded, which a reload loop or a late script redirect would otherwise pull
- * away from under them (a capture during a navigation waited until the deadline).
- */
-export async function still(page: Page): Promise<void> {
-  if (stilled.has(page)) return;
-  stilled.add(page);
-  await page.route('**/*', (route) => {
-    const request = route.request();
-    return request.isNavigationRequest() && request.frame() === page.mainFrame() ? route.abort('aborted') : route.fallback();
-  });
-}
-
 /**
  * Adds a style, script or module the request asked for; one that does not load (unreachable, refused by the
  * SSRF guard, a 404, a syntax error in a module) is the caller's parameter at fault: EINVALQUERY naming it.
@@ -412,7 +313,7 @@ export async function resetPage(page: Page, viewport: { width: number; height: n
   const listeners = page as unknown as { listenerCount(event: string): number };
   if (PAGE_EVENTS.some((event) => listeners.listenerCount(event) > 0)) return false;
   // Its navigations were stopped for the last request's steps (see still): they go again.
-  if (stilled.delete(page)) await page.unrouteAll({ behavior: 'ignoreErrors' });
+  await unstill(page);
   await page.goto('about:blank', { timeout: 5000 });
   await page.evaluate("window.name = ''");
   await page.emulateMedia({ media: null });

@@ -93,6 +93,8 @@ test('identical concurrent requests to two processes compute once', async () => 
     assert.is(rb.status, 200);
     assert.equal(rb.body.data, ra.body.data);
     assert.is(hits('/shared') - before, 1, 'the target was fetched once for both processes');
+    // One computation, one MISS: the process that waited on the other's answers a HIT (and charges nothing).
+    assert.equal([ra, rb].map((r) => r.headers.get('x-cache-status')).sort(), ['HIT', 'MISS']);
   } finally {
     gate = undefined;
     await a.stop();
