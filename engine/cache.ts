@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import Keyv from 'keyv';
 import { LRUCache } from 'lru-cache';
 import type { Plan } from './plan.ts';
-import type { Extraction } from './extraction.ts';
+import type { Extraction } from './request/extraction.ts';
 
 /** A stored response: the extraction (Data and how it was obtained) with its lifetime. */
 export interface CacheEntry extends Extraction {

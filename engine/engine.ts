@@ -7,10 +7,10 @@ import { buildPlan, type Plan, type Tier } from './plan.ts';
 import { parseQuery, type RawObject } from './params.ts';
 import type { Plugin, PluginSettings } from './plugin.ts';
 import { createRegistry, type Registry } from './registry.ts';
-import { createExecutor, type Lease } from './executor.ts';
+import { createExecutor, type Lease } from './request/queue.ts';
 import { startTrace, type Trace } from './timing.ts';
-import { executePlan } from './execute.ts';
-import type { Extraction, PluginRuntime, Services } from './extraction.ts';
+import { executePlan } from './request/pipeline.ts';
+import type { Extraction, PluginRuntime, Services } from './request/extraction.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createBrowsers, type Browsers } from './browser/browsers.ts';
 import { createGuardProxy } from './browser/guard-proxy.ts';
@@ -24,7 +24,7 @@ import { crawl, type CrawlInput, type CrawlOptions, type CrawlResult } from './c
 import { hasCode } from './errors.ts';
 import { createCache } from './cache.ts';
 import { createState, systemClock, type Clock, type SharedState } from './state.ts';
-import { createLifecycle, type ExtractOptions, type Outcome } from './extract.ts';
+import { createLifecycle, type ExtractOptions, type Outcome } from './request/lifecycle.ts';
 
 /** What an engine is made of: its configuration, its plugins (all of them: the engine adds none), and its clock. */
 export interface EngineOptions {

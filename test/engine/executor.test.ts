@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createExecutor } from '../../engine/executor.ts';
+import { createExecutor } from '../../engine/request/queue.ts';
 
 test('tasks run inside Crawlee with a session, concurrently, and handled requests are not kept', async () => {
   const executor = await createExecutor({ concurrency: 8, proxyUrls: [], handlerTimeoutSecs: 30 });

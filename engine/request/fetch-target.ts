@@ -1,9 +1,9 @@
 import type { Plan } from '../plan.ts';
-import type { Lease } from '../executor.ts';
+import type { Lease } from './queue.ts';
 import { throughProxy } from '../failures.ts';
-import { createGuard } from './guard.ts';
-import { fetchTarget, type FetchResult } from './http.ts';
-import type { Services } from '../extraction.ts';
+import { createGuard } from '../fetch/guard.ts';
+import { fetchTarget, type FetchResult } from '../fetch/http.ts';
+import type { Services } from './extraction.ts';
 
 // The test hook reads its HTML from a loopback copy; the plan admitted only loopback hosts for it.
 const LOOPBACK_GUARD = createGuard(['127.0.0.0/8', '::1']);

@@ -1,12 +1,12 @@
-import { isRefractError, timeoutError } from './errors.ts';
-import type { Context, Plugin } from './plugin.ts';
-import type { Plan, Step } from './plan.ts';
+import { isRefractError, timeoutError } from '../errors.ts';
+import type { Context, Plugin } from '../plugin.ts';
+import type { Plan, Step } from '../plan.ts';
 import { finish, type Extraction, type Services, type Warning } from './extraction.ts';
 import type { CheerioAPI } from 'cheerio';
-import type { FetchResult } from './fetch/http.ts';
+import type { FetchResult } from '../fetch/http.ts';
 import { contextFor, linksOf, type LivePage } from './context.ts';
-import type { Trace } from './timing.ts';
-import { deadline } from './deadline.ts';
+import type { Trace } from '../timing.ts';
+import { deadline } from '../deadline.ts';
 
 /** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
 const STEP_RESERVE_MS = 1000;

@@ -1,17 +1,17 @@
 import type { CheerioAPI } from 'cheerio';
-import { parseHtml } from './html.ts';
-import { hasCode, isRefractError } from './errors.ts';
-import type { Plan } from './plan.ts';
-import type { Lease } from './executor.ts';
-import type { FetchResult } from './fetch/http.ts';
-import { fetchPlanTarget } from './fetch/target.ts';
-import { refuseChallenge } from './fetch/antibot.ts';
-import { needsBrowser } from './fetch/prerender.ts';
+import { parseHtml } from '../html.ts';
+import { hasCode, isRefractError } from '../errors.ts';
+import type { Plan } from '../plan.ts';
+import type { Lease } from './queue.ts';
+import type { FetchResult } from '../fetch/http.ts';
+import { fetchPlanTarget } from './fetch-target.ts';
+import { refuseChallenge } from '../fetch/antibot.ts';
+import { needsBrowser } from '../fetch/prerender.ts';
 import { renderPlan } from './render.ts';
 import { answer, untilAborted } from './steps.ts';
-import { withDeadline } from './deadline.ts';
+import { withDeadline } from '../deadline.ts';
 import type { Extraction, Services } from './extraction.ts';
-import type { Trace } from './timing.ts';
+import type { Trace } from '../timing.ts';
 
 /** Runs the steps on a fetched response (no browser). */
 async function fromFetch(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, trace: Trace, reason: string, document?: CheerioAPI): Promise<Extraction> {

@@ -1,11 +1,11 @@
 import { load, type CheerioAPI } from 'cheerio';
 import type { Page } from 'playwright-core';
-import { parseHtml } from './html.ts';
-import type { Context } from './plugin.ts';
-import type { Plan } from './plan.ts';
-import type { FetchResult } from './fetch/http.ts';
-import { lightGet } from './fetch/light.ts';
-import { createProber } from './fetch/probe.ts';
+import { parseHtml } from '../html.ts';
+import type { Context } from '../plugin.ts';
+import type { Plan } from '../plan.ts';
+import type { FetchResult } from '../fetch/http.ts';
+import { lightGet } from '../fetch/light.ts';
+import { createProber } from '../fetch/probe.ts';
 import type { Services } from './extraction.ts';
 
 /** Where the page of a browser request is: the live page and when it was opened (a video starts there). */

@@ -1,10 +1,10 @@
 import type { EventEmitter } from 'node:events';
-import { RefractError, isRefractError, type Code } from './errors.ts';
-import { cacheKeyOf, type Cache, type CacheEntry } from './cache.ts';
-import type { Plan } from './plan.ts';
+import { RefractError, isRefractError, type Code } from '../errors.ts';
+import { cacheKeyOf, type Cache, type CacheEntry } from '../cache.ts';
+import type { Plan } from '../plan.ts';
 import type { Extraction } from './extraction.ts';
-import type { Clock } from './state.ts';
-import type { Logger } from './log.ts';
+import type { Clock } from '../state.ts';
+import type { Logger } from '../log.ts';
 
 /** How an answer was obtained from the cache. */
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'BYPASS';

@@ -1,13 +1,13 @@
-import type { Registry } from './registry.ts';
-import type { Guard } from './fetch/guard.ts';
-import type { FetchResult } from './fetch/http.ts';
-import type { LightAgents } from './fetch/light.ts';
-import type { HostMemory } from './fetch/prerender.ts';
-import type { AssetStore } from './assets.ts';
-import type { Browsers } from './browser/browsers.ts';
-import type { Adblock } from './browser/adblock.ts';
-import type { PluginSettings } from './plugin.ts';
-import type { Phase } from './timing.ts';
+import type { Registry } from '../registry.ts';
+import type { Guard } from '../fetch/guard.ts';
+import type { FetchResult } from '../fetch/http.ts';
+import type { LightAgents } from '../fetch/light.ts';
+import type { HostMemory } from '../fetch/prerender.ts';
+import type { AssetStore } from '../assets.ts';
+import type { Browsers } from '../browser/browsers.ts';
+import type { Adblock } from '../browser/adblock.ts';
+import type { PluginSettings } from '../plugin.ts';
+import type { Phase } from '../timing.ts';
 
 /** Why a step produced no output, as the answer's `warnings` report it. */
 export interface Warning { plugin: string; code: string; message: string; reason?: 'threw' | 'timeout' | 'not-json' }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { BasicCrawler } from '@crawlee/basic';
 import { Configuration, Log, LogLevel, ProxyConfiguration, Request, type Session } from '@crawlee/core';
-import { ServerRequestManager } from './executor-queue.ts';
+import { ServerRequestManager } from './queue-store.ts';
 import { MemoryStorage } from '@crawlee/memory-storage';
 
 /** What a task receives from the executor: the Crawlee session and the proxy chosen for it. */
