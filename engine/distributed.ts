@@ -190,6 +190,8 @@ export interface WorkerOptions {
   name?: string;
   /** How long a job's lock lasts without renewal; a dead worker's pages are redone after about this long (default 30 s). */
   lockMs?: number;
+  /** A crawl this worker has had no page of for this long is let go (its walk closed; default 60 s). */
+  walkIdleMs?: number;
 }
 
 /**
@@ -198,10 +200,20 @@ export interface WorkerOptions {
  * result (the first commit wins). A worker killed mid-page leaves the job's lock to expire; BullMQ's stalled-job
  * check gives the page to another worker, which redoes it unless its result was already committed.
  */
-export async function startWorker(engine: Engine, options: WorkerOptions): Promise<{ close(): Promise<void>; worker: Worker }> {
+export async function startWorker(engine: Engine, options: WorkerOptions): Promise<{ close(): Promise<void>; worker: Worker; walks(): number }> {
   const redis = await connectChecked(options.redis);
   const queue = new Queue(QUEUE, { connection: redis });
   const walks = new Map<string, Promise<{ walk: Walk; spec: CrawlSpec }>>();
+  // Each crawl's walk is let go once none of its pages came for a while (a worker outlives many crawls).
+  const idleMs = options.walkIdleMs ?? 60_000;
+  const busy = new Map<string, number>();
+  const idle = new Map<string, NodeJS.Timeout>();
+  const letGo = (id: string) => {
+    const w = walks.get(id);
+    walks.delete(id);
+    idle.delete(id);
+    void w?.then(({ walk }) => walk.close(), () => undefined);
+  };
   const walkOf = (id: string) => {
     let w = walks.get(id);
     if (!w) {
@@ -215,16 +227,33 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
     }
     return w;
   };
+  const using = async <T>(id: string, fn: () => Promise<T>): Promise<T> => {
+    clearTimeout(idle.get(id));
+    idle.delete(id);
+    busy.set(id, (busy.get(id) ?? 0) + 1);
+    try {
+      return await fn();
+    } finally {
+      const left = busy.get(id)! - 1;
+      if (left > 0) busy.set(id, left);
+      else {
+        busy.delete(id);
+        if (walks.has(id)) idle.set(id, setTimeout(() => letGo(id), idleMs).unref());
+      }
+    }
+  };
   const lockMs = options.lockMs ?? 30_000;
   const blocking = connect(options.redis);
   const worker = new Worker(QUEUE, async (job: Job) => {
     const { crawl: id, url, depth } = job.data as PageJob;
     if (await redis.sismember(keys(id).done, pageKey(url))) return 'already done';
-    const { walk, spec } = await walkOf(id);
-    const { result, links } = await walk.visit(url, depth);
-    await admit(redis, queue, id, spec.options.maxPages, links);
-    await commit(redis, id, result);
-    return result.status;
+    return using(id, async () => {
+      const { walk, spec } = await walkOf(id);
+      const { result, links } = await walk.visit(url, depth);
+      await admit(redis, queue, id, spec.options.maxPages, links);
+      await commit(redis, id, result);
+      return result.status;
+    });
   }, {
     connection: blocking,
     concurrency: options.concurrency ?? 4,
@@ -238,8 +267,10 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
   await worker.waitUntilReady();
   return {
     worker,
+    walks: () => walks.size,
     async close() {
       await worker.close();
+      for (const timer of idle.values()) clearTimeout(timer);
       for (const w of walks.values()) await w.then(({ walk }) => walk.close(), () => undefined);
       await queue.close();
       redis.disconnect();

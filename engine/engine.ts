@@ -61,6 +61,8 @@ export interface Engine {
   run(plan: Plan): Promise<Extraction>;
   /** A light GET through the SSRF guard on the engine's connection pools (sitemaps, robots.txt). */
   get(url: string, opts: { signal: AbortSignal; maxBytes: number }): Promise<FetchResult>;
+  /** False once its executor stopped on its own (a process that can take no more work: readiness says so). */
+  alive(): boolean;
   /** Crawls a list, a sitemap or a site from a start page, yielding each page's result as it comes. */
   crawl(input: CrawlInput, options?: CrawlOptions): AsyncGenerator<CrawlResult>;
   close(): Promise<void>;
@@ -146,6 +148,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     run,
     get: (url, opts) => lightGet(url, { ...opts, guard, agents }),
     crawl: (input, opts) => crawl(engine, input, opts),
+    alive: () => executor.alive(),
     close: async () => {
       await executor.close();
       await browsers.close();

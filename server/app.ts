@@ -163,9 +163,9 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   const readiness = () => {
     const checks = {
       started: handlers.length > 0, draining, browser: engine?.browsers.ready() ?? false,
-      redis: engine ? engine.shared.healthy() : false,
+      redis: engine ? engine.shared.healthy() : false, executor: engine?.alive() ?? false,
     };
-    return { ready: checks.started && !draining && checks.browser && checks.redis, checks };
+    return { ready: checks.started && !draining && checks.browser && checks.redis && checks.executor, checks };
   };
   /** Answers that do not reach the engine's handlers: health, metrics, error docs and generated files. */
   const serveOwn = async (req: http.IncomingMessage, path: string): Promise<HandlerResponse | undefined> => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BasicCrawler } from '@crawlee/basic';
 import { Configuration, Log, LogLevel, ProxyConfiguration, Request, type Session } from '@crawlee/core';
 import { ServerRequestManager } from './queue-store.ts';
+import { RefractError } from '../errors.ts';
 import { MemoryStorage } from '@crawlee/memory-storage';
 
 /** What a task receives from the executor: the Crawlee session and the proxy chosen for it. */
@@ -17,6 +18,10 @@ export interface Executor {
   storedRequests(): Promise<number>;
   /** Resolves once Crawlee has marked every submitted request handled. */
   drained(): Promise<void>;
+  /** False once the crawler stopped on its own (its run ended or failed): no task can be taken any more. */
+  alive(): boolean;
+  /** The Crawlee crawler behind it (its pool and sessions). */
+  readonly crawler: BasicCrawler;
   close(): Promise<void>;
 }
 
@@ -72,10 +77,22 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
       job?.reject(error);
     },
   }, config);
+  // A crawler that stops on its own (its run ended or failed) takes no more tasks: the ones waiting, and every
+  // one after, are refused at once (EBUSY, so that a client retries another process) instead of waiting forever.
+  let closing = false;
+  let stopped: RefractError | undefined;
+  const halt = (cause: unknown) => {
+    if (closing) return;
+    stopped = new RefractError('EBUSY', 'The request executor of this process stopped; it takes no more work', { cause });
+    log.exception(cause instanceof Error ? cause : new Error(String(cause)), 'Refract executor stopped');
+    for (const job of jobs.values()) job.reject(stopped);
+    jobs.clear();
+  };
   const running = crawler.run();
-  running.catch((err) => log.exception(err as Error, 'Refract executor stopped'));
+  running.then(() => halt(new Error('the crawler\'s run ended')), halt);
   let started = false;
   const submit = async <T>(url: string, task: Task<T>): Promise<T> => {
+    if (stopped) throw stopped;
     const uniqueKey = randomUUID();
     const result = new Promise<T>((resolve, reject) => {
       jobs.set(uniqueKey, { task: task as Task<unknown>, resolve: resolve as (v: unknown) => void, reject });
@@ -93,7 +110,10 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
       return requests.getPendingCount();
     },
     drained: () => requests.whenDrained(),
+    alive: () => !stopped,
+    crawler,
     async close() {
+      closing = true;
       crawler.autoscaledPool?.abort();
       await crawler.teardown();
       for (const job of jobs.values()) job.reject(new Error('Executor closed'));

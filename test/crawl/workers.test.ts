@@ -10,6 +10,7 @@ import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { allPages, pageUrl, sitePages } from '../util/site.ts';
 import { jsonLines, startCli } from '../util/cli.ts';
 import { startRedis, type TestRedis } from '../util/redis.ts';
+import { createEngine, loadConfig, startWorker, crawlDistributed } from '../../lib/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PAGES = 300;
@@ -113,6 +114,28 @@ test('through Redis too: a list with bad URLs gives a line for each, --max-pages
   } finally {
     worker.kill('SIGTERM');
     assert.is(await worker.exited, 0, worker.stderrText());
+  }
+});
+
+test('a worker lets go of a crawl none of whose pages came for walkIdleMs (its walk closed), and takes it up again', async () => {
+  await redis.flush();
+  const engine = await createEngine({ config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REDIS_URL: '' }) });
+  const worker = await startWorker(engine, { redis: redis.url, walkIdleMs: 300 });
+  try {
+    const urls = [1, 2, 3].map((i) => pageUrl(fx.url, i));
+    const run = async () => {
+      const lines: string[] = [];
+      for await (const line of crawlDistributed(engine, { urls }, { redis: redis.url, id: `idle-${lines.length}-${Date.now()}` })) lines.push(line.url);
+      return lines.sort();
+    };
+    assert.equal(await run(), [...urls].sort());
+    const deadline = Date.now() + 5000;
+    while (worker.walks() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.is(worker.walks(), 0, 'the finished crawl\'s walk was let go');
+    assert.equal(await run(), [...urls].sort(), 'a later crawl is served again');
+  } finally {
+    await worker.close();
+    await engine.close();
   }
 });
 

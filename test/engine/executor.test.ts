@@ -40,4 +40,26 @@ test('a task that throws rejects only its own caller', async () => {
   }
 });
 
+test('a crawler that stops on its own settles every task waiting with EBUSY and refuses new ones; the one running finishes', async () => {
+  const executor = await createExecutor({ concurrency: 1, proxyUrls: [], handlerTimeoutSecs: 30 });
+  try {
+    let release!: () => void;
+    let began!: () => void;
+    const running = new Promise<void>((r) => { began = r; });
+    const first = executor.run('http://127.0.0.1/first', async () => { began(); await new Promise<void>((r) => { release = r; }); return 'done'; });
+    await running;
+    const waiting = executor.run('http://127.0.0.1/waiting', async () => 'never');
+    assert.ok(executor.alive());
+    executor.crawler.autoscaledPool!.abort();
+    const refused = await waiting.then(() => undefined, (err: { code?: string }) => err.code);
+    assert.is(refused, 'EBUSY', 'the waiting task is settled, not left hanging');
+    assert.is(executor.alive(), false);
+    assert.is(await executor.run('http://127.0.0.1/after', async () => 'x').then(() => undefined, (err: { code?: string }) => err.code), 'EBUSY');
+    release();
+    assert.is(await first, 'done');
+  } finally {
+    await executor.close();
+  }
+});
+
 test.run();
