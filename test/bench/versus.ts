@@ -158,7 +158,7 @@ export async function benchVersus(print: (line: string) => void, scale = Number(
   });
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROME_ARGS, headless: true });
   const n = (k: number) => Math.max(3, Math.round(k * scale));
-  // REFRACT_VERSUS=shot,media,meta,hit,burst,memory runs some blocks only (all by default).
+  // REFRACT_VERSUS=shot,media,small,meta,hit,burst,memory runs some blocks only (all by default).
   const only = process.env.REFRACT_VERSUS?.split(',');
   const on = (block: string) => !only || only.includes(block);
   try {
@@ -205,6 +205,22 @@ export async function benchVersus(print: (line: string) => void, scale = Number(
       out.push(...s.map(line));
       out.push(verdict('refract / peer', ratio(s[2]!, s[1]!), 0.8));
     }
+    }
+    if (on('small')) {
+    // 3a. The fixed cost of a request: a small article (fixtures/sites/article, 1.4 kB), no browser.
+    out.push('', '## metadata of a small article (1.4 kB), prerender=false, cache MISS (sequential, interleaved)');
+    const floorSmall: Run = async (i) => {
+      const res = await gotScraping({ url: `${fx.url}/sites/article/index.html?f=${i}`, http2: false, retry: { limit: 0 }, headerGeneratorOptions: { browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'] } });
+      return extractMeta(createDoc(parseHtml(res.body, res.url), res.url));
+    };
+    const small = await sideBySide([
+      { name: 'floor: got-scraping + cheerio + rules', run: floorSmall },
+      { name: 'peer: prerender=false', run: (i) => ok(`${peer.url}/?url=${article('ps', i)}&prerender=false`) },
+      { name: 'refract: prerender=false', run: (i) => ok(`${app.url}/?url=${article('rs', i)}&prerender=false`, 'MISS') },
+    ], n(60));
+    out.push(...small.map(line));
+    out.push(verdict('refract / peer, small page', ratio(small[2]!, small[1]!), 0.7));
+    out.push(verdict('refract / floor, small page', ratio(small[2]!, small[0]!), 2.5));
     }
     if (on('meta')) {
     // 3. Metadata.
