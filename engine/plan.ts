@@ -1,7 +1,6 @@
 import { RefractError, type Code } from './errors.ts';
 import { NEED_RANK, needOf, type Need, type Plugin } from './plugin.ts';
 import type { Registry } from './registry.ts';
-import type { z } from 'zod';
 import type { RawObject, Raw } from './params.ts';
 import { coreSchema, CORE_PARAMS, INVALID_CODES, PRO_ONLY, type CoreOptions } from './options.ts';
 import { describeIssue, toBoolean, unknownKeys } from './schema.ts';
@@ -111,11 +110,6 @@ function checkPageUse(steps: readonly Step[], registry: Registry): void {
   }
 }
 
-/** The schema of one general option (its nested keys are checked against it). */
-function coreField(key: string): z.ZodType | undefined {
-  return (coreSchema as unknown as { shape?: Record<string, z.ZodType> }).shape?.[key];
-}
-
 /** Removes tracking parameters from the target so that they do not split the cache. */
 export function canonicalTarget(url: URL): string {
   for (const key of [...url.searchParams.keys()]) if (UTM.test(key)) url.searchParams.delete(key);
@@ -162,7 +156,7 @@ export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limi
   // Nested typos too (`screenshot.fulPage`): named, never silently dropped.
   for (const [key, value] of Object.entries(query)) {
     const plugin = registry.get(key);
-    const schema = plugin ? plugin.params : CORE_PARAMS.has(key) ? coreField(key) : undefined;
+    const schema = plugin ? plugin.params : CORE_PARAMS.has(key) ? coreSchema.shape[key as keyof typeof coreSchema.shape] : undefined;
     if (schema) unknownParams.push(...unknownKeys(schema, value, key));
   }
   return { url, needs, steps: finalSteps, options: { ...options, url, timeout }, tier, unknownParams };

@@ -111,8 +111,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stre
   const refused = err.code === 'HPE_HEADER_OVERFLOW'
     ? new RefractError('ETOOLARGE', `The request line and headers exceed ${MAX_HEAD_BYTES / 1024} KB`)
     : late ? new RefractError('ETIMEOUT', 'The request headers did not arrive in time') : new RefractError('EINVALQUERY', 'The request is not valid HTTP');
-  const { body } = failure(refused, randomUUID(), docsUrl);
-  const status = late ? 408 : failure(refused, '', docsUrl).status;
+  const { status, body } = failure(refused, randomUUID(), docsUrl);
   const text = JSON.stringify(body);
   socket.on('error', () => undefined);
   socket.on('data', () => undefined);

@@ -3,7 +3,7 @@ import type dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import { Server, RequestError } from 'proxy-chain';
 import { LRUCache } from 'lru-cache';
-import type { Guard } from '../fetch/guard.ts';
+import { bareHost, type Guard } from '../fetch/guard.ts';
 import { RefractError, isRefractError } from '../errors.ts';
 import { fromNetwork } from '../failures.ts';
 
@@ -25,8 +25,6 @@ export interface GuardProxy {
    * the host it refused a tunnel to (HTTPS, where the browser only says ERR_TUNNEL_CONNECTION_FAILED).
    */
   refusalOf(response: { status: number; headers: Record<string, string> } | undefined, url?: string): RefractError | undefined;
-  /** Connections refused so far (for metrics and tests). */
-  refused(): number;
   close(): Promise<void>;
 }
 
@@ -51,11 +49,9 @@ export function createGuardProxy(guard: Guard): GuardProxy {
   const secret = randomBytes(12).toString('hex');
   const upstreams = new Map<string, string>();
   const refusedHosts = new LRUCache<string, RefractError>({ max: 512 });
-  let count = 0;
   let server: Server | undefined;
   let listening: Promise<string> | undefined;
   const refuse = (host: string, err: unknown): never => {
-    count++;
     const coded = isRefractError(err) ? err : fromNetwork(err, undefined, host);
     refusedHosts.set(host, coded);
     throw new RequestError(coded.message, 403, { [HEADER]: `${secret} ${coded.code}` });
@@ -65,7 +61,7 @@ export function createGuardProxy(guard: Guard): GuardProxy {
       server = new Server({
         port: 0, host: '127.0.0.1', verbose: false,
         prepareRequestFunction: async ({ hostname, username }) => {
-          const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+          const host = bareHost(hostname);
           const upstream = username ? upstreams.get(username) : undefined;
           if (username && !upstream) throw new RequestError('This proxy route has ended', 403);
           let addresses: LookupAddress[];
@@ -98,16 +94,13 @@ export function createGuardProxy(guard: Guard): GuardProxy {
       return { url: base.href.replace(/\/$/, ''), release: () => { if (!released) { released = true; upstreams.delete(token); } } };
     },
     refusalOf(response, url) {
-      const mark = response?.headers[HEADER];
-      if (mark?.startsWith(`${secret} `)) {
-        const host = url && URL.canParse(url) ? new URL(url).hostname.replace(/^\[|\]$/g, '') : undefined;
-        const known = host ? refusedHosts.get(host) : undefined;
-        return known ?? new RefractError(mark.slice(secret.length + 1) === 'EINVALURL' ? 'EINVALURL' : 'EFORBIDDENURL', 'The target redirected to an address that is not fetched (private, loopback or reserved)');
-      }
-      if (!response && url && URL.canParse(url)) return refusedHosts.get(new URL(url).hostname.replace(/^\[|\]$/g, ''));
-      return undefined;
+      // The reason the proxy recorded for the refused host: the tunnel's (no response), or its marked answer's.
+      const recorded = () => (url && URL.canParse(url) ? refusedHosts.get(bareHost(new URL(url).hostname)) : undefined);
+      if (!response) return recorded();
+      const mark = response.headers[HEADER];
+      if (!mark?.startsWith(`${secret} `)) return undefined;
+      return recorded() ?? new RefractError(mark.slice(secret.length + 1) === 'EINVALURL' ? 'EINVALURL' : 'EFORBIDDENURL', 'The target redirected to an address that is not fetched (private, loopback or reserved)');
     },
-    refused: () => count,
     async close() {
       const s = server;
       server = undefined;

@@ -5,7 +5,7 @@ import { fromNavigation, fromNetwork } from '../failures.ts';
 import { findDevice } from './devices.ts';
 import type { Adblock } from './adblock.ts';
 import type { GuardProxy } from './guard-proxy.ts';
-import { SELF_NAVIGATION_MS, stopLoading, unstill } from './settle.ts';
+import { SELF_NAVIGATION_MS, heldStill, isMainDocument, stopLoading, unstill } from './settle.ts';
 
 /** How the page is set up and driven: the general page controls of a request, plus what its steps add. */
 export interface PageSetup {
@@ -111,6 +111,8 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
     await ws.close({ code: 1008, reason: 'blocked by the SSRF guard' }).catch(() => undefined);
   };
   async function decide(route: Route): Promise<void> {
+    // A page held still for its request's steps does not navigate on (see still in settle.ts).
+    if (heldStill(route.request())) return route.abort('aborted');
     const url = new URL(route.request().url());
     if (url.protocol === 'data:' || url.protocol === 'blob:' || url.protocol === 'about:') return route.continue();
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.abort('blockedbyclient');
@@ -120,7 +122,7 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
     const refused = await refusal(url);
     if (!refused) return route.continue();
     const request = route.request();
-    if (request.isNavigationRequest() && request.frame() === request.frame().page().mainFrame()) refusals.set(request.frame().page(), refused);
+    if (isMainDocument(request)) refusals.set(request.frame().page(), refused);
     return route.abort('blockedbyclient');
   }
   const onRequest = async (route: Route) => {
@@ -209,16 +211,16 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   refusals.delete(page);
   // The last hop of the document that failed (a redirect the guard's proxy refused a tunnel to, say).
   let failedHop: string | undefined;
-  const onFailed = (req: Request) => { if (req.isNavigationRequest() && req.frame() === page.mainFrame()) failedHop = req.url(); };
+  const onFailed = (req: Request) => { if (isMainDocument(req)) failedHop = req.url(); };
   if (guarded) page.on('requestfailed', onFailed);
   // Navigations the page starts itself once loaded (a script setting `location`, a refresh, a reload loop).
   let loaded = false;
   let selfNavigations = 0;
-  const onRequest = (req: Request) => { if (loaded && req.isNavigationRequest() && req.frame() === page.mainFrame()) selfNavigations++; };
+  const onRequest = (req: Request) => { if (loaded && isMainDocument(req)) selfNavigations++; };
   page.on('request', onRequest);
   // The document's answer, once it has come: a page whose load never completes is still there to capture.
   let arrived: Response | undefined;
-  const onResponse = (res: Response) => { const req = res.request(); if (req.isNavigationRequest() && req.frame() === page.mainFrame()) arrived = res; };
+  const onResponse = (res: Response) => { if (isMainDocument(res.request())) arrived = res; };
   if (onStopped) page.on('response', onResponse);
   try {
     try {
@@ -313,7 +315,7 @@ export async function resetPage(page: Page, viewport: { width: number; height: n
   const listeners = page as unknown as { listenerCount(event: string): number };
   if (PAGE_EVENTS.some((event) => listeners.listenerCount(event) > 0)) return false;
   // Its navigations were stopped for the last request's steps (see still): they go again.
-  await unstill(page);
+  unstill(page);
   await page.goto('about:blank', { timeout: 5000 });
   await page.evaluate("window.name = ''");
   await page.emulateMedia({ media: null });

@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { RefractError } from '../errors.ts';
 
 /**
@@ -52,8 +52,10 @@ export async function untilBuilt(page: Page, capMs: number): Promise<void> {
   }), [BUILT_QUIET_MS, capMs] as const).catch(() => undefined);
 }
 
-/** What a capture says when the page's document was replaced under it (a navigation it had started itself). */
-const CAPTURE_RACED = /Printing failed|Unable to capture screenshot|page is navigating|Execution context was destroyed|Cannot find context with specified id/i;
+/** What Playwright says when the document it reads is being replaced by a navigation the page started itself. */
+const NAVIGATING = /page is navigating|Execution context was destroyed|Cannot find context with specified id/i;
+/** What a capture says when the page's document was replaced under it: the same, or the capture's own words. */
+const CAPTURE_RACED = new RegExp(`Printing failed|Unable to capture screenshot|${NAVIGATING.source}`, 'i');
 
 /**
  * Runs a capture of the page (a screenshot, a PDF); when a navigation the page had started before it was kept
@@ -69,8 +71,6 @@ export async function captureSettled<T>(page: Page, capture: () => Promise<T>): 
   }
 }
 
-/** What Playwright says when the document it reads is being replaced by a navigation the page started itself. */
-const NAVIGATING = /page is navigating|Execution context was destroyed|Cannot find context with specified id/i;
 /** Pages stopped from navigating further (see still), until they are reset for another request. */
 const stilled = new WeakSet<Page>();
 
@@ -87,28 +87,41 @@ export async function readContent(page: Page, budgetMs: number): Promise<string>
     } catch (err) {
       if (!NAVIGATING.test((err as Error).message)) throw err;
       if (Date.now() >= until) throw new RefractError('EBRWSRTIMEOUT', 'The page kept navigating and could not be read in time', { cause: err });
-      if (attempt === 2) await still(page);
+      if (attempt === 2) still(page);
       await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(2000, until - Date.now())) }).catch(() => undefined);
     }
   }
 }
 
-/**
- * Aborts every further navigation of the page's main frame (its other requests go on through the guard): the
- * steps capture the document that was loaded, which a reload loop or a late script redirect would otherwise pull
- * away from under them (a capture during a navigation waited until the deadline).
- */
-export async function still(page: Page): Promise<void> {
-  if (stilled.has(page)) return;
-  stilled.add(page);
-  await page.route('**/*', (route) => {
-    const request = route.request();
-    return request.isNavigationRequest() && request.frame() === page.mainFrame() ? route.abort('aborted') : route.fallback();
-  });
+/** Whether a request is for a page's own document (its main frame's navigation), not a frame's or a resource's. */
+export function isMainDocument(request: Request): boolean {
+  if (!request.isNavigationRequest()) return false;
+  try {
+    const frame = request.frame();
+    return frame === frame.page().mainFrame();
+  } catch {
+    // A service worker's request has no frame.
+    return false;
+  }
 }
 
+/**
+ * Keeps a page on the document it has: every further navigation of its main frame is aborted (its other requests
+ * go on), by the guard's route that every request of its context already passes (see guardContext), so holding
+ * a page still costs no round trip to the browser. The steps capture the document that was loaded, which a reload
+ * loop or a late script redirect would otherwise pull away from under them (a capture during a navigation waited
+ * until the deadline).
+ */
+export function still(page: Page): void {
+  stilled.add(page);
+}
+
+/** Whether the guard's route refuses this request: a further navigation of a page held still. */
+export function heldStill(request: Request): boolean {
+  return isMainDocument(request) && stilled.has(request.frame().page());
+}
 
 /** Lets a page navigate again (before it is reset for another request). */
-export async function unstill(page: Page): Promise<void> {
-  if (stilled.delete(page)) await page.unrouteAll({ behavior: 'ignoreErrors' });
+export function unstill(page: Page): void {
+  stilled.delete(page);
 }

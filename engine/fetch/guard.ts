@@ -51,11 +51,16 @@ export function isPublicAddress(addr: Addr): boolean {
   return addr.range() === 'unicast';
 }
 
+/** A host as the guard compares it: lower case, an IPv6 literal without its brackets. */
+export function bareHost(hostname: string): string {
+  return hostname.toLowerCase().replace(/^\[|\]$/g, '');
+}
+
 function parseAllow(entries: readonly string[]) {
   const hosts = new Set<string>();
   const ranges: [Addr, number][] = [];
   for (const entry of entries) {
-    const text = entry.trim().toLowerCase().replace(/^\[|\]$/g, '');
+    const text = bareHost(entry.trim());
     if (text.includes('/')) ranges.push(ipaddr.parseCIDR(text));
     else if (ipaddr.isValid(text)) { const a = ipaddr.parse(text); ranges.push([a, a.kind() === 'ipv4' ? 32 : 128]); }
     else hosts.add(text);
@@ -81,7 +86,7 @@ export function createGuard(allow: readonly string[] = [], resolver: Resolver = 
     if (!isPublicAddress(addr) && !allowed(addr)) throw forbidden(host, address);
   };
   const resolve = async (hostname: string): Promise<LookupAddress[]> => {
-    const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+    const host = bareHost(hostname);
     if (ipaddr.isValid(host)) { check(host, host); return [{ address: host, family: host.includes(':') ? 6 : 4 }]; }
     const addresses = await resolver(host);
     if (addresses.length === 0) throw new RefractError('EINVALURL', `The URL host ${host} does not resolve`);
@@ -90,7 +95,7 @@ export function createGuard(allow: readonly string[] = [], resolver: Resolver = 
   };
   return {
     checkUrl(url) {
-      const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
+      const host = bareHost(url.hostname);
       if (ipaddr.isValid(host)) check(host, host);
     },
     resolve,

@@ -124,8 +124,8 @@ export function createLifecycle(deps: LifecycleDeps) {
       try {
         // Checked again once this request holds the computation (another process may have stored it meanwhile).
         const entry = await cache.coalesce(key, async () => {
-          const stored = await cache.get(key);
-          if (stored) return stored;
+          const current = await cache.get(key);
+          if (current) return current;
           mine = true;
           if (!force) await opts.admit?.();
           return compute(plan, key);

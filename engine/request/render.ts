@@ -117,8 +117,8 @@ async function decodingOf(page: Page, response: Response | null, services: Servi
 }
 
 /**
- * What the local forwarding proxy (proxy-chain, which Crawlee puts between the browser and the network) answers
- * for a target it could not reach, with its reason phrases: the failure is the target's, as on the fetch path.
+ * What the guard's forward proxy (proxy-chain, between the browser and the network: browser/guard-proxy.ts)
+ * answers for a target it could not reach, with its reason phrases: the failure is the target's, as on the fetch path.
  */
 const UNREACHED: Record<number, [string, string]> = {
   593: ['Not Found', 'ENOTFOUND'], 594: ['Connection Refused', 'ECONNREFUSED'], 595: ['Connection Reset', 'ECONNRESET'],
@@ -176,7 +176,7 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       const result = await trace.time('content', () => browserResult(page, response, needsDocument, Math.min(budgetMs, NAVIGATION_SETTLE_MS)));
       // The steps work on this document: navigations the page starts from now on are refused (user code that
       // navigates is the exception, and is bounded by its own deadline).
-      if (!plan.steps.some((s) => services.registry.get(s.name)?.navigates)) await still(page);
+      if (!plan.steps.some((s) => services.registry.get(s.name)?.navigates)) still(page);
       refuseChallenge(result, lease.session);
       const out = await answer(plan, services, result, signal, trace, { page, openedAt });
       return stopped ? { ...out, warnings: [stopped, ...out.warnings] } : out;

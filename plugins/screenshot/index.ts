@@ -27,6 +27,12 @@ const params = options({
   if (o.quality !== undefined && o.type !== 'jpeg') ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to jpeg only; add screenshot.type=jpeg' });
 });
 
+type Options = z.output<typeof params>;
+/** Whether the capture is composed over an overlay (a background or a browser frame). */
+const framed = (o: Options) => !!(o.overlay && (o.overlay.background || o.overlay.browser));
+/** Whether the capture has a transparent background: a PNG asked so, not composed (an overlay's page area is opaque, white unless the page sets its own). */
+const transparent = (o: Options) => o.type === 'png' && !!o.omitBackground && !framed(o);
+
 /** Scrolls through the page so lazy content loads before a full-page capture, then returns to the top. */
 async function loadLazyContent(page: Page): Promise<void> {
   await page.evaluate(async () => {
@@ -66,7 +72,7 @@ export default definePlugin({
     ...(o.waitFor ? { waitForTimeout: o.waitFor } : {}),
     // Pages that took transparent captures serve only transparent ones again: Chromium could leave a reused
     // page's next document transparent after one (a full-page capture, then an element one).
-    transparent: o.type === 'png' && o.omitBackground && !(o.overlay && (o.overlay.background || o.overlay.browser)),
+    transparent: transparent(o),
     ...(o.animated ? { recordVideo: { dir: path.join(os.tmpdir(), 'refract-video'), size: { width: o.width ?? DEFAULT_VIEWPORT.width, height: o.height ?? DEFAULT_VIEWPORT.height } } } : {}),
   }),
   async run({ page, pageOpenedAt, store, fetchBytes, response, options }, o) {
@@ -80,9 +86,7 @@ export default definePlugin({
     }
     // Captures are deterministic (animations stopped) unless the request asks for `animations=true`.
     const animations = options.animations === true ? 'allow' as const : 'disabled' as const;
-    // Composed over an overlay, the page area is opaque (white unless the page sets its own background).
-    const framed = !!(o.overlay && (o.overlay.background || o.overlay.browser));
-    const shot = { type: o.type, quality: o.type === 'jpeg' ? o.quality ?? 80 : undefined, omitBackground: o.type === 'png' && o.omitBackground && !framed, animations };
+    const shot = { type: o.type, quality: o.type === 'jpeg' ? o.quality ?? 80 : undefined, omitBackground: transparent(o), animations };
     let capture: () => Promise<Buffer>;
     if (o.element) {
       const target = page.locator(o.element).first();
@@ -101,7 +105,7 @@ export default definePlugin({
       image = await capture();
     }
     let type = o.type === 'jpeg' ? 'image/jpeg' : 'image/png';
-    if (framed && o.overlay) {
+    if (framed(o) && o.overlay) {
       const bg = o.overlay.background?.trim();
       let bgImage: Buffer | undefined;
       if (bg && /^https?:\/\//i.test(bg)) {

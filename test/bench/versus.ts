@@ -166,6 +166,11 @@ export async function benchVersus(print: (line: string) => void, scale = Number(
     const article = (tag: string, i: number) => encodeURIComponent(`${fx.url}/sites/article/index.html?${tag}=${i}`);
     const refract = (query: string, cache = 'MISS') => (tag: string): Run => (i) => ok(`${app.url}/?url=${article(tag, i)}&${query}`, cache);
     const atPeer = (query: string): Run => (i) => ok(`${peer.url}/?url=${article('p', i)}&${query}`);
+    // The library floor of metadata: fetch the page, parse it, run the metadata rules.
+    const floorMeta = (path: string): Run => async (i) => {
+      const res = await gotScraping({ url: `${fx.url}${path}?f=${i}`, http2: false, retry: { limit: 0 }, headerGeneratorOptions: { browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'] } });
+      return extractMeta(createDoc(parseHtml(res.body, res.url), res.url));
+    };
     const floorShot = (options: PageScreenshotOptions | 'pdf'): Run => async (i) => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
@@ -209,12 +214,8 @@ export async function benchVersus(print: (line: string) => void, scale = Number(
     if (on('small')) {
     // 3a. The fixed cost of a request: a small article (fixtures/sites/article, 1.4 kB), no browser.
     out.push('', '## metadata of a small article (1.4 kB), prerender=false, cache MISS (sequential, interleaved)');
-    const floorSmall: Run = async (i) => {
-      const res = await gotScraping({ url: `${fx.url}/sites/article/index.html?f=${i}`, http2: false, retry: { limit: 0 }, headerGeneratorOptions: { browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'] } });
-      return extractMeta(createDoc(parseHtml(res.body, res.url), res.url));
-    };
     const small = await sideBySide([
-      { name: 'floor: got-scraping + cheerio + rules', run: floorSmall },
+      { name: 'floor: got-scraping + cheerio + rules', run: floorMeta('/sites/article/index.html') },
       { name: 'peer: prerender=false', run: (i) => ok(`${peer.url}/?url=${article('ps', i)}&prerender=false`) },
       { name: 'refract: prerender=false', run: (i) => ok(`${app.url}/?url=${article('rs', i)}&prerender=false`, 'MISS') },
     ], n(60));
@@ -225,12 +226,8 @@ export async function benchVersus(print: (line: string) => void, scale = Number(
     if (on('meta')) {
     // 3. Metadata.
     out.push('', '## metadata of a 334 kB article, cache MISS (sequential, interleaved)');
-    const floorMeta: Run = async (i) => {
-      const res = await gotScraping({ url: `${fx.url}/page?f=${i}`, http2: false, retry: { limit: 0 }, headerGeneratorOptions: { browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'] } });
-      return extractMeta(createDoc(parseHtml(res.body, res.url), res.url));
-    };
     const meta = await sideBySide([
-      { name: 'floor: got-scraping + cheerio + rules', run: floorMeta },
+      { name: 'floor: got-scraping + cheerio + rules', run: floorMeta('/page') },
       { name: 'peer: prerender=false', run: (i) => ok(`${peer.url}/?url=${page('p', i)}&prerender=false`) },
       { name: 'refract: prerender=false', run: (i) => ok(`${app.url}/?url=${page('r', i)}&prerender=false`, 'MISS') },
     ], n(60));
