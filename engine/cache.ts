@@ -1,15 +1,10 @@
-import { createHash } from 'node:crypto';
 import Keyv from 'keyv';
 import { LRUCache } from 'lru-cache';
-import type { Plan } from './plan.ts';
-import type { Extraction } from './request/extraction.ts';
 
-/** A stored response: the extraction (Data and how it was obtained) with its lifetime. */
-export interface CacheEntry extends Extraction {
+/** What the cache keeps: any JSON value with its lifetime (the request path stores its answers). */
+export interface Stored {
   createdAt: number;
   expiresAt: number;
-  /** Set on a remembered failure: the error the extraction ended with (answered again until it expires). */
-  failure?: { code: string; message: string; data?: unknown };
 }
 
 /** Cross-process locks (Redis), so that one process computes what all of them asked for at once. */
@@ -20,48 +15,16 @@ export interface CacheLocks {
 }
 
 /** The response cache: Keyv over a byte-bounded LRU in memory (or another Keyv store), with coalescing. */
-export interface Cache {
-  get(key: string): Promise<CacheEntry | undefined>;
-  set(key: string, entry: CacheEntry): Promise<void>;
+export interface Cache<E extends Stored = Stored> {
+  get(key: string): Promise<E | undefined>;
+  set(key: string, entry: E): Promise<void>;
   delete(key: string): Promise<void>;
   /**
    * Runs `compute` once for concurrent callers of the same key: in this process always, and across processes
    * when locks are given (the others wait for the holder and read what it stored). `compute` stores its entry.
    */
-  coalesce(key: string, compute: () => Promise<CacheEntry>, waitMs: number): Promise<CacheEntry>;
+  coalesce(key: string, compute: () => Promise<E>, waitMs: number): Promise<E>;
   close(): Promise<void>;
-}
-
-function stable(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${stable((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-const NOT_IN_KEY = new Set(['force', 'filter', 'embed', 'timeout', 'ttl', 'staleTtl', 'cacheKey', 'retry']);
-
-const keys = new WeakMap<Plan, string>();
-
-/**
- * The cache identity of a plan: target, steps and options that change the output, in a canonical form. A
- * caller's own `cacheKey` names an entry within `scope` (the API key's owner): another key's entry of the same
- * name is another entry (it may have been fetched with that caller's secret headers).
- */
-export function cacheKeyOf(plan: Plan, scope = ''): string {
-  if (plan.options.cacheKey) return `key:${JSON.stringify([scope, plan.options.cacheKey])}`;
-  let key = keys.get(plan);
-  if (key === undefined) keys.set(plan, key = keyOf(plan));
-  return key;
-}
-
-function keyOf(plan: Plan): string {
-  const options = Object.fromEntries(Object.entries(plan.options).filter(([k]) => !NOT_IN_KEY.has(k)));
-  // A crawl's answer also carries the page's links: it is not the same entry as the API's answer.
-  const canonical = stable({ url: plan.url, steps: plan.steps, options, tier: plan.tier, ...(plan.collectLinks ? { links: true } : {}) });
-  return `plan:${createHash('sha256').update(canonical).digest('base64url')}`;
 }
 
 /** Freezes an entry and everything in it: stored entries are shared by every request that reads them. */
@@ -83,30 +46,30 @@ const sizeOf = (text: string) => text.length * 2 + 200;
  * reading unchanged text answers the same frozen entry again. Either way an unchanged entry is the same object,
  * which lets callers keep what they derive from it (a rendered body) for as long as it lives.
  */
-export function createCache(opts: {
+export function createCache<E extends Stored = Stored>(opts: {
   maxBytes: number; store?: Keyv['store']; locks?: CacheLocks; now?: () => number;
   /** Runs a store operation, or its fallback when the store is unreachable (SharedState.attempt). */
   attempt?: <T>(op: () => Promise<T>, fallback: () => T | Promise<T>) => Promise<T>;
-}): Cache {
+}): Cache<E> {
   const now = opts.now ?? Date.now;
   const attempt = opts.attempt ?? ((op) => op());
   const maxSize = Math.max(1024, opts.maxBytes);
-  const local = opts.store ? undefined : new LRUCache<string, CacheEntry>({ maxSize });
+  const local = opts.store ? undefined : new LRUCache<string, E>({ maxSize });
   const keyv = opts.store ? new Keyv({ store: opts.store, namespace: 'refract' }) : undefined;
-  const parsed = keyv && new LRUCache<string, { text: string; entry: CacheEntry }>({ max: 1000, maxSize, sizeCalculation: (v) => sizeOf(v.text) });
-  const inflight = new Map<string, Promise<CacheEntry>>();
-  const read = async (key: string): Promise<CacheEntry | undefined> => {
+  const parsed = keyv && new LRUCache<string, { text: string; entry: E }>({ max: 1000, maxSize, sizeCalculation: (v) => sizeOf(v.text) });
+  const inflight = new Map<string, Promise<E>>();
+  const read = async (key: string): Promise<E | undefined> => {
     if (local) return local.get(key);
     // An unreachable store is a miss.
     const text = (await attempt(() => keyv!.get(key), () => undefined)) as string | undefined;
     if (typeof text !== 'string') return undefined;
     const known = parsed!.get(key);
     if (known?.text === text) return known.entry;
-    const entry = deepFreeze(JSON.parse(text) as CacheEntry);
+    const entry = deepFreeze(JSON.parse(text) as E);
     parsed!.set(key, { text, entry });
     return entry;
   };
-  const cache: Cache = {
+  const cache: Cache<E> = {
     async get(key) {
       const entry = await read(key);
       return entry && entry.expiresAt > now() ? entry : undefined;
@@ -115,7 +78,7 @@ export function createCache(opts: {
       const text = JSON.stringify(entry);
       // The store's own expiry is on the wall clock and only frees memory; freshness is judged with `now`.
       const ttl = Math.max(1000, entry.expiresAt - now());
-      if (local) local.set(key, deepFreeze(JSON.parse(text) as CacheEntry), { ttl, size: sizeOf(text) });
+      if (local) local.set(key, deepFreeze(JSON.parse(text) as E), { ttl, size: sizeOf(text) });
       else await attempt(() => keyv!.set(key, text, ttl), () => false);
     },
     async delete(key) {
@@ -136,7 +99,7 @@ export function createCache(opts: {
       await keyv?.disconnect?.();
     },
   };
-  async function acrossProcesses(key: string, compute: () => Promise<CacheEntry>, waitMs: number): Promise<CacheEntry> {
+  async function acrossProcesses(key: string, compute: () => Promise<E>, waitMs: number): Promise<E> {
     const locks = opts.locks!;
     const deadline = Date.now() + waitMs;
     for (;;) {

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { RefractError } from './errors.ts';
 import { toFailure } from './failures.ts';
-import { applyFilter } from './filter.ts';
+import { filtered } from './filter.ts';
 import { parseQuery, type RawObject } from './params.ts';
 import { checkTargetUrl } from './fetch/url.ts';
 import { openJournal } from './journal.ts';
@@ -171,7 +171,7 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
           const plan = { ...planned, options, collectLinks: following && depth < maxDepth, shareContext: share };
           // Through the engine's cache, as an API request would: a warm cache answers without a fetch.
           const out = await engine.extract(plan);
-          const data = plan.options.filter ? applyFilter(out.data, plan.options.filter) : out.data;
+          const data = filtered(out.data, plan.options);
           return {
             result: { url, status: 'success', data, ...(out.warnings.length ? { warnings: out.warnings } : {}) },
             links: follow(url, depth, out.links ?? []),

@@ -7,10 +7,10 @@ import { buildPlan, type Plan, type Tier } from './plan.ts';
 import { parseQuery, type RawObject } from './params.ts';
 import type { Plugin, PluginSettings } from './plugin.ts';
 import { createRegistry, type Registry } from './registry.ts';
-import { createExecutor, type Lease } from './request/queue.ts';
-import { startTrace, type Trace } from './timing.ts';
+import { createExecutor } from './request/queue.ts';
+import { startTrace } from './timing.ts';
 import { executePlan } from './request/pipeline.ts';
-import type { Extraction, PluginRuntime, Services } from './request/extraction.ts';
+import type { CacheEntry, Extraction, PluginRuntime, Services } from './request/extraction.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createBrowsers, type Browsers } from './browser/browsers.ts';
 import { createGuardProxy } from './browser/guard-proxy.ts';
@@ -21,7 +21,6 @@ import { createLightAgents, lightGet } from './fetch/light.ts';
 import type { FetchResult } from './fetch/http.ts';
 import { createProxyChooser } from './proxies.ts';
 import { crawl, type CrawlInput, type CrawlOptions, type CrawlResult } from './crawl.ts';
-import { hasCode } from './errors.ts';
 import { createCache } from './cache.ts';
 import { createState, systemClock, type Clock, type SharedState } from './state.ts';
 import { createLifecycle, type ExtractOptions, type Outcome } from './request/lifecycle.ts';
@@ -111,32 +110,20 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // With no server in front (a library or CLI caller without PUBLIC_URL), a generated file's link is the file itself.
   const assetsUrl = config.assetsUrl || (config.publicUrl ? '' : pathToFileURL(path.resolve(config.assetsDir)).href);
   const assets = createAssetStore(config.assetsDir, config.publicUrl, assetsUrl);
-  const proxies = createProxyChooser(config, guard);
   const runtimes = pluginRuntimes(registry.plugins, config);
   const services: Services = {
     registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs,
     prerenderBudgetMs: config.prerenderBudgetMs, browsers, adblock: createAdblock(), assets, hosts: new HostMemory(), logger,
+    proxies: createProxyChooser(config, guard),
   };
-  const cache = createCache({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, attempt: shared.attempt, now: () => clock.now() });
+  const cache = createCache<CacheEntry>({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, attempt: shared.attempt, now: () => clock.now() });
   const events = new EventEmitter();
   const run = (plan: Plan) => {
     const trace = startTrace();
     return executor.run(plan.url, async (lease) => {
       trace.mark('queue', trace.started);
-      const proxyUrl = await proxies.forPlan(plan, lease.proxyUrl);
-      return { ...(await runOnce(plan, lease, proxyUrl, trace)), phases: trace.phases };
+      return { ...(await executePlan(plan, services, lease, trace)), phases: trace.phases };
     });
-  };
-  const runOnce = async (plan: Plan, lease: Lease, proxyUrl: string | undefined, trace: Trace): Promise<Extraction> => {
-    try {
-      return await executePlan(plan, services, { ...lease, proxyUrl }, trace);
-    } catch (err) {
-      // On pro a bot challenge is retried once through another proxy of the pool before it is reported.
-      const retry = hasCode(err, 'EPROXYNEEDED') && plan.tier === 'pro' && !plan.options.proxy ? proxies.another(proxyUrl) : undefined;
-      if (!retry) throw err;
-      logger.warn('challenge page, retrying through a pool proxy', { url: plan.url });
-      return executePlan(plan, services, { ...lease, proxyUrl: retry }, trace);
-    }
   };
   const lifecycle = createLifecycle({ cache, run, clock, cacheTtlMs: config.cacheTtlMs, failureTtlMs: config.failureTtlMs, logger, events });
   const engine: Engine = {

@@ -1,4 +1,13 @@
 import { RefractError } from './errors.ts';
+import { text, z } from './schema.ts';
+
+/** How the stored Data object is answered: read here (`filter`, `embed`) and by the asset store (`filename`). */
+export const outputOptions = {
+  filter: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v),
+    z.array(z.string().trim().min(1)).optional()),
+  embed: text().optional(),
+  filename: text().refine((v) => /\w/.test(v), { error: 'expected a file name with letters or digits, such as my-shot' }).optional(),
+};
 
 /** The value at a dot path, through own properties only (`__proto__`, `constructor`... name nothing there). */
 function getPath(value: unknown, path: string): unknown {
@@ -40,4 +49,9 @@ export function embedValue(data: Record<string, unknown>, path: string): unknown
     throw new RefractError('EINVALQUERY', `Invalid \`embed\`: the payload has no value at \`${path}\``, { data: { param: 'embed' } });
   }
   return value;
+}
+
+/** The Data object as a caller asked for it (`filter`), for the API and crawls alike. */
+export function filtered(data: Record<string, unknown>, options: { filter?: readonly string[] | undefined }): Record<string, unknown> {
+  return options.filter ? applyFilter(data, options.filter) : data;
 }

@@ -3,7 +3,7 @@ import { NEED_RANK, needOf, type Need, type Plugin } from './plugin.ts';
 import type { Registry } from './registry.ts';
 import type { RawObject, Raw } from './params.ts';
 import { coreSchema, CORE_PARAMS, INVALID_CODES, PRO_ONLY, type CoreOptions } from './options.ts';
-import { describeIssue, toBoolean, unknownKeys } from './schema.ts';
+import { describeIssue, toBoolean, unknownKeys, z } from './schema.ts';
 import { checkTargetUrl } from './fetch/url.ts';
 
 /** The plan tier a request is served under. */
@@ -64,9 +64,21 @@ function invalidCode(plugin: Plugin, param: string): Code {
   return invalid?.[param.split('.')[1] ?? ''] ?? 'EINVALQUERY';
 }
 
+/** A plugin's top-level options (`video` for meta), validated whether or not the plugin runs. */
+function topLevelOf(query: RawObject, plugin: Plugin): Record<string, unknown> {
+  if (!plugin.topLevel) return {};
+  const parsed = z.object(plugin.topLevel).safeParse(Object.fromEntries(Object.keys(plugin.topLevel).map((k) => [k, query[k]])));
+  if (!parsed.success) {
+    const { param, message } = describeIssue('', parsed.error);
+    fail(typeof plugin.invalid === 'object' ? plugin.invalid[param] ?? 'EINVALQUERY' : 'EINVALQUERY', message, param);
+  }
+  return parsed.data;
+}
+
 function pluginSteps(query: RawObject, registry: Registry): Step[] {
   const chosen: Step[] = [];
   for (const plugin of registry.plugins) {
+    const topLevel = topLevelOf(query, plugin);
     const { on, value, word } = stepValue(query[plugin.name]);
     if (on === false || (on === undefined && !plugin.defaultOn)) continue;
     let input: unknown = value ?? {};
@@ -81,7 +93,7 @@ function pluginSteps(query: RawObject, registry: Registry): Step[] {
       const { param, message } = describeIssue(plugin.name, parsed.error);
       fail(invalidCode(plugin, param), message, param);
     }
-    chosen.push({ name: plugin.name, opts: (parsed.data ?? {}) as Record<string, unknown> });
+    chosen.push({ name: plugin.name, opts: { ...topLevel, ...(parsed.data ?? {}) as Record<string, unknown> } });
   }
   // Enrichers of the payload's Media run after every producer (registry order within each group).
   return [...chosen.filter((s) => !registry.get(s.name)!.enriches), ...chosen.filter((s) => registry.get(s.name)!.enriches)];
@@ -152,11 +164,11 @@ export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limi
     const need = needOf(registry.get(s.name)!, s.opts);
     return NEED_RANK[need] > NEED_RANK[max] ? need : max;
   }, 'http');
-  const unknownParams = Object.keys(query).filter((k) => !CORE_PARAMS.has(k) && !registry.get(k));
+  const unknownParams = Object.keys(query).filter((k) => !CORE_PARAMS.has(k) && !registry.get(k) && !registry.ownerOf(k));
   // Nested typos too (`screenshot.fulPage`): named, never silently dropped.
   for (const [key, value] of Object.entries(query)) {
     const plugin = registry.get(key);
-    const schema = plugin ? plugin.params : CORE_PARAMS.has(key) ? coreSchema.shape[key as keyof typeof coreSchema.shape] : undefined;
+    const schema = plugin ? plugin.params : CORE_PARAMS.has(key) ? coreSchema.shape[key as keyof typeof coreSchema.shape] : registry.ownerOf(key)?.topLevel?.[key];
     if (schema) unknownParams.push(...unknownKeys(schema, value, key));
   }
   return { url, needs, steps: finalSteps, options: { ...options, url, timeout }, tier, unknownParams };

@@ -83,6 +83,12 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   invalid?: Code | Readonly<Record<string, Code>>;
   /** Schema of its options (`name.option=value`), with defaults. */
   params: S;
+  /**
+   * Options of its own that the contract names at the top level of the query (`audio` and `video` for meta):
+   * validated on every request, and given to `run` among its options. No other plugin or general parameter may
+   * take these names.
+   */
+  topLevel?: Readonly<Record<string, z.ZodType>>;
   /** On without being asked for (as `meta` is). */
   defaultOn?: boolean;
   /**
@@ -159,6 +165,11 @@ export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S
   }
   if (!definition.params || typeof (definition.params as z.ZodType).safeParse !== 'function') {
     throw new TypeError(`Plugin "${definition.name}": params must be a schema (use options({...}))`);
+  }
+  for (const [name, schema] of Object.entries(definition.topLevel ?? {})) {
+    if (!NAME.test(name) || typeof (schema as z.ZodType)?.safeParse !== 'function') {
+      throw new TypeError(`Plugin "${definition.name}": topLevel.${name} must be a camelCase name with a schema`);
+    }
   }
   return Object.freeze({ ...definition }) as Plugin;
 }

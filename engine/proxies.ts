@@ -1,12 +1,23 @@
 import { RefractError, hasCode } from './errors.ts';
 import type { Config } from './config.ts';
 import type { Guard } from './fetch/guard.ts';
-import type { Plan } from './plan.ts';
+import { options, text, TEXT_FORM_MARK, z } from './schema.ts';
+
+/** The `proxy` query option: a proxy URL, or `{ url, location }`; both forms become the object. */
+export const proxyOptions = {
+  proxy: z.preprocess((v) => (typeof v === 'string' ? { url: v } : v), options({
+    url: text().refine((v) => { try { return ['http:', 'https:'].includes(new URL(v).protocol); } catch { return false; } }, { error: 'expected an http(s) proxy URL such as http://user:pass@host:8080' }).optional(),
+    location: text().transform((v) => v.toLowerCase()).refine((v) => /^[a-z]{2}$/.test(v), { error: 'expected a two-letter country code such as us' }).optional(),
+  })).meta({ [TEXT_FORM_MARK]: 'a proxy URL such as http://user:pass@host:8080' }).optional(),
+};
+
+/** The `proxy` query option: the caller's own proxy URL, or a country whose pool serves the request. */
+export interface ProxyOption { url?: string; location?: string }
 
 /** Picks the proxy of a request: the caller's own, one of a country's pool, or the executor's rotation. */
 export interface ProxyChooser {
-  /** The proxy this plan asks for (checked), or `rotated` (the executor's session-bound choice) when it asks none. */
-  forPlan(plan: Plan, rotated: string | undefined): Promise<string | undefined>;
+  /** The proxy a request asks for (checked), or `rotated` (the executor's session-bound choice) when it asks none. */
+  choose(asked: ProxyOption | undefined, rotated: string | undefined): Promise<string | undefined>;
   /** A pool proxy other than `not` for a retry (any country's pool, else the rotation list); undefined if none. */
   another(not: string | undefined): string | undefined;
 }
@@ -21,8 +32,7 @@ export function createProxyChooser(config: Pick<Config, 'proxyLocations' | 'prox
   };
   const pool = [...Object.values(config.proxyLocations).flat(), ...config.proxyUrls];
   return {
-    async forPlan(plan, rotated) {
-      const asked = plan.options.proxy;
+    async choose(asked, rotated) {
       if (asked?.url) {
         // A caller's proxy is a host this service connects to: it passes the same SSRF guard as any URL.
         const url = new URL(asked.url);

@@ -195,6 +195,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       return asset
         ? { status: 200, headers: {
           'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*',
+          'content-disposition': `inline; filename="${asset.filename}"`,
           // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.
           ...(asset.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
         }, body: asset.bytes }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RefractError, parseQuery, type Engine, type Plan, type Tier, cacheStatusOf, formatDuration, applyFilter, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
+import { RefractError, parseQuery, type Engine, type Plan, type Tier, cacheStatusOf, formatDuration, filtered, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
 import { success, failure } from './jsend.ts';
 import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
 import type { KeyRing, KeyOwner } from './keys.ts';
@@ -137,7 +137,7 @@ function rendered(type: string, body: Buffer | string): Rendered {
 
 /** Renders an entry as `embed` or `filter` ask; `reuse` says whether the result depends on the entry alone. */
 async function render(plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise<{ out: Rendered; reuse: boolean }> {
-  const { embed, filter } = plan.options;
+  const { embed } = plan.options;
   if (embed) {
     const value = embedValue(entry.data, embed);
     if (typeof value === 'string' && /^https?:\/\//.test(value) && /(^|\.)url$/.test(embed)) {
@@ -147,7 +147,7 @@ async function render(plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise
     if (typeof value === 'string') return { out: rendered(embedTypeOf(plan, embed, deps) ?? 'text/plain; charset=utf-8', value), reuse: true };
     return { out: rendered(JSON_TYPE, JSON.stringify(value)), reuse: true };
   }
-  const data = filter ? applyFilter(entry.data, filter) : entry.data;
+  const data = filtered(entry.data, plan.options);
   const extra = entry.warnings.length ? { warnings: entry.warnings } : {};
   return { out: rendered(JSON_TYPE, JSON.stringify(success(data, extra))), reuse: true };
 }

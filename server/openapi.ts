@@ -27,8 +27,6 @@ export const CORE_DOCS: Record<keyof typeof coreSchema.shape, string> = {
   url: 'The page to turn into data (http or https).',
   htmlUrl: 'Take the page\'s HTML from this URL instead of the page itself (the page\'s URL still resolves links).',
   force: 'Bypass the cache and regenerate (`x-cache-status: BYPASS`).',
-  audio: 'Detect the page\'s audio source, probed for size and duration.',
-  video: 'Detect the page\'s video source, probed for size and duration.',
   filter: 'Comma-separated dot paths of `data` to keep, e.g. `title,image.url`.',
   embed: 'Answer one field of `data` raw (text as text/plain, a media `…url` as the file\'s bytes) instead of JSON.',
   timeout: 'Time budget in milliseconds or as text (`10s`); ETIMEOUT past it.',
@@ -165,6 +163,14 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
       params.push(parameter(p.name, described.schema, described.description, {
         ...(p.name === 'url' ? { required: true } : {}), ...(pro ? { 'x-refract-pro': true } : {}), ...described.extra,
       }));
+    }
+  }
+  // Options that plugins own at the top level of the query (`audio`, `video`: meta), as the contract names them.
+  for (const plugin of registry.plugins) {
+    for (const [name, schema] of Object.entries(plugin.topLevel ?? {})) {
+      // Sent at its default it changes nothing (it does not turn the plugin on): the default stays a schema default.
+      const { description, ...node } = jsonSchemaOf(schema);
+      params.push(parameter(name, node, typeof description === 'string' ? description : `\`${plugin.name}\` option.`, { 'x-refract-plugin': plugin.name }));
     }
   }
   for (const plugin of registry.plugins) {

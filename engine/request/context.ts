@@ -27,7 +27,8 @@ export function contextFor(plan: Plan, services: Services, response: FetchResult
     },
     page: live?.page,
     pageOpenedAt: live?.openedAt,
-    store: (bytes, type) => assets.put(bytes, type),
+    // A caller's `filename` names every file this request generates.
+    store: (bytes, type) => assets.put(bytes, type, plan.options.filename),
     fetchBytes: async (url, kind) => {
       const res = await lightGet(url, { guard, agents, signal, maxBytes: services.maxBodyBytes }).catch(() => undefined);
       if (!res || res.statusCode >= 400 || res.truncated || (kind && res.kind !== kind)) return undefined;

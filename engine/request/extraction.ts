@@ -6,6 +6,7 @@ import type { HostMemory } from '../fetch/prerender.ts';
 import type { AssetStore } from '../assets.ts';
 import type { Browsers } from '../browser/browsers.ts';
 import type { Adblock } from '../browser/adblock.ts';
+import type { ProxyChooser } from '../proxies.ts';
 import type { PluginSettings } from '../plugin.ts';
 import type { Phase } from '../timing.ts';
 
@@ -43,6 +44,8 @@ export interface Services {
   adblock: Adblock;
   assets: AssetStore;
   hosts: HostMemory;
+  /** The proxy of each request (the caller's, a country's pool, or the rotation) and the one to retry through. */
+  proxies: ProxyChooser;
   logger: { warn(msg: string, extra?: unknown): void; error(msg: string, extra?: unknown): void };
 }
 
@@ -53,4 +56,12 @@ export function finish(data: Record<string, unknown>, response: FetchResult): Re
   data.headers = response.headers;
   data.redirects = response.redirects;
   return data;
+}
+
+/** A stored response: the extraction (Data and how it was obtained) with its lifetime. */
+export interface CacheEntry extends Extraction {
+  createdAt: number;
+  expiresAt: number;
+  /** Set on a remembered failure: the error the extraction ended with (answered again until it expires). */
+  failure?: { code: string; message: string; data?: unknown };
 }

@@ -1,8 +1,9 @@
 import type { EventEmitter } from 'node:events';
 import { RefractError, isRefractError, type Code } from '../errors.ts';
-import { cacheKeyOf, type Cache, type CacheEntry } from '../cache.ts';
+import type { Cache } from '../cache.ts';
+import { cacheKeyOf } from './cache-key.ts';
 import type { Plan } from '../plan.ts';
-import type { Extraction } from './extraction.ts';
+import type { CacheEntry, Extraction } from './extraction.ts';
 import type { Clock } from '../state.ts';
 import type { Logger } from '../log.ts';
 
@@ -27,7 +28,7 @@ const NOT_REMEMBERED = new Set<Code>(['EFATAL', 'EBUSY', 'ERATE']);
 
 /** What the lifecycle works with: the cache, the one-shot runner, the clock, lifetimes, and where to report. */
 export interface LifecycleDeps {
-  cache: Cache;
+  cache: Cache<CacheEntry>;
   run(plan: Plan): Promise<Extraction>;
   clock: Clock;
   cacheTtlMs: number;

@@ -29,7 +29,22 @@ function rendersFirst(plan: Plan, services: Services): boolean {
  * target is fetched over HTTP, and with `prerender=auto` a page that builds its content in the browser is
  * rendered (within the prerender budget, falling back to the fetched HTML when rendering fails).
  */
-export async function executePlan(plan: Plan, services: Services, lease: Lease, trace: Trace): Promise<Extraction> {
+export async function executePlan(plan: Plan, services: Services, rotation: Lease, trace: Trace): Promise<Extraction> {
+  const lease = { ...rotation, proxyUrl: await services.proxies.choose(plan.options.proxy, rotation.proxyUrl) };
+  try {
+    return await executeOnce(plan, services, lease, trace);
+  } catch (err) {
+    // On pro a bot challenge is retried once through another proxy of the pool before it is reported. (The other
+    // retries: a browser that crashed under the page, `retry` times, in engine/browser/browsers.ts; a request that
+    // waited on another's computation refused its quota, in lifecycle.ts.)
+    const other = hasCode(err, 'EPROXYNEEDED') && plan.tier === 'pro' && !plan.options.proxy ? services.proxies.another(lease.proxyUrl) : undefined;
+    if (!other) throw err;
+    services.logger.warn('challenge page, retrying through a pool proxy', { url: plan.url });
+    return executeOnce(plan, services, { ...lease, proxyUrl: other }, trace);
+  }
+}
+
+async function executeOnce(plan: Plan, services: Services, lease: Lease, trace: Trace): Promise<Extraction> {
   // The deadline runs from the request's arrival (the trace's start): time spent waiting for a slot counts.
   const left = Math.max(0, Math.round(plan.options.timeout - (performance.now() - trace.started)));
   // Whatever a step, a wait or the browser does, the answer comes at the deadline (ETIMEOUT); the work left

@@ -1,4 +1,4 @@
-import { definePlugin, options } from '../../engine/index.ts';
+import { definePlugin, options, bool } from '../../engine/index.ts';
 import { absoluteUrl, createDoc, firstOf, type Doc } from './helpers.ts';
 import { title, description, toText, toDescription } from './rules/text.ts';
 import { author, toAuthor } from './rules/author.ts';
@@ -40,11 +40,16 @@ export default definePlugin({
   defaultOn: true,
   merge: true,
   params: options({}),
-  async run(ctx) {
+  // The contract names these at the top level (`video`, not `meta.video`).
+  topLevel: {
+    audio: bool().default(false).describe('Detect the page\'s audio source, probed for size and duration.'),
+    video: bool().default(false).describe('Detect the page\'s video source, probed for size and duration.'),
+  },
+  async run(ctx, want) {
     if (ctx.response.kind !== 'html' && ctx.response.kind !== 'text') return describeTarget(ctx.response, ctx.probe);
     const doc = createDoc(ctx.$, ctx.url);
     // Probes start first so that they are in flight while the text fields are read.
-    const media = completeMedia(doc, ctx, { image, logo, video, audio }, { video: toVideo, audio: toAudio });
+    const media = completeMedia(doc, ctx, want as { audio?: boolean; video?: boolean }, { image, logo, video, audio }, { video: toVideo, audio: toAudio });
     const out = extractMeta(doc, { media: false });
     return Object.assign(out, await media);
   },

@@ -57,20 +57,24 @@ function* logoCandidates(doc: Doc, rules: readonly Rule[]): Generator<Media> {
 const ANSWER_RESERVE_MS = 250;
 
 /** What settling media needs of the request: its probe (bounded by the step's time) and its options. */
-type Probing = Pick<Context, 'probe' | 'options'>;
+/** What settling needs: a probe, and which of the optional fields (`audio`, `video`) were asked for. */
+type Probing = Pick<Context, 'probe'> & { want: Want };
+
+/** The optional media fields a request asks for (the top-level `audio` and `video` options). */
+export interface Want { audio?: boolean; video?: boolean }
 
 /**
  * Settles the media fields of a page with probed facts; the favicon is the logo's last resort. Probes end with the
  * step's time: one still running then knows nothing, and its candidate is kept as the page declares it (a hanging
  * image host never turns the whole answer into a time-out).
  */
-export async function completeMedia(doc: Doc, ctx: Context, rules: Record<'image' | 'logo' | 'video' | 'audio', readonly Rule[]>, normalizers: Record<'video' | 'audio', (v: unknown, d: Doc) => Media | undefined>): Promise<Record<'image' | 'logo' | 'video' | 'audio', Media | null>> {
+export async function completeMedia(doc: Doc, ctx: Context, want: Want, rules: Record<'image' | 'logo' | 'video' | 'audio', readonly Rule[]>, normalizers: Record<'video' | 'audio', (v: unknown, d: Doc) => Media | undefined>): Promise<Record<'image' | 'logo' | 'video' | 'audio', Media | null>> {
   const done = new AbortController();
   const outOfTime = delay(Math.max(0, ctx.timeLeft() - ANSWER_RESERVE_MS), { status: 'unknown', reason: 'no time left to probe' } as ProbeOutcome, { signal: done.signal, ref: false })
     .catch(() => new Promise<never>(() => {}));
   const probe = (url: string) => Promise.race([ctx.probe(url), outOfTime]);
   try {
-    return await settleAll(doc, { probe, options: ctx.options }, rules, normalizers);
+    return await settleAll(doc, { probe, want }, rules, normalizers);
   } finally {
     done.abort();
   }
@@ -87,8 +91,8 @@ async function settleAll(doc: Doc, ctx: Probing, rules: Record<'image' | 'logo' 
   const [imageOut, logoOut, videoOut, audioOut] = await Promise.all([
     settle(candidatesOf(doc, rules.image, toImage, (m) => m.url), ctx, 'image'),
     logo(),
-    ctx.options.video ? settle(candidatesOf(doc, rules.video, normalizers.video, (m) => m.url), ctx, 'video') : null,
-    ctx.options.audio ? settle(candidatesOf(doc, rules.audio, normalizers.audio, (m) => m.url), ctx, 'audio') : null,
+    ctx.want.video ? settle(candidatesOf(doc, rules.video, normalizers.video, (m) => m.url), ctx, 'video') : null,
+    ctx.want.audio ? settle(candidatesOf(doc, rules.audio, normalizers.audio, (m) => m.url), ctx, 'audio') : null,
   ]);
   return { image: imageOut, logo: logoOut, video: videoOut, audio: audioOut };
 }

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createCache, type CacheEntry } from '../../engine/cache.ts';
+import { createCache } from '../../engine/cache.ts';
+import type { CacheEntry } from '../../engine/request/extraction.ts';
 
 const entry = (title: string, createdAt: number, ttl = 60_000): CacheEntry => ({
   data: { title, tags: ['a'] }, fetchMode: 'fetch', fetchTimeMs: 1, warnings: [], createdAt, expiresAt: createdAt + ttl,
@@ -10,7 +11,7 @@ const entry = (title: string, createdAt: number, ttl = 60_000): CacheEntry => ({
 for (const [kind, store] of [['memory', undefined], ['external store', () => new Map()]] as const) {
   test(`${kind}: an unchanged entry is read as the same frozen object; a new one replaces it; an expired one is gone`, async () => {
     let now = 1_000_000;
-    const cache = createCache({ maxBytes: 1 << 20, store: store?.() as never, now: () => now });
+    const cache = createCache<CacheEntry>({ maxBytes: 1 << 20, store: store?.() as never, now: () => now });
     const written = entry('first', now);
     await cache.set('k', written);
     assert.not.ok(Object.isFrozen(written), 'what the caller stored stays its own');
@@ -34,7 +35,7 @@ for (const [kind, store] of [['memory', undefined], ['external store', () => new
 }
 
 test('memory: the cache holds at most its byte budget, dropping the least recently used', async () => {
-  const cache = createCache({ maxBytes: 8 * 1024 });
+  const cache = createCache<CacheEntry>({ maxBytes: 8 * 1024 });
   for (let i = 0; i < 50; i++) await cache.set(`k${i}`, { ...entry('x'.repeat(400), Date.now()) });
   let kept = 0;
   for (let i = 0; i < 50; i++) if (await cache.get(`k${i}`)) kept++;

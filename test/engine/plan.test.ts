@@ -76,6 +76,17 @@ test('a duplicate plugin name is refused at registration', () => {
   assert.throws(() => createRegistry([definePlugin({ name: 'timeout', description: 'x', needs: 'http', params: options({}), run: () => null })]), (e: RefractError) => e.code === 'EPLUGINDUP');
 });
 
+test('a plugin\'s top-level options (meta\'s audio and video) are checked on every request and reach its step; their names are its own', () => {
+  assert.equal(plan('url=https://a.com&video&audio=false').steps.find((s) => s.name === 'meta')!.opts, { audio: false, video: true });
+  assert.is(plan('url=https://a.com').steps[0]!.opts.video, false);
+  // Checked even when meta does not run: a bad value is never silently dropped.
+  assert.throws(() => plan('url=https://a.com&meta=false&video=maybe'), (e: RefractError) => e.code === 'EINVALQUERY' && (e.data as { param: string }).param === 'video');
+  assert.equal(plan('url=https://a.com&video').unknownParams, []);
+  const taker = definePlugin({ name: 'clip', description: 'x', needs: 'http', params: options({}), topLevel: { video: options({}) }, run: () => null });
+  assert.throws(() => createRegistry([...defaultPlugins, taker]), (e: RefractError) => e.code === 'EPLUGINDUP' && /video/.test(e.message));
+  assert.throws(() => definePlugin({ name: 'clip', description: 'x', needs: 'http', params: options({}), topLevel: { 'bad-name': options({}) }, run: () => null }), TypeError);
+});
+
 test('a duration parameter with no value, or with text no duration reads as, is a 400 naming it, never a 500', () => {
   for (const [query, param] of [['timeout', 'timeout'], ['waitForTimeout', 'waitForTimeout'], ['timeout=', 'timeout'], [`timeout=${'9'.repeat(3)}${'x'.repeat(120)}`, 'timeout'], ['ttl', 'ttl'], ['screenshot.animated.duration', 'screenshot.animated.duration']] as const) {
     const tier = query.startsWith('ttl') ? 'pro' : 'free';

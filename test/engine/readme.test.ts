@@ -26,7 +26,7 @@ function parameterRows(): { names: string[]; row: string }[] {
 test('README\'s parameter table names every parameter and nothing else', () => {
   const rows = parameterRows();
   const named = new Set(rows.flatMap((r) => r.names));
-  const params = [...Object.keys(coreSchema.shape).filter((k) => !TEST_HOOK_PARAMS.has(k)), ...defaultPlugins.map((p) => p.name)];
+  const params = [...Object.keys(coreSchema.shape).filter((k) => !TEST_HOOK_PARAMS.has(k)), ...defaultPlugins.flatMap((p) => [p.name, ...Object.keys(p.topLevel ?? {})])];
   const missing = params.filter((p) => !named.has(p));
   const unknown = [...named].filter((n) => !params.includes(n));
   assert.equal({ missing, unknown }, { missing: [], unknown: [] });

@@ -110,6 +110,23 @@ test('REFRACT_ASSETS_URL sets the base of asset links (a CDN in front of the ass
   }
 });
 
+test('pro `filename` names the generated files: the link ends with it, the file is served with it; a name with nothing usable is EFILENAME', async () => {
+  const pro = { headers: { 'x-api-key': 'test-key' } };
+  const { status, body } = await call(app.proUrl, `url=${site('clear.html')}&screenshot&pdf&meta=false&filename=${encodeURIComponent('My shot.png')}`, pro);
+  assert.is(status, 200, JSON.stringify(body));
+  assert.match(body.data.screenshot.url, /\/assets\/[a-f0-9]{64}\/My-shot\.png$/);
+  assert.match(body.data.pdf.url, /\/assets\/[a-f0-9]{64}\/My-shot\.pdf$/);
+  const served = await fetch(body.data.screenshot.url);
+  assert.is(served.status, 200);
+  assert.is(served.headers.get('content-disposition'), 'inline; filename="My-shot.png"');
+  assert.is((await served.arrayBuffer()).byteLength, body.data.screenshot.size);
+  // The same bytes under their plain name.
+  assert.is((await fetch(body.data.screenshot.url.replace('/My-shot.png', '.png'))).status, 200);
+  const bad = await call(app.proUrl, `url=${site('clear.html')}&screenshot&filename=${encodeURIComponent('../..')}`, pro);
+  assert.equal([bad.status, bad.body.code, bad.body.data?.param], [400, 'EFILENAME', 'filename']);
+  assert.is((await fetch(`${app.freeUrl}/assets/${'0'.repeat(64)}/..%2F..%2Fetc.png`)).status, 404);
+});
+
 test('device presets and viewport options set the decoded image size', async () => {
   const phone = await shot(`url=${site('tall.html')}&screenshot=iPhone 12`);
   assert.is(phone.meta.width, 390 * 3);

@@ -82,6 +82,7 @@ test('every parameter the plan accepts is described, a third-party plugin\'s too
   for (const plugin of app.engine.registry.plugins) {
     expected.add(plugin.name);
     accepted(plugin.name, plugin.params, expected);
+    for (const [name, schema] of Object.entries(plugin.topLevel ?? {})) accepted(name, schema, expected);
   }
   // A proxy is also one URL (`proxy=http://…`): a form the coercion accepts before the object is checked.
   expected.add('proxy');
@@ -124,6 +125,9 @@ function example(name: string, schema: QueryParameter['schema'], target: string,
 
 /** Where a parameter's value lands in a plan: the step's options for a plugin, the general options otherwise. */
 function reached(plan: Plan, name: string): boolean {
+  // A plugin's top-level option (`video`) lands in its owner's options (meta's).
+  const owner = app.engine.registry.ownerOf(name);
+  if (owner) return plan.steps.find((s) => s.name === owner.name)?.opts[name] !== undefined;
   const parts = name.replace('{key}', 'k').split('.');
   const step = plan.steps.find((s) => s.name === parts[0]);
   if (step && parts.length === 1) return true;
