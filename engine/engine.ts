@@ -17,6 +17,7 @@ import { createGuardProxy } from './browser/guard-proxy.ts';
 import { createAdblock } from './browser/adblock.ts';
 import { createAssetStore, type AssetStore } from './assets.ts';
 import { HostMemory } from './fetch/prerender.ts';
+import { createProbeMemory } from './fetch/probe.ts';
 import { createLightAgents, lightGet } from './fetch/light.ts';
 import type { FetchResult } from './fetch/http.ts';
 import { createProxyChooser } from './proxies.ts';
@@ -113,7 +114,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const runtimes = pluginRuntimes(registry.plugins, config);
   const services: Services = {
     registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs,
-    prerenderBudgetMs: config.prerenderBudgetMs, browsers, adblock: createAdblock(), assets, hosts: new HostMemory(), logger,
+    prerenderBudgetMs: config.prerenderBudgetMs, browsers, adblock: createAdblock(), assets, hosts: new HostMemory(), probes: createProbeMemory(), logger,
     proxies: createProxyChooser(config, guard),
   };
   const cache = createCache<CacheEntry>({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, attempt: shared.attempt, now: () => clock.now() });

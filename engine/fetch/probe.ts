@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { imageSize } from 'image-size';
+import { LRUCache } from 'lru-cache';
 import type { FetchResult } from './http.ts';
 import { lightGet, type LightAgents } from './light.ts';
 import type { Guard } from './guard.ts';
@@ -96,17 +97,35 @@ export async function probeMedia(url: string, opts: ProbeOptions): Promise<Probe
   return { status: 'ok', kind: res.kind, media: base };
 }
 
-/** A per-request prober: each URL is probed at most once, concurrently shared. */
-export function createProber(opts: ProbeOptions): Prober {
+/**
+ * What the engine learned of media URLs lately (an outcome that said something: facts, or absent), so that the
+ * logo, the favicon and the shared images of a site are probed once, not on every page of it. Probes carry no
+ * caller's headers or proxy, so what one request learned holds for every other.
+ */
+export type ProbeMemory = LRUCache<string, ProbeOutcome>;
+
+export function createProbeMemory(max = 5000, ttlMs = 10 * 60_000): ProbeMemory {
+  return new LRUCache<string, ProbeOutcome>({ max, ttl: ttlMs });
+}
+
+/**
+ * A per-request prober: each URL is probed at most once, concurrently shared; with a memory, a URL probed lately
+ * by any request is answered from it (unless `fresh`: the request was forced).
+ */
+export function createProber(opts: ProbeOptions & { memory?: ProbeMemory; fresh?: boolean }): Prober {
   const seen = new Map<string, Promise<ProbeOutcome>>();
   if (opts.timeoutMs === 0) return async () => ({ status: 'unknown', reason: 'media probing is off' });
+  const { memory } = opts;
   return (url) => {
     let outcome = seen.get(url);
+    const known = opts.fresh ? undefined : memory?.get(url);
+    if (!outcome && known) seen.set(url, outcome = Promise.resolve(known));
     if (!outcome) {
       // A slow media host must not hold the answer: past its budget a probe knows nothing and the URL is kept.
       outcome = opts.timeoutMs
         ? withDeadline(opts.timeoutMs, [opts.signal], (signal) => probeMedia(url, { ...opts, signal }))
         : probeMedia(url, opts);
+      if (memory) void outcome.then((o) => { if (o.status !== 'unknown') memory.set(url, o); });
       seen.set(url, outcome);
     }
     return outcome;

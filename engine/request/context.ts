@@ -36,7 +36,7 @@ export function contextFor(plan: Plan, services: Services, response: FetchResult
     },
     // The caller's proxy (and its password) is the engine's business, not a plugin's.
     options: Object.freeze({ ...plan.options, proxy: undefined }),
-    probe: createProber({ guard, agents, signal, timeoutMs: services.probeTimeoutMs }),
+    probe: createProber({ guard, agents, signal, timeoutMs: services.probeTimeoutMs, memory: services.probes, fresh: plan.options.force }),
     signal,
     warn: (message) => services.logger.warn(message, { url: plan.url }),
     data: {},

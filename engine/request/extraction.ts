@@ -7,6 +7,7 @@ import type { AssetStore } from '../assets.ts';
 import type { Browsers } from '../browser/browsers.ts';
 import type { Adblock } from '../browser/adblock.ts';
 import type { ProxyChooser } from '../proxies.ts';
+import type { ProbeMemory } from '../fetch/probe.ts';
 import type { PluginSettings } from '../plugin.ts';
 import type { Phase } from '../timing.ts';
 
@@ -44,6 +45,8 @@ export interface Services {
   adblock: Adblock;
   assets: AssetStore;
   hosts: HostMemory;
+  /** Media facts probed lately, by URL (a site's logo and favicon are probed once, not on each of its pages). */
+  probes: ProbeMemory;
   /** The proxy of each request (the caller's, a country's pool, or the rotation) and the one to retry through. */
   proxies: ProxyChooser;
   logger: { warn(msg: string, extra?: unknown): void; error(msg: string, extra?: unknown): void };

@@ -28,6 +28,9 @@ test.before(async () => {
   late = readFileSync(file);
   fx = await serveFixtures({
     '/late.mp4': (req, res) => sendBytes(req, res, late, 'video/mp4'),
+    '/shop/item.html': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>item</title><meta property="og:image" content="/shop/pic.png"><link rel="icon" href="/shop/icon.png">'); },
+    '/shop/pic.png': (req, res) => sendBytes(req, res, readFileSync(new URL('../../fixtures/sites/article/images/hero.png', import.meta.url)), 'image/png'),
+    '/shop/icon.png': (req, res) => sendBytes(req, res, readFileSync(new URL('../../fixtures/sites/article/images/favicon-32.png', import.meta.url)), 'image/png'),
     '/late.html': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<meta property="og:video" content="/late.mp4"><title>late</title>'); },
     '/cf': challenge(403, { server: 'cloudflare', 'cf-mitigated': 'challenge' }, '<html><head><title>Just a moment...</title></head><body><script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script></body></html>'),
     '/akamai': challenge(403, { server: 'AkamaiGHost' }, '<html><head><title>Access Denied</title></head><body>You don\'t have permission. Reference #18.5c</body></html>'),
@@ -122,6 +125,19 @@ test('every Media field carries size, type and dimensions or duration', async ()
   }
   for (const key of ['image', 'logo', 'video']) assert.ok(d[key].width > 0 && d[key].height > 0, `${key} dimensions`);
   for (const key of ['video', 'audio']) assert.ok(d[key].duration > 0 && d[key].duration_pretty, `${key} duration`);
+});
+
+test('a site\'s image and icon are probed once for its pages (the engine remembers media facts), again under force', async () => {
+  const probes = () => fx.hits.filter((h) => h === '/shop/pic.png' || h === '/shop/icon.png').length;
+  const item = async (n: number, extra = '') => (await call(app.freeUrl, `url=${q(`${fx.url}/shop/item.html?n=${n}`)}${extra}`)).body.data;
+  const first = await item(1);
+  assert.is(probes(), 2, 'the first page probes its image and its icon');
+  const second = await item(2);
+  assert.is(probes(), 2, 'no probe for the second page');
+  assert.equal([second.image, second.logo], [first.image, first.logo]);
+  assert.equal([second.image.width, second.logo.width], [1200, 32]);
+  await item(3, '&force');
+  assert.is(probes(), 4, 'a forced request probes again');
 });
 
 test('a video whose index sits at its end gets its duration from a ranged tail read', async () => {
