@@ -2,7 +2,7 @@ import { BasicCrawler } from '@crawlee/basic';
 import { withDeadline } from './deadline.ts';
 import { Configuration, Log, LogLevel, Request, RequestQueue, constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
 import { MemoryStorage } from '@crawlee/memory-storage';
-import { load } from 'cheerio';
+import { parseSitemap } from '@crawlee/utils';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { RefractError } from './errors.ts';
@@ -77,11 +77,14 @@ export function pageKey(url: string): string {
 async function sitemapUrls(engine: Engine, url: string, depth = 0): Promise<string[]> {
   const res = await withDeadline(engine.config.timeoutMs, [], (signal) => engine.get(url, { signal, maxBytes: engine.config.maxBodyBytes }));
   if (res.statusCode >= 400) throw new RefractError('EINVALURL', `The sitemap ${url} answered ${res.statusCode}`);
-  const $ = load(res.body.toString('utf8'), { xml: true });
-  const locs = (sel: string) => $(sel).toArray().map((el) => $(el).text().trim()).filter(Boolean);
-  const nested = locs('sitemapindex > sitemap > loc');
-  if (nested.length && depth < 1) return (await Promise.all(nested.map((n) => sitemapUrls(engine, n, depth + 1)))).flat();
-  return locs('urlset > url > loc');
+  // Crawlee parses what was fetched here (maxDepth 0: it fetches nothing itself, so every read passes the guard).
+  const urls: string[] = [];
+  const nested: string[] = [];
+  for await (const item of parseSitemap([{ type: 'raw', content: res.body.toString('utf8') }], undefined, { emitNestedSitemaps: true, maxDepth: 0 })) {
+    (item.originSitemapUrl === null ? nested : urls).push(item.loc);
+  }
+  if (nested.length && depth < 1) urls.push(...(await Promise.all(nested.map((n) => sitemapUrls(engine, n, depth + 1)))).flat());
+  return urls;
 }
 
 /** robots.txt rules per origin, fetched once through the guard; a missing file allows everything. */

@@ -1,3 +1,5 @@
+import formatBytes from 'pretty-bytes';
+import formatMs from 'pretty-ms';
 /** A Media object as the contract describes it; sizes are filled in where they are known. */
 export interface Media {
   url: string;
@@ -33,24 +35,11 @@ export function mediaType(url: string, contentType?: string): string | undefined
   }
 }
 
-/** Formats a byte count the way people read it: `158 B`, `2 kB`, `1.5 MB`. */
-export function prettyBytes(n: number): string {
-  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
-  let value = n;
-  let i = 0;
-  while (value >= 1000 && i < units.length - 1) { value /= 1000; i++; }
-  return `${i === 0 ? value : value.toFixed(value < 10 ? 1 : 0).replace(/\.0$/, '')} ${units[i]}`;
-}
+/** Formats a byte count the way people read it (`158 B`, `2 kB`, `1.5 MB`), as Microlink's `size_pretty` does. */
+export const prettyBytes = (n: number): string => formatBytes(n);
 
-/** Formats seconds as `45.2s`, `3m 5s` or `1h 2m 3s`. */
-export function prettyDuration(seconds: number): string {
-  if (seconds < 60) return `${Number(seconds.toFixed(1))}s`;
-  const total = Math.round(seconds);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  return [h ? `${h}h` : '', m ? `${m}m` : '', s ? `${s}s` : ''].filter(Boolean).join(' ');
-}
+/** Formats seconds as `45.2s`, `3m 5s` or `1h 2m 3s`, as Microlink's `duration_pretty` does. */
+export const prettyDuration = (seconds: number): string => formatMs(Math.round(seconds * 1000), { secondsDecimalDigits: seconds < 60 ? 1 : 0 });
 
 /** Adds `size` and `size_pretty` when the size is known. */
 export function withSize<T extends Media>(media: T, size: number | undefined): T {

@@ -1,4 +1,4 @@
-import KeyvRedis, { createClient, type RedisClientType } from '@keyv/redis';
+import { Redis } from 'ioredis';
 import type Keyv from 'keyv';
 import type { Logger } from './log.ts';
 
@@ -51,10 +51,12 @@ const PROBE_EVERY_MS = 1000;
  * Whether Redis answers: down on a connection error or a failed operation, up again when the client is ready and
  * a PING answers. Each change is logged once (not each failed command).
  */
-function watchLink(client: RedisClientType, logger: Logger) {
+function watchLink(client: Redis, logger: Logger) {
+  const ready = () => client.status === 'ready';
   let up = true;
   let errors = 0;
   let probe: NodeJS.Timeout | undefined;
+  let closing = false;
   const markUp = () => {
     if (up) return;
     up = true;
@@ -68,17 +70,19 @@ function watchLink(client: RedisClientType, logger: Logger) {
     up = false;
     logger.error('Redis is unreachable: cache reads miss, quotas count in this process and nothing is coalesced across processes until it is back', err);
     probe = setInterval(() => {
-      if (client.isReady) void within(client.ping(), OP_TIMEOUT_MS).then(markUp, () => undefined);
+      if (ready()) void within(client.ping(), OP_TIMEOUT_MS).then(markUp, () => undefined);
     }, PROBE_EVERY_MS);
     probe.unref();
   };
   client.on('error', markDown);
+  // A connection the server dropped is lost at once (ioredis reports refused reconnects only after its retries).
+  client.on('close', () => { if (!closing) markDown(new Error('the connection to Redis closed')); });
   client.on('ready', () => { if (!up) void within(client.ping(), OP_TIMEOUT_MS).then(markUp, () => undefined); });
   return {
-    healthy: () => up && client.isReady,
+    healthy: () => up && ready(),
     errors: () => errors,
     async attempt<T>(op: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
-      if (!up || !client.isReady) return fallback();
+      if (!up || !ready()) return fallback();
       try {
         return await within(op(), OP_TIMEOUT_MS);
       } catch (err) {
@@ -86,7 +90,7 @@ function watchLink(client: RedisClientType, logger: Logger) {
         return fallback();
       }
     },
-    stop: () => clearInterval(probe),
+    stop: () => { closing = true; clearInterval(probe); },
   };
 }
 
@@ -127,10 +131,11 @@ function memoryCounters(clock: Clock): Counters {
 const PREFIX = 'refract:';
 
 /** Counters in Redis: INCR plus an absolute expiry, in one round trip. */
-function redisCounters(client: RedisClientType): Counters {
+function redisCounters(client: Redis): Counters {
   return {
     async incr(key, expireAt) {
-      const [n] = await client.multi().incr(PREFIX + key).pExpireAt(PREFIX + key, expireAt).exec() as unknown as [number];
+      const [[err, n] = [null, 0]] = (await client.multi().incr(PREFIX + key).pexpireat(PREFIX + key, expireAt).exec()) ?? [];
+      if (err) throw err;
       return Number(n);
     },
     async get(key) {
@@ -140,20 +145,21 @@ function redisCounters(client: RedisClientType): Counters {
 }
 
 /** Locks in Redis: SET NX PX to take one, DEL + PUBLISH to release it, a subscription to wait for it. */
-async function redisLocks(client: RedisClientType): Promise<{ locks: Locks; close(): Promise<void> }> {
-  const subscriber = client.duplicate();
+async function redisLocks(client: Redis): Promise<{ locks: Locks; close(): Promise<void> }> {
+  // A subscribed connection takes no other command: the subscriber is a connection of its own.
+  const subscriber = client.duplicate({ enableOfflineQueue: true });
   // Without a listener, a dropped connection is an unhandled 'error' event that ends the process.
   subscriber.on('error', () => undefined);
-  await subscriber.connect();
   const waiters = new Map<string, Set<() => void>>();
   const channel = `${PREFIX}released`;
-  await subscriber.subscribe(channel, (key) => {
+  subscriber.on('message', (_: string, key: string) => {
     for (const wake of waiters.get(key) ?? []) wake();
     waiters.delete(key);
   });
+  await subscriber.subscribe(channel);
   const locks: Locks = {
     async acquire(key, ttlMs) {
-      return (await client.set(`${PREFIX}lock:${key}`, '1', { condition: 'NX', expiration: { type: 'PX', value: Math.max(1, Math.round(ttlMs)) } })) === 'OK';
+      return (await client.set(`${PREFIX}lock:${key}`, '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX')) === 'OK';
     },
     async release(key) {
       await client.del(`${PREFIX}lock:${key}`);
@@ -181,6 +187,21 @@ async function redisLocks(client: RedisClientType): Promise<{ locks: Locks; clos
   return { locks, close: async () => { await subscriber.quit().catch(() => undefined); } };
 }
 
+/** The response cache's Keyv store on Redis: text values with a lifetime in milliseconds (Keyv adds the namespace). */
+function redisStore(client: Redis): Keyv['store'] {
+  const store = {
+    async get(key: string) { return (await client.get(key)) ?? undefined; },
+    async set(key: string, value: string, ttl?: number) {
+      await (ttl ? client.set(key, value, 'PX', Math.max(1, Math.round(ttl))) : client.set(key, value));
+      return true;
+    },
+    async delete(key: string) { return (await client.del(key)) > 0; },
+    async clear() { /* the cache never clears the shared store: other processes read it */ },
+    on() { return store; },
+  };
+  return store as unknown as Keyv['store'];
+}
+
 /**
  * Creates the shared state: Redis when a URL is configured, otherwise this process's memory. An unreachable Redis
  * fails the start; once started, Redis may come and go (see `SharedState.attempt`).
@@ -190,12 +211,13 @@ export async function createState(redisUrl: string | undefined, clock: Clock, lo
     return { kind: 'memory', counters: memoryCounters(clock), healthy: () => true, errors: () => 0, attempt: (op) => op(), close: async () => undefined };
   }
   // Without an offline queue a command fails at once while the connection is down, instead of waiting for it.
-  const client = createClient({ url: redisUrl, disableOfflineQueue: true }) as RedisClientType;
+  // ioredis is the one Redis client of the service (BullMQ's too).
+  const client = new Redis(redisUrl, { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 1 });
   // Reconnects are the client's job (it retries with backoff); the link logs the state change.
   const link = watchLink(client, logger);
   await client.connect();
   const { locks: remote, close } = await redisLocks(client);
-  const store = new KeyvRedis(client as never, { namespace: 'refract', keyPrefixSeparator: ':' }) as unknown as Keyv['store'];
+  const store = redisStore(client);
   const local = memoryCounters(clock);
   const redis = redisCounters(client);
   const counters: Counters = {

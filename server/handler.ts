@@ -1,3 +1,4 @@
+import fresh from 'fresh';
 import { randomUUID } from 'node:crypto';
 import { RefractError, parseQuery, type Engine, type Plan, type Tier, cacheStatusOf, formatDuration, filtered, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
 import { success, failure } from './jsend.ts';
@@ -192,11 +193,6 @@ function unknownHeader(names: readonly string[]): string {
   return out;
 }
 
-/** Whether an If-None-Match header names this entity tag (or `*`). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((t) => { const tag = t.trim().replace(/^W\//, ''); return tag === etag || tag === '*'; });
-}
 
 /** Creates the request handler of one endpoint: (request) → response, never touching sockets. */
 export function createHandler(deps: HandlerDeps) {
@@ -255,7 +251,8 @@ export function createHandler(deps: HandlerDeps) {
       const headers: Record<string, string> = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(outcome, outcome.cache, now), etag, 'content-type': type };
       // Embedded HTML (a report, or whatever a target served) runs sandboxed, in an opaque origin, never as this service.
       if (/^text\/html/i.test(type)) headers['content-security-policy'] = 'sandbox allow-scripts allow-popups';
-      if (matches(header(req, 'if-none-match'), etag)) return { status: 304, headers, body: '', phases, facts };
+      // `fresh`: If-None-Match names this entity tag (weakly) or `*`, and the client did not ask past its cache (no-cache).
+      if (fresh({ 'if-none-match': header(req, 'if-none-match'), 'cache-control': header(req, 'cache-control') }, { etag })) return { status: 304, headers, body: '', phases, facts };
       return { status: 200, headers, body, phases, facts };
     } catch (err) {
       const { status, body, unexpected } = failure(err, id, deps.docsUrl, engine.config.reportUrl);

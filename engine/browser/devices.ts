@@ -1,3 +1,4 @@
+import { distance } from 'fastest-levenshtein';
 import { devices } from 'playwright-core';
 import { RefractError } from '../errors.ts';
 
@@ -35,19 +36,6 @@ for (const [name, d] of Object.entries(devices)) {
   });
 }
 
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
-}
 
 /** Every preset name, lower-case. */
 export function deviceNames(): string[] {

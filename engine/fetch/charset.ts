@@ -1,4 +1,4 @@
-const META_CHARSET = /<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)/i;
+import { getEncoding } from 'encoding-sniffer';
 
 function decoderFor(label: string | undefined): TextDecoder | undefined {
   if (!label) return undefined;
@@ -22,21 +22,14 @@ export function validCharset(contentType: string): boolean {
   return !!decoderFor(labelOf(contentType));
 }
 
-/** Picks the body's character set: BOM, then the Content-Type charset, then a `<meta>` declaration, then UTF-8. */
+/**
+ * Picks the body's character set as browsers do (the WHATWG sniffing algorithm, `encoding-sniffer`): a BOM, then the
+ * Content-Type charset, then a `<meta>` declaration in the first 4 kB (a UTF-16 claim in ASCII markup means
+ * UTF-8), then UTF-8.
+ */
 export function sniffCharset(body: Buffer, contentType: string | undefined): string {
-  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return 'utf-8';
-  if (body[0] === 0xff && body[1] === 0xfe) return 'utf-16le';
-  if (body[0] === 0xfe && body[1] === 0xff) return 'utf-16be';
-  const fromHeader = labelOf(contentType);
-  if (fromHeader && decoderFor(fromHeader)) return decoderFor(fromHeader)!.encoding;
-  const head = body.subarray(0, 4096).toString('latin1');
-  const fromMeta = META_CHARSET.exec(head)?.[1];
-  if (fromMeta && decoderFor(fromMeta)) {
-    const enc = decoderFor(fromMeta)!.encoding;
-    // A page served as bytes that claims UTF-16 in ASCII markup cannot really be UTF-16.
-    return enc.startsWith('utf-16') ? 'utf-8' : enc;
-  }
-  return 'utf-8';
+  const label = getEncoding(body, { transportLayerEncodingLabel: labelOf(contentType), defaultEncoding: 'utf-8', maxBytes: 4096 });
+  return encodingOf(label);
 }
 
 /** Decodes a body to text with the sniffed character set. */

@@ -46,7 +46,7 @@ test('a static article yields every metadata field, the status, headers and redi
   assert.is(d.date, '2017-07-14T20:28:07.000Z');
   assert.is(d.lang, 'en');
   assert.is(d.url, `${fx.url}/news/article`);
-  assert.equal(d.image, { url: `${fx.url}/sites/article/images/hero.png`, type: 'png', size: 3161, size_pretty: '3.2 kB', width: 1200, height: 630 });
+  assert.equal(d.image, { url: `${fx.url}/sites/article/images/hero.png`, type: 'png', size: 3161, size_pretty: '3.16 kB', width: 1200, height: 630 });
   assert.is(d.logo.url, `${fx.url}/sites/article/images/apple-touch-icon.png`, 'the largest icon beats a logo of undeclared size');
   assert.is(d.logo.width, 180);
   assert.is(d.video, null, 'video is detected only when asked');
@@ -108,7 +108,7 @@ test('an image target is described as media with its dimensions', async () => {
 test('video and PDF targets are described instead of failing', async () => {
   const video = await call(app.freeUrl, `url=${q(`${fx.url}/clip.mp4`)}`);
   assert.is(video.body.status, 'success');
-  assert.equal(video.body.data.video, { url: `${fx.url}/clip.mp4`, type: 'mp4', size: 2048, size_pretty: '2 kB' });
+  assert.equal(video.body.data.video, { url: `${fx.url}/clip.mp4`, type: 'mp4', size: 2048, size_pretty: '2.05 kB' });
   assert.is(video.body.data.title, 'clip.mp4');
   const pdf = await call(app.freeUrl, `url=${q(`${fx.url}/doc.pdf`)}`);
   assert.is(pdf.body.status, 'success');

@@ -1,14 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from './serve.ts';
-import { createClient } from '@keyv/redis';
+import { Redis } from 'ioredis';
 
 /** A real Redis for a test: the one CI started (REFRACT_TEST_REDIS_URL), or a private redis-server on a free port. */
 export interface TestRedis { url: string; flush(): Promise<void>; close(): Promise<void> }
 
 async function flushAll(url: string): Promise<void> {
-  const client = createClient({ url });
-  await client.connect();
-  await client.flushDb();
+  const client = new Redis(url);
+  await client.flushdb();
   await client.quit();
 }
 
