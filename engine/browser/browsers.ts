@@ -7,6 +7,7 @@ import { createBrowserPool, type RefractBrowserPool } from './pool.ts';
 import { descendantsRss } from './memory.ts';
 import { createSlots } from './slots.ts';
 import { createSharedContexts } from './shared.ts';
+import { createWarmPages, type WarmPages } from './warm.ts';
 import type { GuardProxy } from './guard-proxy.ts';
 
 /** Pages of the browser pool, handed out under a concurrency bound with a bounded queue and crash retries. */
@@ -48,8 +49,6 @@ export interface Preparation {
   reset?(page: Page, options: BrowserContextOptions): Promise<boolean>;
 }
 
-/** An idle page is closed after this long. */
-const IDLE_MS = 60_000;
 /** A page serves at most this many requests (a long-lived renderer slowly grows). */
 const MAX_USES = 50;
 
@@ -59,13 +58,11 @@ function executable(file: string): boolean {
   return candidates.some((candidate) => { try { accessSync(candidate, constants.X_OK); return true; } catch { return false; } });
 }
 
-/** Creates the browser side; Chromium starts on first use. */
-export function createBrowsers(opts: BrowsersOptions): Browsers {
+/** The browser pool, launched on first use, and pages opened from it through the guard's proxy. */
+function createLauncher(opts: BrowsersOptions) {
   let pool: RefractBrowserPool | undefined;
   let launched = 0;
-  let reused = 0;
-  let memoryCheck: Promise<void> | undefined;
-  const slots = createSlots(opts.concurrency, opts.queueLimit);
+  let failed = false;
   const poolOf = (): RefractBrowserPool => {
     if (!pool) {
       pool = createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages, chromePath: opts.chromePath, proxyServer: opts.proxy.url });
@@ -73,108 +70,102 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     }
     return pool;
   };
-  // Pages ready for a request, by kind (context options and preparation), oldest first, at most `warmPages` in all.
-  // A new context and its renderer process cost ~360 ms of CPU and ~150 ms of wall time, most of a simple capture:
-  // a page that served a request is reset and kept for the next request of its kind, in the renderer it has; when
-  // it cannot be reset, a fresh page is opened ahead of need instead, while the next request is still on its way.
-  const idle = new Map<string, Promise<Page | undefined>[]>();
-  let idleCount = 0;
-  const uses = new WeakMap<Page, number>();
-  // Requests served per browser: a browser is retired after `retireAfterPages` of them, reused pages included.
-  const served = new WeakMap<object, number>();
-  const warmPages = opts.warmPages ?? 0;
-  let launchFailed = false;
-  const openPage = async (options: BrowserContextOptions, proxyUrl: string | undefined, prepare?: Preparation): Promise<Page> => {
-    let page: Page;
-    // A caller's proxy is reached through the guard's, which checks each target first.
-    const route = proxyUrl ? await opts.proxy.via(proxyUrl) : undefined;
-    try {
-      page = (await poolOf().newPage({ pageOptions: options, proxyUrl: route?.url })) as Page;
-      launchFailed = false;
-    } catch (err) {
-      route?.release();
-      if (!pool?.activeBrowserControllers.size) launchFailed = true;
-      throw err;
-    }
-    if (route) page.once('close', route.release);
-    try {
-      await prepare?.run(page);
-    } catch (err) {
-      await page.close().catch(() => undefined);
-      throw err;
-    }
-    return page;
-  };
-  const unpark = (key: string, pending: Promise<Page | undefined>): boolean => {
-    const list = idle.get(key);
-    const at = list?.indexOf(pending) ?? -1;
-    if (at < 0) return false;
-    list!.splice(at, 1);
-    if (!list!.length) idle.delete(key);
-    idleCount--;
-    return true;
-  };
-  const takeIdle = async (key: string): Promise<Page | undefined> => {
-    for (let pending = idle.get(key)?.[0]; pending; pending = idle.get(key)?.[0]) {
-      unpark(key, pending);
-      const page = await pending;
-      if (page && !page.isClosed() && page.context().browser()?.isConnected()) {
-        if (uses.has(page)) reused++;
-        return page;
+  return {
+    poolOf,
+    started: () => pool,
+    launched: () => launched,
+    failed: () => failed,
+    async open(options: BrowserContextOptions, proxyUrl: string | undefined, prepare?: Preparation): Promise<Page> {
+      let page: Page;
+      // A caller's proxy is reached through the guard's, which checks each target first.
+      const route = proxyUrl ? await opts.proxy.via(proxyUrl) : undefined;
+      try {
+        page = (await poolOf().newPage({ pageOptions: options, proxyUrl: route?.url })) as Page;
+        failed = false;
+      } catch (err) {
+        route?.release();
+        if (!pool?.activeBrowserControllers.size) failed = true;
+        throw err;
       }
-      await page?.close().catch(() => undefined);
-    }
-    return undefined;
+      if (route) page.once('close', route.release);
+      try {
+        await prepare?.run(page);
+      } catch (err) {
+        await page.close().catch(() => undefined);
+        throw err;
+      }
+      return page;
+    },
+    /** The browser went away under us: every disconnected one is retired, so that the pool launches a fresh one. */
+    dropDisconnected() {
+      for (const controller of pool?.activeBrowserControllers ?? []) {
+        if (!controller.browser.isConnected()) pool!.retireBrowserController(controller);
+      }
+    },
+    async destroy() {
+      await pool?.destroy();
+      pool = undefined;
+    },
   };
-  const park = (key: string, pending: Promise<Page | undefined>) => {
-    while (idleCount >= warmPages) {
-      const [oldestKey, list] = idle.entries().next().value!;
-      const oldest = list[0]!;
-      unpark(oldestKey, oldest);
-      void oldest.then((p) => p?.close()).catch(() => undefined);
-    }
-    const list = idle.get(key) ?? [];
-    idle.set(key, list);
-    list.push(pending);
-    idleCount++;
-    setTimeout(() => {
-      if (unpark(key, pending)) void pending.then((p) => p?.close()).catch(() => undefined);
-    }, IDLE_MS).unref();
+}
+
+type Launcher = ReturnType<typeof createLauncher>;
+
+/**
+ * After a request: its page reset and parked, or closed and a fresh one of its kind opened ahead of need. A
+ * browser is retired after `retireAfterPages` requests (reused pages included), a page after MAX_USES.
+ */
+function createRecycler(launcher: Launcher, warm: WarmPages, retireAfterPages: number) {
+  const uses = new WeakMap<Page, number>();
+  const served = new WeakMap<object, number>();
+  return {
+    reused: (page: Page) => uses.has(page),
+    recycle(key: string, page: Page, options: BrowserContextOptions, prepare: Preparation | undefined, ok: boolean) {
+      const n = (uses.get(page) ?? 0) + 1;
+      uses.set(page, n);
+      const browser = page.context().browser();
+      const byBrowser = browser ? (served.get(browser) ?? 0) + 1 : 0;
+      if (browser) served.set(browser, byBrowser);
+      const spent = byBrowser >= retireAfterPages;
+      const pool = launcher.started();
+      if (spent) {
+        const controller = pool?.getBrowserControllerByPage(page as never);
+        if (controller) pool!.retireBrowserController(controller);
+      }
+      const reset = ok && !spent && n < MAX_USES && prepare?.reset ? prepare.reset(page, options).catch(() => false) : Promise.resolve(false);
+      warm.park(key, reset.then(async (ok) => {
+        if (ok) return page;
+        await page.close().catch(() => undefined);
+        return launcher.open(options, undefined, prepare).catch(() => undefined);
+      }));
+    },
   };
-  /** After a request: its page reset and kept, or closed and a fresh one of its kind opened ahead of need. */
-  const recycle = (key: string, page: Page, options: BrowserContextOptions, prepare: Preparation | undefined, ok: boolean) => {
-    const n = (uses.get(page) ?? 0) + 1;
-    uses.set(page, n);
-    const browser = page.context().browser();
-    const byBrowser = browser ? (served.get(browser) ?? 0) + 1 : 0;
-    if (browser) served.set(browser, byBrowser);
-    const spent = byBrowser >= opts.retireAfterPages;
-    if (spent) {
-      const controller = pool?.getBrowserControllerByPage(page as never);
-      if (controller) pool!.retireBrowserController(controller);
-    }
-    const reset = ok && !spent && n < MAX_USES && prepare?.reset ? prepare.reset(page, options).catch(() => false) : Promise.resolve(false);
-    park(key, reset.then(async (ok) => {
-      if (ok) return page;
-      await page.close().catch(() => undefined);
-      return openPage(options, undefined, prepare).catch(() => undefined);
-    }));
-  };
-  const dropIdle = async () => {
-    const pages = [...idle.values()].flat();
-    idle.clear();
-    idleCount = 0;
-    await Promise.all(pages.map((p) => p.then((page) => page?.close()).catch(() => undefined)));
-  };
-  const shared = createSharedContexts(async (options) => (await poolOf().newPage({ pageOptions: options })) as Page, opts.retireAfterPages);
+}
+
+/** Creates the browser side; Chromium starts on first use. */
+export function createBrowsers(opts: BrowsersOptions): Browsers {
+  let reused = 0;
+  let memoryCheck: Promise<void> | undefined;
+  const slots = createSlots(opts.concurrency, opts.queueLimit);
+  const launcher = createLauncher(opts);
+  const warmPages = opts.warmPages ?? 0;
+  const warm = createWarmPages(warmPages);
+  const recycler = createRecycler(launcher, warm, opts.retireAfterPages);
+  const shared = createSharedContexts(async (options) => (await launcher.poolOf().newPage({ pageOptions: options })) as Page, opts.retireAfterPages);
 
   // Past the memory ceiling every open browser is retired: pages in flight finish, new ones get a fresh browser.
   const recycleIfHeavy = async () => {
+    const pool = launcher.started();
     if (!pool || opts.maxMemoryBytes <= 0) return;
     if ((await descendantsRss()) <= opts.maxMemoryBytes) return;
-    await dropIdle();
+    await warm.drop();
     await pool.retireAllBrowsers();
     await shared.retire();
+  };
+  const takeWarm = async (key: string) => {
+    const page = await warm.take(key);
+    if (page && recycler.reused(page)) reused++;
+    return page;
   };
   // Pages through a proxy always get their own context.
   const attempt = async <T>(options: BrowserContextOptions, proxyUrl: string | undefined, fn: (page: Page) => Promise<T>, share?: string, prepare?: Preparation): Promise<T> => {
@@ -184,7 +175,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     // Pages through a proxy, of a crawl, or recording video are opened for their request alone.
     // Nor are pages sent with custom headers (credentials of one caller, say) kept for another request.
     const key = !inShared && !proxyUrl && !options.recordVideo && !options.extraHTTPHeaders ? `${prepare?.key ?? ''}\n${JSON.stringify(options)}` : undefined;
-    const page = inShared?.page ?? (key ? await takeIdle(key) : undefined) ?? await openPage(options, proxyUrl, prepare);
+    const page = inShared?.page ?? (key ? await takeWarm(key) : undefined) ?? await launcher.open(options, proxyUrl, prepare);
     let ok = false;
     try {
       const out = await fn(page);
@@ -192,19 +183,13 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
       return out;
     } finally {
       // A page whose request failed or was abandoned (work may still run on it) is never used again.
-      if (key && warmPages > 0 && pool) recycle(key, page, options, prepare, ok);
+      if (key && warmPages > 0 && launcher.started()) recycler.recycle(key, page, options, prepare, ok);
       else {
         await page.close().catch(() => undefined);
         await inShared?.done();
       }
       // Measured after the answer has gone out; the next page waits for the verdict before it opens.
       memoryCheck = recycleIfHeavy().catch(() => undefined);
-    }
-  };
-  // The browser went away under us: retire every disconnected one so that the pool launches a fresh browser.
-  const dropDisconnected = () => {
-    for (const controller of pool?.activeBrowserControllers ?? []) {
-      if (!controller.browser.isConnected()) pool!.retireBrowserController(controller);
     }
   };
   return {
@@ -216,7 +201,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
             return await attempt(options, proxyUrl, fn, share, prepare);
           } catch (err) {
             if (!isCrash(err) || n >= retries || signal.aborted) throw err;
-            dropDisconnected();
+            launcher.dropDisconnected();
             await new Promise((r) => setTimeout(r, 100 * 2 ** n));
           }
         }
@@ -224,22 +209,24 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
         slots.release();
       }
     },
-    ready: () => !launchFailed && executable(opts.chromePath),
-    stats: () => ({
-      open: pool ? pool.activeBrowserControllers.size : 0,
-      launched,
-      reused,
-      pages: slots.load().active,
-      queued: slots.load().queued,
-      contexts: pool ? [...pool.activeBrowserControllers].reduce((n, c) => n + (c.browser as { contexts(): unknown[] }).contexts().length, 0) : 0,
-    }),
+    ready: () => !launcher.failed() && executable(opts.chromePath),
+    stats: () => {
+      const pool = launcher.started();
+      return {
+        open: pool ? pool.activeBrowserControllers.size : 0,
+        launched: launcher.launched(),
+        reused,
+        pages: slots.load().active,
+        queued: slots.load().queued,
+        contexts: pool ? [...pool.activeBrowserControllers].reduce((n, c) => n + (c.browser as { contexts(): unknown[] }).contexts().length, 0) : 0,
+      };
+    },
     closeShared: (share) => shared.retire(share),
     refusalOf: (response, url) => opts.proxy.refusalOf(response, url),
     async close() {
-      await dropIdle();
+      await warm.drop();
       shared.clear();
-      await pool?.destroy();
-      pool = undefined;
+      await launcher.destroy();
       await opts.proxy.close();
     },
   };
