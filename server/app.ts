@@ -3,25 +3,20 @@ import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
-import zlib from 'node:zlib';
-import Negotiator from 'negotiator';
-import { promisify } from 'node:util';
 import { createEngine, RefractError, VERSION, type Config, type Plugin, type Engine, systemClock, serverTiming, type Clock } from '../engine/index.ts';
 import { enginePlugins } from '../lib/index.ts';
 import { createWeb } from './web.ts';
 import { openApiDocument } from './openapi.ts';
-import { createHandler, type HandlerRequest, type HandlerResponse } from './handler.ts';
+import { createHandler, type HandlerResponse } from './handler.ts';
 import { failure } from './jsend.ts';
 import { errorsPage } from './errors-page.ts';
 import { createQuota } from './quota.ts';
 import { createKeyRing } from './keys.ts';
-import { createMetrics, type Metrics } from './metrics.ts';
+import { createMetrics } from './metrics.ts';
 import { clientIp, trustOf } from './client-ip.ts';
+import { compress, encodingOf } from './compress.ts';
+import { serveOwn, JSON_HEADERS, type AppState, type OwnPages } from './own.ts';
 
-const brotli = promisify(zlib.brotliCompress);
-const gzip = promisify(zlib.gzip);
-const COMPRESSIBLE = /json|text|markdown|xml|javascript|svg/;
-const MIN_COMPRESS = 512;
 
 /** A running Refract: the engine and its free and pro endpoints. */
 export interface App {
@@ -64,32 +59,6 @@ function bound(server: http.Server, config: Pick<Config, 'headersTimeoutMs' | 'k
   });
 }
 
-/** Compressed forms of bodies that are sent again (a cache HIT answers the same Buffer each time). */
-const compressed = new WeakMap<Buffer, Map<string, Buffer>>();
-
-/** The encoding to answer with (q-values count: `br;q=0, gzip` is gzip; on a tie brotli first), none for identity. */
-function encodingOf(res: HandlerResponse, acceptEncoding: string): 'br' | 'gzip' | undefined {
-  if (!acceptEncoding || Buffer.byteLength(res.body) < MIN_COMPRESS || !COMPRESSIBLE.test(res.headers['content-type'] ?? '')) return undefined;
-  const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as { encoding(available: string[], opts: { preferred: string[] }): string | undefined };
-  const encoding = negotiator.encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip', 'identity'] });
-  return encoding === 'br' || encoding === 'gzip' ? encoding : undefined;
-}
-
-/** The response with its body compressed as `encoding` says (a body sent again is compressed once). */
-async function compress(res: HandlerResponse, encoding: 'br' | 'gzip'): Promise<HandlerResponse> {
-  const body = typeof res.body === 'string' ? Buffer.from(res.body) : res.body;
-  const kept = compressed.get(body);
-  let out = kept?.get(encoding);
-  if (!out) {
-    out = encoding === 'br'
-      ? await brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
-      : await gzip(body, { level: 6 });
-    // Only a body that is not ours alone (a string made into bytes just now is) may be asked for again.
-    if (typeof res.body !== 'string') compressed.set(body, (kept ?? new Map()).set(encoding, out));
-  }
-  return { ...res, headers: { ...res.headers, 'content-encoding': encoding }, body: out };
-}
-
 /** The longest request line plus headers served (documented with ETOOLARGE). */
 const MAX_HEAD_BYTES = 64 * 1024;
 
@@ -119,7 +88,6 @@ function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stre
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${text}`);
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 /** Paths answered by the server itself on both endpoints, outside quotas and the access log. */
 const HEALTH = new Set(['/healthz', '/readyz']);
@@ -145,145 +113,97 @@ function listen(server: http.Server, port: number, host: string): Promise<string
   });
 }
 
+/** Answers one request of an endpoint (`i`: 0 free, 1 pro): the API, or the server's own pages. */
+async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro', i: number, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const started = performance.now();
+  state.inflight++;
+  try {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    const ip = clientIp(req, state.trust);
+    // The API itself (the path every request of a client takes) is not looked for among the server's own pages.
+    let out = (path === '/' ? undefined : await serveOwn(state, own, req, path))
+      ?? (!state.handlers[i] ? starting() : await state.handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip }));
+    const phases = out.phases ?? [];
+    const encoding = encodingOf(out, String(req.headers['accept-encoding'] ?? ''));
+    if (encoding) {
+      const compressing = performance.now();
+      out = await compress(out, encoding);
+      phases.push({ name: 'compress', ms: performance.now() - compressing });
+    }
+    const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
+    // Every answer says where its time went (cache, queue, fetch, page, navigate, each step...), and in all.
+    const ms = performance.now() - started;
+    phases.push({ name: 'total', ms });
+    // The handlers' headers are made for this answer; the server's own pages may share theirs between answers.
+    const headers = out.facts ? out.headers : { ...out.headers };
+    headers['server-timing'] = serverTiming(phases);
+    headers['content-length'] = String(body.length);
+    // While draining, each answer closes its connection: the client reconnects to another instance.
+    if (state.draining) headers.connection = 'close';
+    res.writeHead(out.status, headers);
+    res.end(req.method === 'HEAD' ? undefined : body);
+    const { engine, metrics } = state;
+    if (out.facts && engine) {
+      const f = out.facts;
+      metrics?.record({ endpoint, status: out.status, output: f.output, cache: f.cache, fetchMode: f.fetchMode, seconds: ms / 1000 });
+      engine.logger.access({ id: f.id, endpoint, method: req.method, status: out.status, code: f.code, ms: Math.round(ms * 10) / 10, cache: f.cache, fetch: f.fetchMode, output: f.output, target: f.target, ip });
+    } else if (!HEALTH.has(path) && path !== '/metrics') {
+      metrics?.record({ endpoint: path.startsWith('/assets/') ? 'assets' : path.startsWith('/docs/errors') || WEB.test(path) ? 'docs' : endpoint, status: out.status, output: 'none', seconds: ms / 1000 });
+    }
+  } catch (err) {
+    // A defect past the handlers (they answer every failure themselves): logged, and still an answer.
+    state.engine?.logger.error('unexpected failure while answering', err);
+    const { status, body } = failure(err, randomUUID(), state.docsUrl, state.reportUrl);
+    if (!res.headersSent) res.writeHead(status, JSON_HEADERS);
+    res.end(JSON.stringify(body));
+  } finally {
+    state.inflight--;
+    if (state.inflight === 0) state.settled?.();
+  }
+}
+
 /** Starts the engine and both endpoints; extra plugins come after the built-in ones and those named in config. */
 export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin[] = [], opts: { clock?: Clock } = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   // Loaded before anything listens, so that a plugin that does not load fails the start with nothing left open.
   const plugins = await enginePlugins(baseConfig, extraPlugins);
-  let handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[] = [];
-  let engine: Engine | undefined;
-  let metrics: Metrics | undefined;
-  // Where error codes are documented: known once the free endpoint listens (its first possible answer).
-  let docsUrl = '';
-  const trust = trustOf(baseConfig.trustProxy);
-  let draining = false;
-  let inflight = 0;
-  let settled: (() => void) | undefined;
-  const readiness = () => {
-    const checks = {
-      started: handlers.length > 0, draining, browser: engine?.browsers.ready() ?? false,
-      redis: engine ? engine.shared.healthy() : false, executor: engine?.alive() ?? false,
-    };
-    return { ready: checks.started && !draining && checks.browser && checks.redis && checks.executor, checks };
-  };
-  /** Answers that do not reach the engine's handlers: health, metrics, error docs and generated files. */
-  const serveOwn = async (req: http.IncomingMessage, path: string): Promise<HandlerResponse | undefined> => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
-    if (path === '/healthz') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ status: 'success', data: { alive: true } }) };
-    if (path === '/readyz') {
-      const { ready, checks } = readiness();
-      return { status: ready ? 200 : 503, headers: JSON_HEADERS, body: JSON.stringify({ status: ready ? 'success' : 'fail', data: { ready, checks } }) };
-    }
-    if (path === '/metrics' && metrics) {
-      const token = engine!.config.metricsToken;
-      if (token && req.headers.authorization !== `Bearer ${token}`) {
-        const { status, body } = failure(new RefractError('EAUTH', '`/metrics` requires `Authorization: Bearer <REFRACT_METRICS_TOKEN>`'), randomUUID(), docsUrl);
-        return { status, headers: { ...JSON_HEADERS, 'www-authenticate': 'Bearer' }, body: JSON.stringify(body) };
-      }
-      const { type, body } = await metrics.scrape();
-      return { status: 200, headers: { 'content-type': type, 'cache-control': 'no-store' }, body };
-    }
-    // The page the `more` links point at (an anchor per code); its Markdown source at /docs/errors.md.
-    if (path === '/docs/errors') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'public, max-age=3600' }, body: errorsHtml };
-    if (path === '/docs/errors.md') return { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: errorsDoc };
-    // The public face describes the loaded plugins: it answers once the engine (and so the registry) exists.
-    const page = engine ? await web.serve(path) : undefined;
-    if (page) return page;
-    if (path.startsWith('/assets/') && engine) {
-      // The name is the path alone: a query string (a cache buster, say) names the same file.
-      const asset = await engine.assets.get(path.slice('/assets/'.length));
-      return asset
-        ? { status: 200, headers: {
-          'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*',
-          'content-disposition': `inline; filename="${asset.filename}"`,
-          // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.
-          ...(asset.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
-        }, body: asset.bytes }
-        : { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(failure(new RefractError('ENOTFOUND', 'No such asset'), randomUUID(), docsUrl).body) };
-    }
-    return undefined;
-  };
+  const state: AppState = { handlers: [], docsUrl: '', draining: false, inflight: 0, trust: trustOf(baseConfig.trustProxy), reportUrl: baseConfig.reportUrl };
+  const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
+  let proUrl = '';
+  const web = await createWeb(() => openApiDocument(state.engine!.registry, { version: VERSION, freeUrl: state.engine!.config.publicUrl, proUrl, docsUrl: state.docsUrl, testHooks: state.engine!.config.testHooks }));
+  const own: OwnPages = { web, errorsDoc, errorsHtml: errorsPage(errorsDoc.toString('utf8')) };
   const servers = (['free', 'pro'] as const).map((endpoint, i) => {
     // Node checks header and request deadlines on this interval (30 s by default: sockets lived up to 30 s past them).
-    const server = http.createServer({ maxHeaderSize: MAX_HEAD_BYTES, connectionsCheckingInterval: 1000 }, async (req, res) => {
-      const started = performance.now();
-      inflight++;
-      try {
-        const url = req.url ?? '/';
-        const query = url.indexOf('?');
-        const path = query < 0 ? url : url.slice(0, query);
-        const ip = clientIp(req, trust);
-        // The API itself (the path every request of a client takes) is not looked for among the server's own pages.
-        let out = (path === '/' ? undefined : await serveOwn(req, path))
-          ?? (!handlers[i] ? starting() : await handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip }));
-        const phases = out.phases ?? [];
-        const encoding = encodingOf(out, String(req.headers['accept-encoding'] ?? ''));
-        if (encoding) {
-          const compressing = performance.now();
-          out = await compress(out, encoding);
-          phases.push({ name: 'compress', ms: performance.now() - compressing });
-        }
-        const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
-        // Every answer says where its time went (cache, queue, fetch, page, navigate, each step...), and in all.
-        const ms = performance.now() - started;
-        phases.push({ name: 'total', ms });
-        // The handlers' headers are made for this answer; the server's own pages may share theirs between answers.
-        const headers = out.facts ? out.headers : { ...out.headers };
-        headers['server-timing'] = serverTiming(phases);
-        headers['content-length'] = String(body.length);
-        // While draining, each answer closes its connection: the client reconnects to another instance.
-        if (draining) headers.connection = 'close';
-        res.writeHead(out.status, headers);
-        res.end(req.method === 'HEAD' ? undefined : body);
-        if (out.facts && engine) {
-          const f = out.facts;
-          metrics?.record({ endpoint, status: out.status, output: f.output, cache: f.cache, fetchMode: f.fetchMode, seconds: ms / 1000 });
-          engine.logger.access({ id: f.id, endpoint, method: req.method, status: out.status, code: f.code, ms: Math.round(ms * 10) / 10, cache: f.cache, fetch: f.fetchMode, output: f.output, target: f.target, ip });
-        } else if (!HEALTH.has(path) && path !== '/metrics') {
-          metrics?.record({ endpoint: path.startsWith('/assets/') ? 'assets' : path.startsWith('/docs/errors') || WEB.test(path) ? 'docs' : endpoint, status: out.status, output: 'none', seconds: ms / 1000 });
-        }
-      } catch (err) {
-        // A defect past the handlers (they answer every failure themselves): logged, and still an answer.
-        engine?.logger.error('unexpected failure while answering', err);
-        const { status, body } = failure(err, randomUUID(), docsUrl, baseConfig.reportUrl);
-        if (!res.headersSent) res.writeHead(status, JSON_HEADERS);
-        res.end(JSON.stringify(body));
-      } finally {
-        inflight--;
-        if (inflight === 0) settled?.();
-      }
-    });
-    server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => answerClientError(err, socket, docsUrl));
+    const server = http.createServer({ maxHeaderSize: MAX_HEAD_BYTES, connectionsCheckingInterval: 1000 }, (req, res) => respond(state, own, endpoint, i, req, res));
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => answerClientError(err, socket, state.docsUrl));
     bound(server, baseConfig);
     return server;
   });
-  const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
-  const errorsHtml = errorsPage(errorsDoc.toString('utf8'));
-  const web = await createWeb(() => openApiDocument(engine!.registry, { version: VERSION, freeUrl: engine!.config.publicUrl, proUrl, docsUrl, testHooks: engine!.config.testHooks }));
   const freeUrl = await listen(servers[0]!, baseConfig.port, baseConfig.host);
-  docsUrl = `${baseConfig.publicUrl || freeUrl}/docs/errors`;
-  const proUrl = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
+  const docsUrl = state.docsUrl = `${baseConfig.publicUrl || freeUrl}/docs/errors`;
+  proUrl = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
   const config = { ...baseConfig, publicUrl: baseConfig.publicUrl || freeUrl };
-  engine = await createEngine({ config, plugins, clock });
+  const ready = state.engine = await createEngine({ config, plugins, clock });
   // The quotas count in the engine's shared state: Redis when REDIS_URL is set, so processes share them.
-  const quota = createQuota(engine.shared.counters, clock);
+  const quota = createQuota(ready.shared.counters, clock);
   const keys = createKeyRing(config.apiKeys);
-  metrics = createMetrics(engine, () => inflight);
-  handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: engine!, quota, tier, keys, docsUrl, clock }));
-  const ready = engine;
+  state.metrics = createMetrics(ready, () => state.inflight);
+  state.handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: ready, quota, tier, keys, docsUrl, clock }));
   return {
     engine: ready,
     events: ready.events,
     freeUrl,
     proUrl,
     async shutdown(graceMs) {
-      draining = true;
+      state.draining = true;
       // No new connections; idle keep-alive ones close now, busy ones after their answer (`connection: close`).
       const closed = servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
       for (const s of servers) s.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        new Promise<void>((resolve) => { settled = resolve; if (inflight === 0) resolve(); }),
+        new Promise<void>((resolve) => { state.settled = resolve; if (state.inflight === 0) resolve(); }),
         new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); }),
       ]);
       clearTimeout(timer);
@@ -293,7 +213,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       ready.logger.flush();
     },
     async close() {
-      draining = true;
+      state.draining = true;
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); })));
       await ready.close();
       ready.logger.flush();

@@ -251,8 +251,7 @@ export function createHandler(deps: HandlerDeps) {
       const headers: Record<string, string> = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(outcome, outcome.cache, now), etag, 'content-type': type };
       // Embedded HTML (a report, or whatever a target served) runs sandboxed, in an opaque origin, never as this service.
       if (/^text\/html/i.test(type)) headers['content-security-policy'] = 'sandbox allow-scripts allow-popups';
-      // `fresh`: If-None-Match names this entity tag (weakly) or `*`. The request's Cache-Control is not given to it:
-      // `no-cache` speaks to caches, and fetch() adds it to every conditional request; this service is the origin.
+      // Without the request's Cache-Control: fetch() adds `no-cache` to conditional requests; this is the origin.
       if (fresh({ 'if-none-match': header(req, 'if-none-match') }, { etag })) return { status: 304, headers, body: '', phases, facts };
       return { status: 200, headers, body, phases, facts };
     } catch (err) {

@@ -142,6 +142,14 @@ function createRecycler(launcher: Launcher, warm: WarmPages, retireAfterPages: n
   };
 }
 
+/** Browsers open, launched in all, and contexts open. */
+function poolStats(launcher: Launcher): { open: number; launched: number; contexts: number } {
+  const pool = launcher.started();
+  const controllers = pool ? [...pool.activeBrowserControllers] : [];
+  const contexts = controllers.reduce((n, c) => n + (c.browser as { contexts(): unknown[] }).contexts().length, 0);
+  return { open: controllers.length, launched: launcher.launched(), contexts };
+}
+
 /** Creates the browser side; Chromium starts on first use. */
 export function createBrowsers(opts: BrowsersOptions): Browsers {
   let reused = 0;
@@ -210,17 +218,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
       }
     },
     ready: () => !launcher.failed() && executable(opts.chromePath),
-    stats: () => {
-      const pool = launcher.started();
-      return {
-        open: pool ? pool.activeBrowserControllers.size : 0,
-        launched: launcher.launched(),
-        reused,
-        pages: slots.load().active,
-        queued: slots.load().queued,
-        contexts: pool ? [...pool.activeBrowserControllers].reduce((n, c) => n + (c.browser as { contexts(): unknown[] }).contexts().length, 0) : 0,
-      };
-    },
+    stats: () => ({ ...poolStats(launcher), reused, pages: slots.load().active, queued: slots.load().queued }),
     closeShared: (share) => shared.retire(share),
     refusalOf: (response, url) => opts.proxy.refusalOf(response, url),
     async close() {

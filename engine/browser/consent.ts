@@ -45,107 +45,114 @@ export interface Consent {
   forget(page: Page): void;
 }
 
-export function createConsent(): Consent {
-  let consent: ConsentRules | undefined;
-  const inits = new Map<string, FrameInit>();
-  const prepared = new WeakSet<BrowserContext>();
-  const watches = new WeakMap<Page, Watch>();
-  const watchOf = (page: Page): Watch => {
-    let w = watches.get(page);
-    if (!w) watches.set(page, w = { mainInit: false, popup: false, finished: false });
-    return w;
+/** What one engine's consent handler keeps: the rules (loaded on first use), frame inits, and what each page told. */
+interface ConsentState {
+  rules?: ConsentRules;
+  inits: Map<string, FrameInit>;
+  prepared: WeakSet<BrowserContext>;
+  watches: WeakMap<Page, Watch>;
+}
+
+function watchOf(state: ConsentState, page: Page): Watch {
+  let w = state.watches.get(page);
+  if (!w) state.watches.set(page, w = { mainInit: false, popup: false, finished: false });
+  return w;
+}
+
+async function onMessage(state: ConsentState, page: Page, frame: Frame, msg: Message): Promise<void> {
+  if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string') return;
+  const w = watchOf(state, page);
+  const mainFrame = frame === page.mainFrame();
+  switch (msg.type) {
+    case 'init': {
+      const init = frameInit(state.inits, state.rules!, frame.url(), mainFrame);
+      // Frames start at once; the main frame starts when settleConsent asks (it was waiting for the page).
+      if (!mainFrame) await frame.evaluate(initExpression(init, false)).catch(() => undefined);
+      else {
+        w.mainInit = true;
+        w.answerInit = async () => {
+          // Learned beside the first pages, which start autoconsent before looking (as every page did before).
+          if (init === state.rules!.genericInit && !init.selectors && !init.learning) init.learning = learnPrehide(state, page, init);
+          const answer = await frame.evaluate(initExpression(init, true, 'check')) as InitAnswer | undefined;
+          return answer?.present === true;
+        };
+      }
+      break;
+    }
+    case 'report':
+      if (!mainFrame) break;
+      if (TERMINAL.has(String(msg.state?.lifecycle))) w.finished = true;
+      break;
+    case 'cmpDetected':
+      w.detectedAt ??= performance.now();
+      break;
+    case 'popupFound':
+      w.popup = true;
+      break;
+    case 'optOutResult':
+    case 'autoconsentDone':
+      w.finished = true;
+      break;
+  }
+  w.wake?.();
+}
+
+/**
+ * Learns the generic prehide selectors on a blank page (about:blank, no network) in a context of its own in the
+ * page's browser: once per process. A failure, or a browser that does not answer within LEARN_CAP_MS, leaves them
+ * unknown (pages then start autoconsent before looking, as they did before) and a later page tries again.
+ */
+function learnPrehide(state: ConsentState, page: Page, init: FrameInit): Promise<void> {
+  const learn = async () => {
+    const context = await page.context().browser()?.newContext();
+    try {
+      if (!context) return;
+      await prepare(state, context);
+      const blank = await context.newPage();
+      const answer = await blank.mainFrame().evaluate(initExpression(init, true, 'start')) as InitAnswer | undefined;
+      const prehide = Array.isArray(answer?.prehide) ? answer.prehide.filter((s) => typeof s === 'string') : [];
+      if (prehide.length > 0) init.selectors = JSON.stringify([...prehide, ...init.extra]);
+    } finally {
+      await context?.close().catch(() => undefined);
+    }
   };
+  return bounded(learn(), performance.now() + LEARN_CAP_MS).then(() => undefined).finally(() => { init.learning = undefined; });
+}
 
-  async function onMessage(page: Page, frame: Frame, msg: Message): Promise<void> {
-    if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string') return;
-    const w = watchOf(page);
-    const mainFrame = frame === page.mainFrame();
-    switch (msg.type) {
-      case 'init': {
-        const init = frameInit(inits, consent!, frame.url(), mainFrame);
-        // Frames start at once; the main frame starts when settleConsent asks (it was waiting for the page).
-        if (!mainFrame) await frame.evaluate(initExpression(init, false)).catch(() => undefined);
-        else {
-          w.mainInit = true;
-          w.answerInit = async () => {
-            // Learned beside the first pages, which start autoconsent before looking (as every page did before).
-            if (init === consent!.genericInit && !init.selectors && !init.learning) init.learning = learnPrehide(page, init);
-            const answer = await frame.evaluate(initExpression(init, true, 'check')) as InitAnswer | undefined;
-            return answer?.present === true;
-          };
-        }
-        break;
-      }
-      case 'report':
-        if (!mainFrame) break;
-        if (TERMINAL.has(String(msg.state?.lifecycle))) w.finished = true;
-        break;
-      case 'cmpDetected':
-        w.detectedAt ??= performance.now();
-        break;
-      case 'popupFound':
-        w.popup = true;
-        break;
-      case 'optOutResult':
-      case 'autoconsentDone':
-        w.finished = true;
-        break;
-    }
-    w.wake?.();
+/** Autoconsent in a context's pages: its script in every frame, and its messages answered here. */
+async function prepare(state: ConsentState, context: BrowserContext): Promise<void> {
+  const rules = state.rules ??= loadConsent();
+  await context.exposeBinding('autoconsentSendMessage', ({ page, frame }: { page: Page; frame: Frame }, msg: Message) => onMessage(state, page, frame, msg));
+  await context.addInitScript({ content: rules.script });
+}
+
+/** A page evaluation that answers false at `at` (a page whose timers never fire must not hold the request). */
+function bounded(work: Promise<unknown>, at: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), Math.max(0, at - performance.now())); });
+  return Promise.race([work.then((v) => v === true, () => false), late]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves once `done()` holds or at `until` (performance.now() time), re-checking on every message. */
+async function until(w: Watch, done: () => boolean, at: number): Promise<void> {
+  while (!done() && performance.now() < at) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, Math.min(100, at - performance.now())));
+      w.wake = () => { clearTimeout(timer); resolve(); };
+    });
+    w.wake = undefined;
   }
+}
 
-  /**
-   * Learns the generic prehide selectors on a blank page (about:blank, no network) in a context of its own in the
-   * page's browser: once per process. A failure, or a browser that does not answer within LEARN_CAP_MS, leaves them
-   * unknown (pages then start autoconsent before looking, as they did before) and a later page tries again.
-   */
-  function learnPrehide(page: Page, init: FrameInit): Promise<void> {
-    const learn = async () => {
-      const context = await page.context().browser()?.newContext();
-      try {
-        if (!context) return;
-        await prepare(context);
-        const blank = await context.newPage();
-        const answer = await blank.mainFrame().evaluate(initExpression(init, true, 'start')) as InitAnswer | undefined;
-        const prehide = Array.isArray(answer?.prehide) ? answer.prehide.filter((s) => typeof s === 'string') : [];
-        if (prehide.length > 0) init.selectors = JSON.stringify([...prehide, ...init.extra]);
-      } finally {
-        await context?.close().catch(() => undefined);
-      }
-    };
-    return bounded(learn(), performance.now() + LEARN_CAP_MS).then(() => undefined).finally(() => { init.learning = undefined; });
-  }
 
-  /** Autoconsent in a context's pages: its script in every frame, and its messages answered here. */
-  async function prepare(context: BrowserContext): Promise<void> {
-    consent ??= loadConsent();
-    await context.exposeBinding('autoconsentSendMessage', ({ page, frame }: { page: Page; frame: Frame }, msg: Message) => onMessage(page, frame, msg));
-    await context.addInitScript({ content: consent.script });
-  }
-
-  /** A page evaluation that answers false at `at` (a page whose timers never fire must not hold the request). */
-  function bounded(work: Promise<unknown>, at: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), Math.max(0, at - performance.now())); });
-    return Promise.race([work.then((v) => v === true, () => false), late]).finally(() => clearTimeout(timer));
-  }
-
-  /** Resolves once `done()` holds or at `until` (performance.now() time), re-checking on every message. */
-  async function until(w: Watch, done: () => boolean, at: number): Promise<void> {
-    while (!done() && performance.now() < at) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, Math.min(100, at - performance.now())));
-        w.wake = () => { clearTimeout(timer); resolve(); };
-      });
-      w.wake = undefined;
-    }
-  }
-
+export function createConsent(): Consent {
+  const state: ConsentState = { inits: new Map(), prepared: new WeakSet(), watches: new WeakMap() };
+  const { prepared, watches } = state;
   return {
     async prepareConsent(context) {
       if (prepared.has(context)) return;
       prepared.add(context);
-      await prepare(context);
+      await prepare(state, context);
     },
     forget(page) {
       watches.delete(page);

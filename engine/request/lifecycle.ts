@@ -49,6 +49,29 @@ export function cacheStatusOf(err: unknown): CacheStatus {
   return ((err as { cacheStatus?: CacheStatus } | null)?.cacheStatus) ?? 'MISS';
 }
 
+/** Runs the plan and stores the outcome; a failure worth remembering is stored briefly and returned as such. */
+async function compute(deps: LifecycleDeps, plan: Plan, key: string): Promise<CacheEntry> {
+  const { cache, clock } = deps;
+  try {
+    // The run's phases are this request's (Server-Timing): they are answered, never stored.
+    const { phases, ...result } = await deps.run(plan);
+    const now = clock.now();
+    const fresh: CacheEntry = { ...result, createdAt: now, expiresAt: now + (plan.options.ttl ?? deps.cacheTtlMs) };
+    const storing = performance.now();
+    await cache.set(key, fresh);
+    return phases ? { ...fresh, phases: [...phases, { name: 'store', ms: performance.now() - storing }] } : fresh;
+  } catch (err) {
+    if (!isRefractError(err) || NOT_REMEMBERED.has(err.code) || deps.failureTtlMs <= 0) throw err;
+    const now = clock.now();
+    const failed: CacheEntry = {
+      data: {}, fetchMode: 'none', fetchTimeMs: 0, warnings: [], createdAt: now, expiresAt: now + deps.failureTtlMs,
+      failure: { code: err.code, message: err.message, data: err.data },
+    };
+    await cache.set(key, failed);
+    return failed;
+  }
+}
+
 /**
  * The engine's one entry for a plan: cache → coalesce → executor → steps. A fresh entry is a HIT; past its
  * `staleTtl` a STALE answer is given while one background refresh runs; `force` is a BYPASS; anything else is
@@ -59,28 +82,6 @@ export function createLifecycle(deps: LifecycleDeps) {
   const { cache, clock } = deps;
   const refreshing = new Set<string>();
 
-  /** Runs the plan and stores the outcome; a failure worth remembering is stored briefly and returned as such. */
-  async function compute(plan: Plan, key: string): Promise<CacheEntry> {
-    try {
-      // The run's phases are this request's (Server-Timing): they are answered, never stored.
-      const { phases, ...result } = await deps.run(plan);
-      const now = clock.now();
-      const fresh: CacheEntry = { ...result, createdAt: now, expiresAt: now + (plan.options.ttl ?? deps.cacheTtlMs) };
-      const storing = performance.now();
-      await cache.set(key, fresh);
-      return phases ? { ...fresh, phases: [...phases, { name: 'store', ms: performance.now() - storing }] } : fresh;
-    } catch (err) {
-      if (!isRefractError(err) || NOT_REMEMBERED.has(err.code) || deps.failureTtlMs <= 0) throw err;
-      const now = clock.now();
-      const failed: CacheEntry = {
-        data: {}, fetchMode: 'none', fetchTimeMs: 0, warnings: [], createdAt: now, expiresAt: now + deps.failureTtlMs,
-        failure: { code: err.code, message: err.message, data: err.data },
-      };
-      await cache.set(key, failed);
-      return failed;
-    }
-  }
-
   /** Refreshes a stale entry once (per process; across processes the cache lock makes it once in all). */
   function refreshInBackground(plan: Plan, key: string, staleSince: number): void {
     if (refreshing.has(key)) return;
@@ -88,7 +89,7 @@ export function createLifecycle(deps: LifecycleDeps) {
     // Another process may have refreshed it while this one waited for the lock: a newer entry is kept as it is.
     const refresh = async () => {
       const current = await cache.get(key);
-      return current && current.createdAt > staleSince ? current : compute(plan, key);
+      return current && current.createdAt > staleSince ? current : compute(deps, plan, key);
     };
     void cache.coalesce(key, refresh, plan.options.timeout + 5000)
       .then((entry) => deps.events.emit('refresh', { url: plan.url, ok: !entry.failure }))
@@ -129,7 +130,7 @@ export function createLifecycle(deps: LifecycleDeps) {
           if (current) return current;
           mine = true;
           if (!force) await opts.admit?.();
-          return compute(plan, key);
+          return compute(deps, plan, key);
         }, plan.options.timeout + 5000);
         return { entry, cache: mine || force ? status : 'HIT', lookupMs };
       } catch (err) {

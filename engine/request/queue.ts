@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BasicCrawler } from '@crawlee/basic';
+import { BasicCrawler, type BasicCrawlerOptions } from '@crawlee/basic';
 import { Configuration, Log, LogLevel, ProxyConfiguration, Request, type Session } from '@crawlee/core';
 import { ServerRequestManager } from './queue-store.ts';
 import { RefractError } from '../errors.ts';
@@ -30,6 +30,46 @@ export interface ExecutorOptions { concurrency: number; proxyUrls: readonly stri
 
 interface Job { task: Task<unknown>; resolve(v: unknown): void; reject(e: unknown): void }
 
+/** The crawler's options: fixed concurrency, sessions, and a handler that runs each request's task. */
+function crawlerOptions(opts: ExecutorOptions, jobs: Map<string, Job>, log: Log, requests: ServerRequestManager, proxyConfiguration: ProxyConfiguration | undefined): BasicCrawlerOptions {
+  return {
+  // Crawlee 3.18 reads `requestManager` but its option check refuses the key; a request queue stands in for it.
+  requestQueue: requests as never,
+  log,
+  keepAlive: true,
+  useSessionPool: true,
+  sessionPoolOptions: { maxPoolSize: 100 },
+  maxRequestRetries: 0,
+  requestHandlerTimeoutSecs: opts.handlerTimeoutSecs,
+  statusMessageLoggingInterval: 3600,
+  // Concurrency is fixed by configuration (the browser side has its own bound): Crawlee's autoscaling would
+  // read a busy 2-core machine as overloaded and throttle a server that must answer every request it accepts.
+  minConcurrency: opts.concurrency,
+  maxConcurrency: opts.concurrency,
+  autoscaledPoolOptions: {
+    desiredConcurrency: opts.concurrency,
+    maybeRunIntervalSecs: 0.5,
+    systemStatusOptions: { maxCpuOverloadedRatio: 1, maxEventLoopOverloadedRatio: 1, maxMemoryOverloadedRatio: 1, maxClientOverloadedRatio: 1 },
+  },
+  async requestHandler({ request, session }) {
+    const job = jobs.get(request.uniqueKey);
+    if (!job) return;
+    jobs.delete(request.uniqueKey);
+    try {
+      const proxyUrl = proxyConfiguration ? await proxyConfiguration.newUrl(session?.id) : undefined;
+      job.resolve(await job.task({ session, proxyUrl }));
+    } catch (err) {
+      job.reject(err);
+    }
+  },
+  async failedRequestHandler({ request }, error) {
+    const job = jobs.get(request.uniqueKey);
+    jobs.delete(request.uniqueKey);
+    job?.reject(error);
+  },
+};
+}
+
 /**
  * Creates the executor: a keep-alive BasicCrawler fed one request per task. The pool is woken on every
  * submission (`notify`), so Crawlee adds no polling delay; its storage is in memory and private to it.
@@ -41,42 +81,7 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
   const proxyConfiguration = opts.proxyUrls.length ? new ProxyConfiguration({ proxyUrls: [...opts.proxyUrls] }) : undefined;
   const jobs = new Map<string, Job>();
   const requests = new ServerRequestManager();
-  const crawler = new BasicCrawler({
-    // Crawlee 3.18 reads `requestManager` but its option check refuses the key; a request queue stands in for it.
-    requestQueue: requests as never,
-    log,
-    keepAlive: true,
-    useSessionPool: true,
-    sessionPoolOptions: { maxPoolSize: 100 },
-    maxRequestRetries: 0,
-    requestHandlerTimeoutSecs: opts.handlerTimeoutSecs,
-    statusMessageLoggingInterval: 3600,
-    // Concurrency is fixed by configuration (the browser side has its own bound): Crawlee's autoscaling would
-    // read a busy 2-core machine as overloaded and throttle a server that must answer every request it accepts.
-    minConcurrency: opts.concurrency,
-    maxConcurrency: opts.concurrency,
-    autoscaledPoolOptions: {
-      desiredConcurrency: opts.concurrency,
-      maybeRunIntervalSecs: 0.5,
-      systemStatusOptions: { maxCpuOverloadedRatio: 1, maxEventLoopOverloadedRatio: 1, maxMemoryOverloadedRatio: 1, maxClientOverloadedRatio: 1 },
-    },
-    async requestHandler({ request, session }) {
-      const job = jobs.get(request.uniqueKey);
-      if (!job) return;
-      jobs.delete(request.uniqueKey);
-      try {
-        const proxyUrl = proxyConfiguration ? await proxyConfiguration.newUrl(session?.id) : undefined;
-        job.resolve(await job.task({ session, proxyUrl }));
-      } catch (err) {
-        job.reject(err);
-      }
-    },
-    async failedRequestHandler({ request }, error) {
-      const job = jobs.get(request.uniqueKey);
-      jobs.delete(request.uniqueKey);
-      job?.reject(error);
-    },
-  }, config);
+  const crawler = new BasicCrawler(crawlerOptions(opts, jobs, log, requests, proxyConfiguration), config);
   // A crawler that stops on its own (its run ended or failed) takes no more tasks: the ones waiting, and every
   // one after, are refused at once (EBUSY, so that a client retries another process) instead of waiting forever.
   let closing = false;

@@ -1,13 +1,5 @@
-import { createRequire } from 'node:module';
 import type { CheerioAPI } from 'cheerio';
 import { readJsonLd } from './jsonld.ts';
-
-const smartquotes = createRequire(import.meta.url)('smartquotes') as { string(text: string): string };
-
-/** Straight quotes and apostrophes made typographic (`"a"` → `“a”`, `it's` → `it’s`), as metascraper writes them. */
-export function typographic(text: string): string {
-  return /["']/.test(text) ? smartquotes.string(text) : text;
-}
 
 /** The document and its address, as every rule sees them. */
 export interface Doc {

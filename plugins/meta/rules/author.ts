@@ -1,4 +1,5 @@
-import { byAttr, byJsonLd, byMeta, byText, clean, typographic, type Doc, type Rule } from '../helpers.ts';
+import { byAttr, byJsonLd, byMeta, byText, clean, type Doc, type Rule } from '../helpers.ts';
+import { typographic } from '../typography.ts';
 import { toDate } from './date.ts';
 
 const personName = (v: unknown): unknown => {

@@ -1,4 +1,5 @@
-import { byAttr, byJsonLd, byMeta, byText, clean, typographic, type Rule, type Doc } from '../helpers.ts';
+import { byAttr, byJsonLd, byMeta, byText, clean, type Rule, type Doc } from '../helpers.ts';
+import { typographic } from '../typography.ts';
 
 /** Ordered rules for the title (docs/metadata.md): social cards, the document's title, structured data, headings. */
 export const title: Rule[] = [

@@ -1,0 +1,80 @@
+import type http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { RefractError, type Engine } from '../engine/index.ts';
+import type { HandlerRequest, HandlerResponse } from './handler.ts';
+import { failure } from './jsend.ts';
+import type { Metrics } from './metrics.ts';
+import type { Web } from './web.ts';
+
+export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** What a running server holds that its answers read: filled in as the start goes on. */
+export interface AppState {
+  engine?: Engine;
+  metrics?: Metrics;
+  handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[];
+  /** Where error codes are documented: known once the free endpoint listens (its first possible answer). */
+  docsUrl: string;
+  draining: boolean;
+  inflight: number;
+  settled?: () => void;
+  trust: ((addr: string, hop: number) => boolean) | undefined;
+  reportUrl: string;
+}
+
+/** The server's own pages besides the API: the public face and the error reference. */
+export interface OwnPages { web: Web; errorsHtml: string; errorsDoc: Buffer }
+
+/** Whether this process takes requests, and why not (each check). */
+export function readiness(state: AppState) {
+  const { engine } = state;
+  const checks = {
+    started: state.handlers.length > 0, draining: state.draining, browser: engine?.browsers.ready() ?? false,
+    redis: engine ? engine.shared.healthy() : false, executor: engine?.alive() ?? false,
+  };
+  return { ready: checks.started && !state.draining && checks.browser && checks.redis && checks.executor, checks };
+}
+
+/** Answers that do not reach the engine's handlers: health, metrics, error docs and generated files. */
+export async function serveOwn(state: AppState, own: OwnPages, req: http.IncomingMessage, path: string): Promise<HandlerResponse | undefined> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+  const { engine, metrics, docsUrl } = state;
+  if (path === '/healthz') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ status: 'success', data: { alive: true } }) };
+  if (path === '/readyz') {
+    const { ready, checks } = readiness(state);
+    return { status: ready ? 200 : 503, headers: JSON_HEADERS, body: JSON.stringify({ status: ready ? 'success' : 'fail', data: { ready, checks } }) };
+  }
+  if (path === '/metrics' && metrics) {
+    const token = engine!.config.metricsToken;
+    if (token && req.headers.authorization !== `Bearer ${token}`) {
+      const { status, body } = failure(new RefractError('EAUTH', '`/metrics` requires `Authorization: Bearer <REFRACT_METRICS_TOKEN>`'), randomUUID(), docsUrl);
+      return { status, headers: { ...JSON_HEADERS, 'www-authenticate': 'Bearer' }, body: JSON.stringify(body) };
+    }
+    const { type, body } = await metrics.scrape();
+    return { status: 200, headers: { 'content-type': type, 'cache-control': 'no-store' }, body };
+  }
+  // The page the `more` links point at (an anchor per code); its Markdown source at /docs/errors.md.
+  if (path === '/docs/errors') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'public, max-age=3600' }, body: own.errorsHtml };
+  if (path === '/docs/errors.md') return { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8' }, body: own.errorsDoc };
+  // The public face describes the loaded plugins: it answers once the engine (and so the registry) exists.
+  const page = engine ? await own.web.serve(path) : undefined;
+  if (page) return page;
+  if (path.startsWith('/assets/') && engine) return serveAsset(engine, path.slice('/assets/'.length), docsUrl);
+  return undefined;
+}
+
+/** A generated file; the name is the path alone (a query string, a cache buster say, names the same file). */
+async function serveAsset(engine: Engine, name: string, docsUrl: string): Promise<HandlerResponse> {
+  const asset = await engine.assets.get(name);
+  if (!asset) return { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(failure(new RefractError('ENOTFOUND', 'No such asset'), randomUUID(), docsUrl).body) };
+  return {
+    status: 200,
+    headers: {
+      'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*',
+      'content-disposition': `inline; filename="${asset.filename}"`,
+      // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.
+      ...(asset.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
+    },
+    body: asset.bytes,
+  };
+}

@@ -1,0 +1,52 @@
+import type { coreSchema } from '../engine/index.ts';
+
+/** What the general parameters do (the plugins describe themselves). A test checks each one is here. */
+export const CORE_DOCS: Record<keyof typeof coreSchema.shape, string> = {
+  url: 'The page to turn into data (http or https).',
+  htmlUrl: 'Take the page\'s HTML from this URL instead of the page itself (the page\'s URL still resolves links).',
+  force: 'Bypass the cache and regenerate (`x-cache-status: BYPASS`).',
+  filter: 'Comma-separated dot paths of `data` to keep, e.g. `title,image.url`.',
+  embed: 'Answer one field of `data` raw (text as text/plain, a media `…url` as the file\'s bytes) instead of JSON.',
+  timeout: 'Time budget in milliseconds or as text (`10s`); ETIMEOUT past it.',
+  prerender: '`auto` renders only pages that build their content in the browser; `true` always, `false` never.',
+  userAgent: 'The User-Agent sent to the page.',
+  headers: 'Headers sent to the target, as `headers.<name>=<value>` (also as request headers `x-api-header-<name>`).',
+  ttl: 'Cache lifetime: milliseconds or text, one minute to 31 days (`min`, `max`).',
+  staleTtl: 'Past this age the stored copy answers with `x-cache-status: STALE` and is regenerated in the background.',
+  cacheKey: 'The cache identity to use instead of the canonical request.',
+  filename: 'The name of the generated file.',
+  proxy: 'Fetch and render through this proxy URL, or a pool proxy of `proxy.location`.',
+  retry: 'Retries after a browser crash, with exponential backoff.',
+  waitUntil: 'The navigation events to wait for (a list): load, domcontentloaded, networkidle, commit, auto.',
+  device: 'A device preset (`iphone 12`, `macbook pro 13`...): viewport, scale, touch and user agent.',
+  viewport: 'The browser viewport.',
+  colorScheme: 'The emulated `prefers-color-scheme`.',
+  mediaType: 'The emulated CSS media type.',
+  animations: 'Let CSS animations run (false freezes them).',
+  javascript: 'Run the page\'s JavaScript in the browser.',
+  adblock: 'Block ads and trackers and answer cookie banners with an opt-out (on by default on the free endpoint).',
+  click: 'CSS selectors to click after navigation, in order.',
+  scroll: 'A CSS selector to scroll into view after navigation.',
+  scripts: 'Scripts (URLs or inline code) to add to the page after navigation.',
+  styles: 'Stylesheets (URLs or inline CSS) to add to the page after navigation.',
+  modules: 'ES modules (URLs or inline code) to add to the page after navigation.',
+  waitForSelector: 'Wait for this CSS selector to appear before the outputs are taken.',
+  waitForTimeout: 'Wait this long (at most 20 s) before the outputs are taken.',
+};
+
+/** The response headers every API answer may carry, as OpenAPI describes them. */
+export const RESPONSE_HEADERS: Record<string, string> = {
+  'x-request-id': 'The request\'s identifier (quote it to support).',
+  'x-cache-status': 'MISS, HIT, STALE or BYPASS.',
+  'x-cache-expired-at': 'Remaining cache life, human-readable.',
+  'x-cache-ttl': 'Cache lifetime in milliseconds.',
+  'cache-control': 'Browser cache duration matching the TTL.',
+  'x-fetch-mode': 'How the content was obtained (fetch, prerender...).',
+  'x-fetch-time': 'How long fetching took.',
+  'x-pricing-plan': 'The plan the request was served under: free or pro.',
+  'x-rate-limit-limit': 'Requests permitted in the window.',
+  'x-rate-limit-remaining': 'Requests remaining in the window.',
+  'x-rate-limit-reset': 'When the window resets, UTC epoch seconds.',
+  'x-refract-unknown-params': 'Top-level parameters nothing reads (percent-encoded, comma-separated).',
+  'server-timing': 'Where the time went.',
+};
