@@ -1,5 +1,5 @@
 /**
- * The package's entry (`import { createEngine } from 'refract'`): the engine's API, with `createEngine` composing
+ * The package's entry (`import { createEngine } from 'refract-api'`): the engine's API, with `createEngine` composing
  * the built-in plugins, those named by REFRACT_PLUGINS and yours, as the server and the CLI compose them.
  */
 import { createEngine as assemble, loadConfig, loadPlugins, type Config, type Engine, type EngineOptions as CoreOptions, type Plugin } from '../engine/index.ts';

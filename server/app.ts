@@ -21,6 +21,8 @@ import { serveOwn, JSON_HEADERS, type AppState, type OwnPages } from './own.ts';
 /** A running Refract: the engine and its free and pro endpoints. */
 export interface App {
   engine: Engine; freeUrl: string; proUrl: string;
+  /** The addresses the endpoints listen on, as bound (`0.0.0.0:3000` with the default HOST). */
+  bound: { free: string; pro: string };
   /** Background events: `refresh` ({ url, ok }) when a stale cache entry was regenerated. */
   events: EventEmitter;
   /**
@@ -103,12 +105,20 @@ function starting(): HandlerResponse {
   };
 }
 
-function listen(server: http.Server, port: number, host: string): Promise<string> {
+/** An address as `host:port` (IPv6 in brackets). */
+const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/**
+ * Listens on `host`; resolves with the address actually bound and a URL this machine reaches it at (a wildcard
+ * address is reached on loopback).
+ */
+function listen(server: http.Server, port: number, host: string): Promise<{ bound: string; url: string }> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       const addr = server.address() as AddressInfo;
-      resolve(`http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address}:${addr.port}`);
+      const reach = addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address === '::' ? '::1' : addr.address;
+      resolve({ bound: hostPort(addr.address, addr.port), url: `http://${hostPort(reach, addr.port)}` });
     });
   });
 }
@@ -181,9 +191,11 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
     bound(server, baseConfig);
     return server;
   });
-  const freeUrl = await listen(servers[0]!, baseConfig.port, baseConfig.host);
+  const free = await listen(servers[0]!, baseConfig.port, baseConfig.host);
+  const freeUrl = free.url;
   const docsUrl = state.docsUrl = `${baseConfig.publicUrl || freeUrl}/docs/errors`;
-  proUrl = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
+  const pro = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
+  proUrl = pro.url;
   const config = { ...baseConfig, publicUrl: baseConfig.publicUrl || freeUrl };
   const ready = state.engine = await createEngine({ config, plugins, clock });
   // The quotas count in the engine's shared state: Redis when REDIS_URL is set, so processes share them.
@@ -196,6 +208,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
     events: ready.events,
     freeUrl,
     proUrl,
+    bound: { free: free.bound, pro: pro.bound },
     async shutdown(graceMs) {
       state.draining = true;
       // No new connections; idle keep-alive ones close now, busy ones after their answer (`connection: close`).

@@ -262,7 +262,7 @@ export function createHandler(deps: HandlerDeps) {
       if (unexpected) engine.logger.error('unexpected failure', err);
       rate ??= await quota.peek(caller, policy).catch(() => undefined);
       const rates = rateHeaders(rate, deps.tier);
-      const extra: Record<string, string> = status === 429 && rate ? { 'retry-after': String(Math.max(1, rate.resetEpochSecs - Math.floor(deps.clock.now() / 1000))) } : {};
+      const extra = retryAfter(body.code, status, rate, deps.clock.now());
       // Clients retry 413 and 503 after the time these headers name: such answers never carry one.
       if (status === 413 || status === 503) delete rates['x-rate-limit-reset'];
       return {
@@ -274,4 +274,14 @@ export function createHandler(deps: HandlerDeps) {
       };
     }
   };
+}
+
+/** A full browser queue drains within about a page's time: the client is told to come back after a second. */
+const BUSY_RETRY_SECS = 1;
+
+/** When a refused client may try again: the quota's reset on 429, a second on a full browser queue (503 EBUSY). */
+function retryAfter(code: unknown, status: number, rate: QuotaState | undefined, now: number): Record<string, string> {
+  if (status === 429 && rate) return { 'retry-after': String(Math.max(1, rate.resetEpochSecs - Math.floor(now / 1000))) };
+  if (code === 'EBUSY') return { 'retry-after': String(BUSY_RETRY_SECS) };
+  return {};
 }

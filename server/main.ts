@@ -3,7 +3,7 @@ import { startApp } from './app.ts';
 
 const config = loadConfig();
 const app = await startApp(config);
-app.engine.logger.info(`Refract listening: free ${app.freeUrl}, pro ${app.proUrl}`);
+app.engine.logger.info(`Refract listening on ${app.bound.free} (free) and ${app.bound.pro} (pro): free ${app.freeUrl}, pro ${app.proUrl}`);
 
 // A promise left rejecting by a dependency (a browser page closed under a pending call, say) is a defect to log,
 // never a reason to drop every request in flight with the process.

@@ -1,4 +1,4 @@
-// `refract/testing`: what a plugin author needs to test a plugin end to end, through the real HTTP API,
+// `refract-api/testing`: what a plugin author needs to test a plugin end to end, through the real HTTP API,
 // against pages served on loopback (no network, no mocks).
 import http from 'node:http';
 import { mkdtempSync } from 'node:fs';
@@ -40,7 +40,7 @@ export async function startTestbed(opts: { plugins?: Plugin[]; pages?: Record<st
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // Imported here so that loading `refract/testing` costs nothing until a testbed starts.
+  // Imported here so that loading `refract-api/testing` costs nothing until a testbed starts.
   const { startApp } = await import('../server/app.ts');
   const app = await startApp(loadConfig({
     PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent',

@@ -45,7 +45,7 @@ test('builtins: false leaves only yours; a list takes those built-ins alone', as
 test('a plugin module that is not an ES module fails with EPLUGIN and says what to change', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-cjs-plugin-'));
   writeFileSync(path.join(dir, 'package.json'), '{"name":"cjs-plugin","type":"commonjs"}');
-  writeFileSync(path.join(dir, 'index.js'), "import { definePlugin } from 'refract';\nexport default definePlugin({});\n");
+  writeFileSync(path.join(dir, 'index.js'), "import { definePlugin } from 'refract-api';\nexport default definePlugin({});\n");
   const err = await loadPlugins([path.join(dir, 'index.js')]).then(() => undefined, (e: unknown) => e);
   assert.ok(isRefractError(err), String(err));
   assert.is((err as { code: string }).code, 'EPLUGIN');

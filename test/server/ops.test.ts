@@ -59,6 +59,19 @@ test('/healthz and /readyz answer on both endpoints, outside the quota', async (
   }
 });
 
+test('the start-up line names the address actually bound, as HOST chooses it', async () => {
+  for (const host of ['0.0.0.0', '127.0.0.1']) {
+    const app = await startChild(ROOT, env({ HOST: host }), { keepLog: true });
+    try {
+      const port = new URL(app.url).port;
+      assert.match(app.log(), new RegExp(`listening on ${host.replaceAll('.', '\\.')}:${port} \\(free\\)`));
+      assert.is((await fetch(`${app.url}/healthz`)).status, 200);
+    } finally {
+      await app.stop();
+    }
+  }
+});
+
 test('/metrics counts requests by output, status and cache state, and requires the token when one is set', async () => {
   const app = await startChild(ROOT, env({ REFRACT_METRICS_TOKEN: 'scrape-me' }));
   try {
