@@ -57,6 +57,9 @@ async function engineFor(values: { out?: string; 'proxy-urls'?: string }) {
   if (values.out) env.REFRACT_ASSETS_DIR ??= `${path.resolve(values.out)}.assets`;
   // No server serves a crawl's files: their links are the files themselves.
   env.REFRACT_ASSETS_URL ??= pathToFileURL(path.resolve(env.REFRACT_ASSETS_DIR ?? '.assets')).href;
+  // A crawl's files are its output, not a cache: nothing prunes them unless asked.
+  env.REFRACT_ASSETS_MAX_BYTES ??= '0';
+  env.REFRACT_ASSETS_MAX_AGE ??= '0';
   if (values['proxy-urls']) env.PROXY_URLS = values['proxy-urls'];
   env.REFRACT_LOG_LEVEL ??= 'warn';
   const config = loadConfig(env);

@@ -106,6 +106,11 @@ export const SETTINGS = {
   assetsDir: setting('REFRACT_ASSETS_DIR', text, '.assets', 'Folder of generated screenshots, PDFs and videos (default {default}).', './.assets'),
   /** Base URL of generated files; empty = `<publicUrl>/assets/`. */
   assetsUrl: setting('REFRACT_ASSETS_URL', text, '', 'Base URL that generated files are linked under (default{default}; `refract crawl` links the files in its assets folder with `file:` URLs).', ': PUBLIC_URL + `/assets/`'),
+  /** Bounds of the local assets folder (0: unbounded); the oldest files go first, pruned in the background. */
+  assetsMaxBytes: setting('REFRACT_ASSETS_MAX_BYTES', count, 2048 * MiB, 'Total size, in bytes, the local assets folder is kept under; past it the oldest files are deleted in the background, and a cached answer linking a deleted file is made again (default {default}; 0 = unbounded).'),
+  assetsMaxAgeMs: setting('REFRACT_ASSETS_MAX_AGE', duration, 7 * 24 * HOUR, 'Age past which a file of the local assets folder is deleted (a file made again is new) (default {default}; 0 = no limit).'),
+  /** `s3://bucket/prefix`: generated files in an S3-compatible bucket instead of the local folder. */
+  assetsS3: setting('REFRACT_ASSETS_S3', text, '', 'Keep generated files in an S3-compatible bucket, `s3://bucket/prefix`, shared by every process, instead of `REFRACT_ASSETS_DIR`; the client reads the AWS SDK\'s variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL_S3` for MinIO, R2 or another S3 API); retention is the bucket\'s lifecycle rule (default{default}).', ': unset, the local folder'),
   /** Path of a JSON file of extra oEmbed providers (the same format as the shipped list), checked first. */
   oembedProviders: setting('REFRACT_OEMBED_PROVIDERS', (raw): string | undefined => raw, undefined as string | undefined, 'Path of a JSON file of extra oEmbed providers for `iframe`, in the format of the shipped providers list; they are matched before it (default {default}).', 'none'),
   testHooks: setting('REFRACT_TEST_HOOKS', (raw) => raw === '1', false, 'Set to 1 to accept the `html_url` test parameter (loopback only); never in production.'),

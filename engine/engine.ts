@@ -15,7 +15,8 @@ import { createLogger, type Logger } from './log.ts';
 import { createBrowsers, type Browsers } from './browser/browsers.ts';
 import { createGuardProxy } from './browser/guard-proxy.ts';
 import { createAdblock } from './browser/adblock.ts';
-import { createAssetStore, type AssetStore } from './assets.ts';
+import { assetsPresent, type AssetStore } from './assets/index.ts';
+import { createLocalStore } from './assets/local.ts';
 import { HostMemory } from './fetch/prerender.ts';
 import { createProbeMemory } from './fetch/probe.ts';
 import { createLightAgents, lightGet } from './fetch/light.ts';
@@ -98,6 +99,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // first: an unreachable Redis fails the start before a crawler or a browser pool exists to be left running.
   const shared = await createState(config.redisUrl, clock, logger);
   const guard = createGuard(config.allowPrivateHosts);
+  const events = new EventEmitter();
+  // Before the crawler and the browsers: a malformed bucket URL fails the start with nothing left running.
+  const assets = await createAssets(config, logger, events).catch(async (err) => { await shared.close(); throw err; });
   const executor = await createExecutor({
     concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
   });
@@ -108,9 +112,6 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     proxy: createGuardProxy(guard),
   });
   const agents = createLightAgents();
-  // With no server in front (a library or CLI caller without PUBLIC_URL), a generated file's link is the file itself.
-  const assetsUrl = config.assetsUrl || (config.publicUrl ? '' : pathToFileURL(path.resolve(config.assetsDir)).href);
-  const assets = createAssetStore(config.assetsDir, config.publicUrl, assetsUrl);
   const runtimes = pluginRuntimes(registry.plugins, config);
   const services: Services = {
     registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs,
@@ -118,7 +119,6 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     proxies: createProxyChooser(config, guard),
   };
   const cache = createCache<CacheEntry>({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, attempt: shared.attempt, now: () => clock.now() });
-  const events = new EventEmitter();
   const run = (plan: Plan) => {
     const trace = startTrace();
     return executor.run(plan.url, async (lease) => {
@@ -126,7 +126,11 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       return { ...(await executePlan(plan, services, lease, trace)), phases: trace.phases };
     });
   };
-  const lifecycle = createLifecycle({ cache, run, clock, cacheTtlMs: config.cacheTtlMs, failureTtlMs: config.failureTtlMs, logger, events });
+  const lifecycle = createLifecycle({
+    cache, run, clock, cacheTtlMs: config.cacheTtlMs, failureTtlMs: config.failureTtlMs, logger, events,
+    // A cached answer whose generated file is gone (pruned, or the bucket's lifecycle rule) is made again.
+    usable: (entry) => assetsPresent(entry.data, assets),
+  });
   const engine: Engine = {
     registry, config, logger, guard, assets, browsers, shared, events,
     plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
@@ -142,9 +146,22 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       await browsers.close();
       await Promise.all(registry.plugins.map((p) => p.close?.(runtimes.get(p.name)?.state)));
       agents.destroy();
+      await assets.close();
       await cache.close();
       await shared.close();
     },
   };
   return engine;
+}
+
+/**
+ * Where generated files go: an S3 bucket when `REFRACT_ASSETS_S3` is set, else the local folder within its bounds.
+ * With no server in front (a library or CLI caller without PUBLIC_URL), a local file's link is the file itself.
+ */
+async function createAssets(config: Config, logger: Logger, events: EventEmitter): Promise<AssetStore> {
+  // The AWS SDK is loaded only by the processes that use it.
+  if (config.assetsS3) return (await import('./assets/s3.ts')).createS3Store({ url: config.assetsS3, publicUrl: config.publicUrl, baseUrl: config.assetsUrl });
+  const baseUrl = config.assetsUrl || (config.publicUrl ? '' : pathToFileURL(path.resolve(config.assetsDir)).href);
+  const retention = { maxBytes: config.assetsMaxBytes, maxAgeMs: config.assetsMaxAgeMs };
+  return createLocalStore({ dir: config.assetsDir, publicUrl: config.publicUrl, baseUrl, retention, logger, events });
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { createEngine, RefractError, VERSION, type Config, type Plugin, type Engine, systemClock, serverTiming, type Clock } from '../engine/index.ts';
 import { enginePlugins } from '../lib/index.ts';
 import { createWeb } from './web.ts';
@@ -149,11 +150,14 @@ async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro',
     // The handlers' headers are made for this answer; the server's own pages may share theirs between answers.
     const headers = out.facts ? out.headers : { ...out.headers };
     headers['server-timing'] = serverTiming(phases);
-    headers['content-length'] = String(body.length);
+    // A streamed file, and a HEAD of one, carry the file's own length.
+    if (!out.stream && !(req.method === 'HEAD' && out.headers['content-length'])) headers['content-length'] = String(body.length);
     // While draining, each answer closes its connection: the client reconnects to another instance.
     if (state.draining) headers.connection = 'close';
     res.writeHead(out.status, headers);
-    res.end(req.method === 'HEAD' ? undefined : body);
+    // A streamed file counts as in flight until it is sent (a drain waits for it); a broken one cuts the connection.
+    if (out.stream) await pipeline(out.stream, res).catch((err) => state.engine?.logger.warn('streaming an asset failed', { error: (err as Error).message }));
+    else res.end(req.method === 'HEAD' ? undefined : body);
     const { engine, metrics } = state;
     if (out.facts && engine) {
       const f = out.facts;

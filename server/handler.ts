@@ -1,4 +1,5 @@
 import fresh from 'fresh';
+import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { RefractError, parseQuery, type Engine, type Plan, type Tier, cacheStatusOf, formatDuration, filtered, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
 import { success, failure } from './jsend.ts';
@@ -14,6 +15,8 @@ export interface HandlerRequest { method: string; url: string; headers: Record<s
 /** A response as the handler returns it: no sockets. */
 export interface HandlerResponse {
   status: number; headers: Record<string, string>; body: Buffer | string;
+  /** A body streamed instead of `body` (a generated file), its `content-length` set in `headers`. */
+  stream?: Readable;
   /** How long each phase took (the server adds compression and the total, and sends them as Server-Timing). */
   phases?: Phase[];
   /** What the access log and the metrics tell of this request. */

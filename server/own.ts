@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { RefractError, type Engine } from '../engine/index.ts';
+import { RefractError, openAsset, type Engine } from '../engine/index.ts';
 import type { HandlerRequest, HandlerResponse } from './handler.ts';
 import { failure } from './jsend.ts';
 import type { Metrics } from './metrics.ts';
@@ -59,22 +59,32 @@ export async function serveOwn(state: AppState, own: OwnPages, req: http.Incomin
   // The public face describes the loaded plugins: it answers once the engine (and so the registry) exists.
   const page = engine ? await own.web.serve(path) : undefined;
   if (page) return page;
-  if (path.startsWith('/assets/') && engine) return serveAsset(engine, path.slice('/assets/'.length), docsUrl);
+  if (path.startsWith('/assets/') && engine) return serveAsset(engine, path.slice('/assets/'.length), req, docsUrl);
   return undefined;
 }
 
-/** A generated file; the name is the path alone (a query string, a cache buster say, names the same file). */
-async function serveAsset(engine: Engine, name: string, docsUrl: string): Promise<HandlerResponse> {
-  const asset = await engine.assets.get(name);
+/**
+ * A generated file, streamed from its store (the local folder or the bucket), whole or one byte range; the name is
+ * the path alone (a query string, a cache buster say, names the same file). Names are content hashes: immutable.
+ */
+async function serveAsset(engine: Engine, name: string, req: http.IncomingMessage, docsUrl: string): Promise<HandlerResponse> {
+  const range = req.method === 'GET' && typeof req.headers.range === 'string' ? req.headers.range : undefined;
+  const asset = await openAsset(engine.assets, name, range);
   if (!asset) return { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(failure(new RefractError('ENOTFOUND', 'No such asset'), randomUUID(), docsUrl).body) };
+  if (asset.status === 416) return { status: 416, headers: { 'content-range': `bytes */${asset.size}`, 'accept-ranges': 'bytes' }, body: '' };
+  const { name: file } = asset;
+  if (req.method === 'HEAD') asset.body.destroy();
   return {
-    status: 200,
+    status: asset.status,
     headers: {
-      'content-type': asset.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*',
-      'content-disposition': `inline; filename="${asset.filename}"`,
+      'content-type': file.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*',
+      'content-disposition': `inline; filename="${file.filename}"`, 'accept-ranges': 'bytes', etag: `"${file.stored.split('.')[0]}"`,
+      'content-length': String(asset.length),
+      ...(asset.range ? { 'content-range': `bytes ${asset.range.start}-${asset.range.end}/${asset.size}` } : {}),
       // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.
-      ...(asset.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
+      ...(file.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
     },
-    body: asset.bytes,
+    body: '',
+    stream: req.method === 'HEAD' ? undefined : asset.body,
   };
 }

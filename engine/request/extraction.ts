@@ -3,7 +3,7 @@ import type { Guard } from '../fetch/guard.ts';
 import type { FetchResult } from '../fetch/http.ts';
 import type { LightAgents } from '../fetch/light.ts';
 import type { HostMemory } from '../fetch/prerender.ts';
-import type { AssetStore } from '../assets.ts';
+import type { AssetStore } from '../assets/index.ts';
 import type { Browsers } from '../browser/browsers.ts';
 import type { Adblock } from '../browser/adblock.ts';
 import type { ProxyChooser } from '../proxies.ts';

@@ -36,6 +36,8 @@ export interface LifecycleDeps {
   logger: Logger;
   /** Background work reports here: `refresh` with `{ url, ok }` once a stale entry was regenerated. */
   events: EventEmitter;
+  /** Whether a stored entry may still be answered (its generated files exist); an unusable one is made again. */
+  usable?(entry: CacheEntry): Promise<boolean>;
 }
 
 /** A failure carries the cache state it was answered with (a remembered failure is a HIT). */
@@ -100,9 +102,17 @@ export function createLifecycle(deps: LifecycleDeps) {
       .finally(() => refreshing.delete(key));
   }
 
+  /** The stored entry of a key, if there is one that may be answered. */
+  async function usable(key: string): Promise<CacheEntry | undefined> {
+    const stored = await cache.get(key);
+    if (!stored || stored.failure || !deps.usable || await deps.usable(stored)) return stored;
+    await cache.delete(key);
+    return undefined;
+  }
+
   async function lookup(plan: Plan, key: string, opts: ExtractOptions): Promise<{ entry: CacheEntry; cache: CacheStatus; lookupMs: number }> {
     const since = performance.now();
-    const stored = plan.options.force ? undefined : await cache.get(key);
+    const stored = plan.options.force ? undefined : await usable(key);
     const lookupMs = performance.now() - since;
     if (stored) {
       const { staleTtl } = plan.options;
@@ -126,7 +136,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       try {
         // Checked again once this request holds the computation (another process may have stored it meanwhile).
         const entry = await cache.coalesce(key, async () => {
-          const current = await cache.get(key);
+          const current = await usable(key);
           if (current) return current;
           mine = true;
           if (!force) await opts.admit?.();

@@ -1,0 +1,127 @@
+import type { Readable } from 'node:stream';
+import parseRange from 'range-parser';
+import type { Media } from '../media.ts';
+
+// Generated files (screenshots, PDFs, videos) are content-addressed: `<sha256>.<ext>`, or with the caller's
+// `filename`, `<sha256>/<filename>.<ext>` (the same bytes, named). Stores keep `<sha256>.<ext>` only.
+export const EXT: Record<string, string> = {
+  'image/png': 'png', 'image/jpeg': 'jpg', 'application/pdf': 'pdf', 'video/mp4': 'mp4', 'video/webm': 'webm',
+  'text/html': 'html', 'text/csv': 'csv', 'application/json': 'json',
+};
+const KNOWN_EXT = /\.(png|jpe?g|pdf|mp4|webm|html?|csv|json)$/i;
+export const TYPE: Record<string, string> = Object.fromEntries(Object.entries(EXT).map(([t, e]) => [e, t]));
+const NAME = /^([a-f0-9]{64})(?:\/([\w.-]{1,100}))?\.([a-z0-9]{2,5})$/;
+
+/**
+ * The `filename` a caller asked for as a safe last path segment: letters, digits, `.`, `_` and `-` (others become
+ * `-`), without an extension (each file gets its own); undefined when nothing usable is left.
+ */
+export function assetFileName(wanted: string | undefined): string | undefined {
+  if (wanted === undefined) return undefined;
+  // One name for every file a request makes (a screenshot and a PDF): an extension given with it is dropped.
+  const base = wanted.trim().replace(KNOWN_EXT, '').replace(/[^\w.-]+/g, '-').replace(/^[.-]+|[.-]+$/g, '').slice(0, 100);
+  return base || undefined;
+}
+
+/** A link's file name split: the stored object (`<sha256>.<ext>`), its type, and the name it is served under. */
+export interface AssetName { stored: string; contentType: string; filename: string }
+
+export function parseAssetName(name: string): AssetName | undefined {
+  const m = NAME.exec(name);
+  if (!m) return undefined;
+  const [, digest, named, ext] = m;
+  return { stored: `${digest}.${ext}`, contentType: TYPE[ext!] ?? 'application/octet-stream', filename: `${named ?? digest}.${ext}` };
+}
+
+/** The link of stored bytes: `base` + digest (+ `/filename`) + extension. */
+export function assetLink(base: string, digest: string, ext: string, filename: string | undefined): string {
+  const named = assetFileName(filename);
+  return `${base}${digest}${named ? `/${named}` : ''}.${ext}`;
+}
+
+/** Bytes of a stored asset as a store reads them: a stream of the whole object or of `range` (inclusive ends). */
+export interface StoredBytes { body: Readable; size: number }
+
+/**
+ * Where generated files live: a local folder (bounded by size and age) or an S3 bucket shared by every process.
+ * Links are made by the store (`url`), served under `/assets/` by any process, or by the bucket itself.
+ */
+export interface AssetStore {
+  /** Stores bytes and returns a Media object whose URL serves them (named `filename` when given). */
+  put(bytes: Buffer, contentType: string, filename?: string): Promise<Media>;
+  /** Reads a whole asset by its file name (`<sha256>.<ext>` or `<sha256>/<filename>.<ext>`), or undefined. */
+  get(name: string): Promise<{ bytes: Buffer; contentType: string; filename: string } | undefined>;
+  /** Streams a stored object (`<sha256>.<ext>`), whole or a byte range; undefined when it is gone. */
+  read(stored: string, range?: { start: number; end: number }): Promise<StoredBytes | undefined>;
+  /** The size of a stored object, undefined when it is gone. */
+  size(stored: string): Promise<number | undefined>;
+  /** Whether a stored object still exists (answers linking a deleted one are made again). */
+  has(stored: string): Promise<boolean>;
+  /** The file name of an asset URL of this store, if it is one. */
+  nameOf(url: string): string | undefined;
+  /** Stops background work (retention) and releases connections. */
+  close(): Promise<void>;
+}
+
+/** An asset as the server answers it: the whole file (200), a range of it (206), or a range past its end (416). */
+export type ServedAsset =
+  | { status: 200 | 206; name: AssetName; body: Readable; length: number; size: number; range?: { start: number; end: number } }
+  | { status: 416; size: number };
+
+/**
+ * Opens an asset for an HTTP answer, honouring one `Range` of bytes (several ranges, or a malformed header, are
+ * answered with the whole file, as RFC 9110 allows); undefined when there is no such asset.
+ */
+export async function openAsset(store: AssetStore, name: string, rangeHeader?: string): Promise<ServedAsset | undefined> {
+  const parsed = parseAssetName(name);
+  if (!parsed) return undefined;
+  if (rangeHeader) {
+    const size = await store.size(parsed.stored);
+    if (size === undefined) return undefined;
+    const ranges = parseRange(size, rangeHeader, { combine: true });
+    if (ranges === -1) return { status: 416, size };
+    if (Array.isArray(ranges) && ranges.length === 1 && ranges.type === 'bytes') {
+      const range = { start: ranges[0]!.start, end: ranges[0]!.end };
+      const read = await store.read(parsed.stored, range);
+      return read && { status: 206, name: parsed, body: read.body, length: range.end - range.start + 1, size, range };
+    }
+  }
+  const read = await store.read(parsed.stored);
+  return read && { status: 200, name: parsed, body: read.body, length: read.size, size: read.size };
+}
+
+/** The stored names of this store's assets linked anywhere in `data` (an answer's screenshot, PDF, video...). */
+export function linkedAssets(data: unknown, store: AssetStore, out: string[] = []): string[] {
+  if (typeof data === 'string') {
+    if (data.length < 200) {
+      const name = store.nameOf(data);
+      const parsed = name && parseAssetName(name);
+      if (parsed) out.push(parsed.stored);
+    }
+  } else if (Array.isArray(data)) {
+    for (const item of data) linkedAssets(item, store, out);
+  } else if (data && typeof data === 'object') {
+    for (const key in data) linkedAssets((data as Record<string, unknown>)[key], store, out);
+  }
+  return out;
+}
+
+/** Whether every asset an answer links still exists (a cached answer linking a deleted file is made again). */
+export async function assetsPresent(data: unknown, store: AssetStore): Promise<boolean> {
+  const names = linkedAssets(data, store);
+  if (names.length === 0) return true;
+  const present = await Promise.all(names.map((n) => store.has(n)));
+  return present.every(Boolean);
+}
+
+/** The part of a link before the file name: `baseUrl`, or `<publicUrl>/assets/`. */
+export function linkBase(publicUrl: string, baseUrl: string): string {
+  return baseUrl ? `${baseUrl.replace(/\/+$/, '')}/` : `${publicUrl.replace(/\/+$/, '')}/assets/`;
+}
+
+/** The file name of a link under `base`, if it is an asset name. */
+export function nameUnder(base: string, url: string): string | undefined {
+  if (!url.startsWith(base)) return undefined;
+  const name = url.slice(base.length);
+  return NAME.test(name) ? name : undefined;
+}
