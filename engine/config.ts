@@ -53,6 +53,11 @@ function locations(raw: string): Record<string, string[]> {
   }
   return out;
 }
+const SANDBOX = ['auto', 'on', 'off'] as const;
+function sandbox(raw: string, name: string): (typeof SANDBOX)[number] {
+  if (!(SANDBOX as readonly string[]).includes(raw)) throw new Error(`${name} must be auto, on or off, got "${raw}"`);
+  return raw as (typeof SANDBOX)[number];
+}
 const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 const level = (raw: string): (typeof LEVELS)[number] => (LEVELS as readonly string[]).includes(raw) ? raw as (typeof LEVELS)[number] : 'info';
 
@@ -116,6 +121,8 @@ export const SETTINGS = {
   testHooks: setting('REFRACT_TEST_HOOKS', (raw) => raw === '1', false, 'Set to 1 to accept the `html_url` test parameter (loopback only); never in production.'),
   /** The Chromium binary that pages and audits run in. */
   chromePath: setting('CHROME_PATH', text, '/usr/bin/chromium', 'The Chromium binary for pages and Lighthouse audits (default {default}, Debian\'s).'),
+  /** Chromium's own sandbox: auto (on when not root and user namespaces work), on, or off (`--no-sandbox`). */
+  chromiumSandbox: setting('REFRACT_CHROMIUM_SANDBOX', sandbox, 'auto' as (typeof SANDBOX)[number], 'Chromium\'s sandbox: `auto` turns it on when the process is not root and may make user namespaces (checked once at start), `on` requires it, `off` launches with `--no-sandbox` (Chromium refuses the sandbox to root: the SSRF guard, a context per request and the page deadline are then the isolation) (default {default}).'),
   logLevel: setting('REFRACT_LOG_LEVEL', level, 'info' as (typeof LEVELS)[number], 'debug, info, warn, error or silent (default {default}).'),
   /** How long requests in flight may take to finish after SIGTERM before the process ends anyway. */
   shutdownGraceMs: setting('REFRACT_SHUTDOWN_GRACE', duration, 25_000, 'On SIGTERM, how long requests in flight may take to finish (readiness is false and new connections are refused meanwhile) before browsers, Redis and the process close (default {default}).'),

@@ -15,6 +15,7 @@ import { createLogger, type Logger } from './log.ts';
 import { createBrowsers, type Browsers } from './browser/browsers.ts';
 import { createGuardProxy } from './browser/guard-proxy.ts';
 import { createAdblock } from './browser/adblock.ts';
+import { useSandbox } from './browser/sandbox.ts';
 import { assetsPresent, type AssetStore } from './assets/index.ts';
 import { createLocalStore } from './assets/local.ts';
 import { HostMemory } from './fetch/prerender.ts';
@@ -106,9 +107,11 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
   });
   const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks, defaultTtlMs: config.cacheTtlMs };
+  const sandbox = useSandbox(config.chromiumSandbox);
+  logger.info(`Chromium sandbox ${sandbox ? 'on' : 'off (--no-sandbox)'} (REFRACT_CHROMIUM_SANDBOX=${config.chromiumSandbox})`);
   const browsers = createBrowsers({
     concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages,
-    maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath, warmPages: config.browserWarmPages,
+    maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath, warmPages: config.browserWarmPages, sandbox,
     proxy: createGuardProxy(guard),
   });
   const agents = createLightAgents();

@@ -16,7 +16,8 @@ export { openAsset, type AssetStore, type ServedAsset } from './assets/index.ts'
 export { createEngine, type Engine, type EngineOptions } from './engine.ts';
 export type { CrawlInput, CrawlOptions, CrawlResult } from './crawl.ts';
 export { crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';
-export { CHROME_ARGS } from './browser/pool.ts';
+export { CHROME_ARGS, chromeArgs } from './browser/pool.ts';
+export { useSandbox, sandboxPossible } from './browser/sandbox.ts';
 export { createGuardProxy, type GuardProxy } from './browser/guard-proxy.ts';
 export { DEFAULT_VIEWPORT } from './browser/page.ts';
 export { captureSettled } from './browser/settle.ts';

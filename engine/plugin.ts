@@ -63,10 +63,10 @@ export interface Context {
  * The settings a plugin may declare and read (`settings: ['probeTimeoutMs']`). Secrets (API keys, proxies, the
  * Redis URL) are not among them: no plugin, built-in or third-party, can reach them.
  */
-export type PluginSettings = Pick<Config, 'timeoutMs' | 'maxBodyBytes' | 'probeTimeoutMs' | 'oembedProviders' | 'chromePath' | 'prerenderBudgetMs' | 'assetsDir'>;
+export type PluginSettings = Pick<Config, 'timeoutMs' | 'maxBodyBytes' | 'probeTimeoutMs' | 'oembedProviders' | 'chromePath' | 'chromiumSandbox' | 'prerenderBudgetMs' | 'assetsDir'>;
 
 /** The names of PluginSettings, checked when a plugin is defined. */
-export const PLUGIN_SETTINGS: readonly (keyof PluginSettings)[] = ['timeoutMs', 'maxBodyBytes', 'probeTimeoutMs', 'oembedProviders', 'chromePath', 'prerenderBudgetMs', 'assetsDir'];
+export const PLUGIN_SETTINGS: readonly (keyof PluginSettings)[] = ['timeoutMs', 'maxBodyBytes', 'probeTimeoutMs', 'oembedProviders', 'chromePath', 'chromiumSandbox', 'prerenderBudgetMs', 'assetsDir'];
 
 /** A plugin as authors write it: one query parameter, its options schema, what it needs, and its work. */
 export interface PluginDefinition<S extends z.ZodType = z.ZodType> {

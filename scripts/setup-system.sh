@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages Refract needs (Chromium, ffmpeg, fonts for Latin/CJK/emoji, redis-server, poppler;
-# nginx for the test of the deployment guide's reverse proxy)
+# nginx for the test of the deployment guide's reverse proxy; podman, runc and debootstrap for the container test)
 # when they are missing, on Debian as root. Skip with REFRACT_SKIP_SYSTEM_DEPS=1.
 set -euo pipefail
 if [ "${REFRACT_SKIP_SYSTEM_DEPS:-0}" = "1" ]; then
@@ -13,6 +13,9 @@ declare -A CHECK=(
   [redis-server]="command -v redis-server"
   [poppler-utils]="command -v pdfinfo"
   [nginx-light]="test -x /usr/sbin/nginx"
+  [podman]="command -v podman"
+  [runc]="command -v runc"
+  [debootstrap]="command -v debootstrap"
   [fonts-liberation]="test -d /usr/share/fonts/truetype/liberation"
   [fonts-noto-core]="test -d /usr/share/fonts/truetype/noto"
   [fonts-noto-cjk]="test -d /usr/share/fonts/opentype/noto"
@@ -32,7 +35,7 @@ link_ffmpeg() {
   fi
 }
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "refract setup: system packages present (chromium, ffmpeg, fonts, redis-server, poppler-utils, nginx)"
+  echo "refract setup: system packages present (chromium, ffmpeg, fonts, redis-server, poppler-utils, nginx, podman)"
   link_ffmpeg
   exit 0
 fi

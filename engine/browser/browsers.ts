@@ -31,6 +31,8 @@ export interface Browsers {
 /** Settings of the browser side. */
 export interface BrowsersOptions {
   concurrency: number; queueLimit: number; retireAfterPages: number; maxMemoryBytes: number; chromePath: string; warmPages?: number;
+  /** Launch Chromium with its sandbox. */
+  sandbox?: boolean;
   /** The SSRF guard's forward proxy, which every browser connection goes through. */
   proxy: GuardProxy;
 }
@@ -65,7 +67,7 @@ function createLauncher(opts: BrowsersOptions) {
   let failed = false;
   const poolOf = (): RefractBrowserPool => {
     if (!pool) {
-      pool = createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages, chromePath: opts.chromePath, proxyServer: opts.proxy.url });
+      pool = createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages, chromePath: opts.chromePath, sandbox: opts.sandbox, proxyServer: opts.proxy.url });
       pool.on(BROWSER_POOL_EVENTS.BROWSER_LAUNCHED, () => { launched++; });
     }
     return pool;

@@ -1,7 +1,7 @@
 import { BrowserPool, PlaywrightPlugin } from '@crawlee/browser-pool';
 import { chromium, type LaunchOptions } from 'playwright-core';
 
-/** Flags for a closed network and a root user (no sandbox possible), without background traffic. */
+/** Flags for a closed network without background traffic; `--no-sandbox` unless the sandbox is used (`chromeArgs`). */
 export const CHROME_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-default-apps',
@@ -9,9 +9,14 @@ export const CHROME_ARGS = [
   '--password-store=basic', '--hide-scrollbars', '--font-render-hinting=none',
 ];
 
+/** The flags for a launch with or without Chromium's sandbox. */
+export const chromeArgs = (sandboxed: boolean): string[] => (sandboxed ? CHROME_ARGS.filter((a) => a !== '--no-sandbox') : CHROME_ARGS);
+
 /** Settings of the browser pool. */
 export interface PoolOptions {
   maxPagesPerBrowser: number; retireAfterPages: number; chromePath: string;
+  /** Launch with Chromium's sandbox (see sandbox.ts). */
+  sandbox?: boolean;
   /** The forward proxy every connection of the browsers goes through (the SSRF guard's, see guard-proxy.ts). */
   proxyServer(): Promise<string>;
 }
@@ -27,7 +32,7 @@ export function createBrowserPool(opts: PoolOptions) {
   };
   const pool = new BrowserPool({
     browserPlugins: [new PlaywrightPlugin(chromium, {
-      launchOptions: { executablePath: opts.chromePath, args: CHROME_ARGS, headless: true },
+      launchOptions: { executablePath: opts.chromePath, args: chromeArgs(!!opts.sandbox), chromiumSandbox: !!opts.sandbox, headless: true },
       useIncognitoPages: true,
     })],
     maxOpenPagesPerBrowser: opts.maxPagesPerBrowser,

@@ -1,4 +1,4 @@
-import { definePlugin, options, bool, oneOf, list, z } from '../../engine/index.ts';
+import { definePlugin, options, bool, oneOf, list, z, useSandbox } from '../../engine/index.ts';
 import { detectTechnologies } from './technologies.ts';
 import { createAuditor, type Auditor } from './lighthouse.ts';
 
@@ -26,9 +26,9 @@ export default definePlugin({
   name: 'insights',
   description: 'Technologies the page is built with, and a Lighthouse audit (JSON, HTML or CSV report).',
   needs: 'html',
-  settings: ['chromePath'],
+  settings: ['chromePath', 'chromiumSandbox'],
   // One audit at a time per engine: Lighthouse measures performance, and two at once on two cores measure each other.
-  init: (settings) => createAuditor(settings.chromePath!),
+  init: (settings) => createAuditor(settings.chromePath!, useSandbox(settings.chromiumSandbox ?? 'auto')),
   params,
   async run(ctx, o) {
     const out: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
 import lighthouse, { desktopConfig } from 'lighthouse';
 import { launch } from 'chrome-launcher';
-import { CHROME_ARGS, createGuardProxy, timeoutError, type Guard } from '../../engine/index.ts';
+import { chromeArgs, createGuardProxy, timeoutError, type Guard } from '../../engine/index.ts';
 
 /** What an audit is asked for: categories (all when empty), the device preset, the report format. */
 export interface AuditOptions { categories?: string[]; preset: 'mobile' | 'desktop'; output: 'json' | 'html' | 'csv' }
@@ -11,23 +11,23 @@ export interface AuditResult { scores: Record<string, number | null>; report: st
 /** Runs audits one at a time: each in a dedicated Chrome behind the guard proxy; Chrome is always killed. */
 export type Auditor = (url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal) => Promise<AuditResult>;
 
-/** Creates an auditor with its own queue (one per engine), launching `chromePath`. */
-export function createAuditor(chromePath: string): Auditor {
+/** Creates an auditor with its own queue (one per engine), launching `chromePath` (sandboxed or not). */
+export function createAuditor(chromePath: string, sandboxed = false): Auditor {
   let queue: Promise<unknown> = Promise.resolve();
   return (url, opts, guard, signal) => {
-    const run = queue.then(() => runAudit(url, opts, guard, signal, chromePath));
+    const run = queue.then(() => runAudit(url, opts, guard, signal, chromePath, sandboxed));
     queue = run.catch(() => undefined);
     return run;
   };
 }
 
-async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal, chromePath: string): Promise<AuditResult> {
+async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal, chromePath: string, sandboxed: boolean): Promise<AuditResult> {
   if (signal.aborted) throw timeoutError('before the audit could start');
   // Every request of the audit's Chrome (loopback ones included) goes through the SSRF guard's proxy.
   const proxy = createGuardProxy(guard);
   const chrome = await launch({
     chromePath,
-    chromeFlags: [...CHROME_ARGS, '--headless=new', `--proxy-server=${await proxy.url()}`, '--proxy-bypass-list=<-loopback>'],
+    chromeFlags: [...chromeArgs(sandboxed), '--headless=new', `--proxy-server=${await proxy.url()}`, '--proxy-bypass-list=<-loopback>'],
     logLevel: 'silent',
   });
   // SIGKILL to Chrome's process group; `gone` resolves when the main process has exited (its children go with it).

@@ -1,0 +1,62 @@
+# syntax=docker/dockerfile:1
+# Refract as a container: `docker build -t refract .` (or `podman build`), then
+# `docker run -p 3000:3000 -p 3001:3001 refract`. docs/deployment.md has the compose file and a Kubernetes sketch.
+#
+# Behind a network that re-signs TLS, pass the host's CA bundle as a build secret (nothing of it stays in the image):
+#   --secret id=hostca,src=/etc/ssl/certs/ca-certificates.crt
+
+# --- build: Node 24 and npm 11 as the project brings them, production dependencies only -------------------------
+FROM debian:bookworm-slim AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm ca-certificates python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+# Debian's npm 9 ignores package.json's allowScripts (install scripts would try the internet): Node 24 and npm 11 first.
+RUN --mount=type=secret,id=hostca,required=false \
+    export NODE_EXTRA_CA_CERTS=/run/secrets/hostca; [ -f "$NODE_EXTRA_CA_CERTS" ] || unset NODE_EXTRA_CA_CERTS; \
+    npm install -g --no-audit --no-fund node@24 && hash -r && npm install -g --no-audit --no-fund npm@11 \
+ && install -D "$(node -p process.execPath)" /opt/node/bin/node
+WORKDIR /app
+COPY package.json package-lock.json ./
+# No build of dist/ (the server runs the TypeScript source on Node 24) and no system packages from npm's hooks.
+RUN --mount=type=secret,id=hostca,required=false \
+    export NODE_EXTRA_CA_CERTS=/run/secrets/hostca; [ -f "$NODE_EXTRA_CA_CERTS" ] || unset NODE_EXTRA_CA_CERTS; \
+    npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm rebuild --no-audit --no-fund \
+ && find node_modules -type f \( -name '*.map' -o -iname 'readme*.md' -o -iname 'changelog*' -o -iname 'history.md' \) -delete \
+ && strip /opt/node/bin/node
+COPY engine engine
+COPY plugins plugins
+COPY server server
+COPY lib lib
+COPY bin bin
+COPY testing testing
+COPY docs docs
+COPY LICENSE README.md ./
+
+# --- run: Debian's Chromium, ffmpeg and fonts; a non-root user; tini passes SIGTERM on and reaps Chromium's orphans
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      chromium ffmpeg tini ca-certificates util-linux \
+      fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /usr/share/doc/* /usr/share/man/* /usr/share/locale/* /usr/share/icons/* \
+ && useradd --create-home --uid 10001 --user-group refract \
+ && install -d -o refract -g refract /data/assets
+COPY --from=build /opt/node/bin/node /usr/local/bin/node
+COPY --from=build /app /app
+WORKDIR /app
+ENV NODE_ENV=production \
+    CHROME_PATH=/usr/bin/chromium PLAYWRIGHT_BROWSERS_PATH=/opt/ms-playwright REFRACT_ASSETS_DIR=/data/assets \
+    MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
+# Playwright records video with "its" ffmpeg: Debian's, where Playwright looks for it.
+RUN dir="$PLAYWRIGHT_BROWSERS_PATH/ffmpeg-$(node -p "require('/app/node_modules/playwright-core/browsers.json').browsers.find(b => b.name === 'ffmpeg').revision")" \
+ && mkdir -p "$dir" && ln -s /usr/bin/ffmpeg "$dir/ffmpeg-linux" \
+ && node --version
+USER refract
+EXPOSE 3000 3001
+VOLUME /data/assets
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+# Node itself is the process tini starts (not npm, which does not pass SIGTERM on): the drain answers requests in flight.
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "--no-node-snapshot", "--conditions=refract-source", "server/main.ts"]

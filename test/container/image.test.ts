@@ -1,0 +1,137 @@
+// The container image, built from the Dockerfile with podman and driven over HTTP: readiness, metadata, a screenshot
+// whose link serves the PNG, a non-root user, the size bound, and SIGTERM (`podman stop`) with a request in flight
+// answered before the container exits 0. The base image is made from Debian's packages when no registry is
+// reachable (scripts/container-base.sh); the host's npm and apt caches only speed the build up.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveFixtures, freePort, type Fixture } from '../util/serve.ts';
+import { call, q } from '../util/refract.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const IMAGE = 'localhost/refract:test';
+const NAME = `refract-test-${process.pid}`;
+/** The image's size bound (issue 26). */
+const MAX_IMAGE_BYTES = 1.5e9;
+// This machine's kind runs containers with runc and lower file limits (../shared notes, platform section 6).
+const RUN_FLAGS = ['--runtime', 'runc'];
+const LIMITS = ['--ulimit', 'nofile=20000:20000', '--ulimit', 'nproc=4096:4096'];
+
+let fx: Fixture;
+let gate: { arrived: () => void; release: Promise<void> } | undefined;
+let base = '';
+let built = { seconds: 0, bytes: 0 };
+
+/** Runs a command; resolves with its output once it ended with `expect` (streams nothing: this process serves pages). */
+async function run(cmd: string, args: string[], expect = 0): Promise<string> {
+  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => { out += c; });
+  child.stderr.on('data', (c: Buffer) => { out += c; });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== expect) throw new Error(`${cmd} ${args.join(' ').slice(0, 200)} ended ${code}:\n${out.slice(-4000)}`);
+  return out;
+}
+
+test.before(async () => {
+  fx = await serveFixtures({
+    '/slow': async (_: IncomingMessage, res: ServerResponse) => {
+      const held = gate;
+      if (held) { held.arrived(); await held.release; }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Slow</title></head><body><p>Answered once released.</p></body></html>');
+    },
+  });
+  await run('bash', ['scripts/container-base.sh']);
+  const started = performance.now();
+  const caches = [[path.join(os.homedir(), '.npm'), '/root/.npm'], ['/var/cache/apt/archives', '/var/cache/apt/archives']]
+    .filter(([host]) => existsSync(host!)).flatMap(([host, inside]) => ['--volume', `${host}:${inside}`]);
+  const ca = existsSync('/etc/ssl/certs/ca-certificates.crt') ? ['--secret', 'id=hostca,src=/etc/ssl/certs/ca-certificates.crt'] : [];
+  await run('podman', [...RUN_FLAGS, 'build', '--format', 'docker', '--network', 'host', ...LIMITS, ...ca, ...caches, '-t', IMAGE, '.']);
+  built = { seconds: (performance.now() - started) / 1000, bytes: Number((await run('podman', ['image', 'inspect', IMAGE, '--format', '{{.Size}}'])).trim()) };
+  console.log(`image built in ${built.seconds.toFixed(0)} s, ${(built.bytes / 1e9).toFixed(2)} GB`);
+  const [port, proPort] = [await freePort(), await freePort()];
+  await run('podman', [...RUN_FLAGS, 'run', '-d', '--name', NAME, '--network', 'host', ...LIMITS,
+    '-e', `PORT=${port}`, '-e', `PRO_PORT=${proPort}`, '-e', 'HOST=127.0.0.1', '-e', 'REFRACT_ALLOW_PRIVATE_HOSTS=127.0.0.1',
+    '-e', 'REFRACT_SHUTDOWN_GRACE=20s', IMAGE]);
+  base = `http://127.0.0.1:${port}`;
+  // The container's own log says when it listens; readiness follows once the engine is up.
+  await waitForLog(/listening on 127\.0\.0\.1:/);
+});
+
+test.after(async () => {
+  await run('podman', ['rm', '-f', NAME]).catch(() => {});
+  // Layers an earlier build of the tag left behind.
+  await run('podman', ['image', 'prune', '-f']).catch(() => {});
+  await fx.close();
+});
+
+/** Follows the container's log until a line matches (or the container ends). */
+function waitForLog(re: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const logs = spawn('podman', ['logs', '-f', NAME], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let seen = '';
+    const on = (c: Buffer) => {
+      seen += c;
+      if (re.test(seen)) { logs.kill(); resolve(); }
+    };
+    logs.stdout.on('data', on);
+    logs.stderr.on('data', on);
+    logs.on('close', () => (re.test(seen) ? resolve() : reject(new Error(`the container ended before ${re}:\n${seen.slice(-3000)}`))));
+  });
+}
+
+test('the image is under 1.5 GB, runs as a user other than root, with Chromium\'s sandbox on', async () => {
+  assert.ok(built.bytes > 0 && built.bytes <= MAX_IMAGE_BYTES, `image ${built.bytes} bytes`);
+  const uid = (await run('podman', ['exec', NAME, 'id', '-u'])).trim();
+  assert.is.not(uid, '0');
+  // Not root, and podman's default seccomp profile allows user namespaces: Chromium runs with its sandbox.
+  assert.match(await run('podman', ['logs', NAME]), /Chromium sandbox on/);
+  const health = (await run('podman', ['image', 'inspect', IMAGE, '--format', '{{json .Config.Healthcheck}}'])).trim();
+  assert.match(health, /readyz/);
+});
+
+test('/readyz, metadata, and a screenshot whose link serves the PNG, through the container', async () => {
+  const ready = await fetch(`${base}/readyz`);
+  assert.is(ready.status, 200);
+  const meta = await call(base, `url=${q(`${fx.url}/sites/article/index.html`)}`);
+  assert.is(meta.status, 200, JSON.stringify(meta.body).slice(0, 300));
+  assert.type(meta.body.data.title, 'string');
+  assert.ok(meta.body.data.title.length > 0);
+  const shot = await call(base, `url=${q(`${fx.url}/sites/article/index.html`)}&screenshot&meta=false`);
+  assert.is(shot.status, 200, JSON.stringify(shot.body).slice(0, 300));
+  const png = await fetch(shot.body.data.screenshot.url);
+  assert.is(png.status, 200);
+  assert.is(png.headers.get('content-type'), 'image/png');
+  const bytes = Buffer.from(await png.arrayBuffer());
+  assert.equal([...bytes.subarray(1, 4)], [...Buffer.from('PNG')]);
+  assert.is(bytes.length, shot.body.data.screenshot.size);
+});
+
+test('podman stop (SIGTERM) with a request in flight: the request is answered, the container exits 0', async () => {
+  let arrived!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => { arrived = resolve; });
+  gate = { arrived, release: new Promise<void>((resolve) => { release = resolve; }) };
+  const inflight = call(base, `url=${q(`${fx.url}/slow`)}&prerender=false`);
+  await reached;
+  const stopping = run('podman', ['stop', '-t', '40', NAME]);
+  // The drain has begun once readiness fails (503, or the listener closed): only then is the held page released.
+  await new Promise<void>((resolve) => {
+    const check = () => fetch(`${base}/readyz`).then((r) => (r.status === 503 ? resolve() : setTimeout(check, 50)), () => resolve());
+    check();
+  });
+  release();
+  const answer = await inflight;
+  assert.is(answer.status, 200);
+  assert.is(answer.body.data.title, 'Slow');
+  await stopping;
+  const code = (await run('podman', ['inspect', NAME, '--format', '{{.State.ExitCode}}'])).trim();
+  assert.is(code, '0');
+});
+
+test.run();
