@@ -5,11 +5,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../lib/index.ts';
-import { ENV_DOCS, crawlDistributed, loadConfig, isRefractError, VERSION, startWorker, type CrawlInput, type CrawlResult, readLines, crawlQuery } from '../engine/index.ts';
+import { ENV_DOCS, startBrowserServer, crawlDistributed, loadConfig, isRefractError, VERSION, startWorker, type CrawlInput, type CrawlResult, readLines, crawlQuery } from '../engine/index.ts';
 
 const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO_PORT (settings from the environment, as npm start)
        refract crawl [start-url] [options]
        refract worker --redis <url> [--concurrency <n>] [--name <name>] [--lock-ms <ms>]
+       refract browser-server [--host <addr>] [--port <n>] [--ws-path <token>]
+                             a browser tier node for REFRACT_BROWSER_ENDPOINTS (default 127.0.0.1:3100,
+                             a random path); prints its ws:// URL, stops on SIGTERM
        refract --version | --help
   crawl input (one of):
     <start-url>              follow links from this page (same host unless --any-host)
@@ -40,6 +43,7 @@ const OPTIONS = {
   'max-pages': { type: 'string' }, 'max-depth': { type: 'string' }, concurrency: { type: 'string' }, retries: { type: 'string' },
   include: { type: 'string', multiple: true }, exclude: { type: 'string', multiple: true },
   'any-host': { type: 'boolean' }, 'no-robots': { type: 'boolean' }, 'proxy-urls': { type: 'string' },
+  host: { type: 'string' }, port: { type: 'string' }, 'ws-path': { type: 'string' },
   redis: { type: 'string' }, 'crawl-id': { type: 'string' }, name: { type: 'string' }, 'lock-ms': { type: 'string' }, help: { type: 'boolean' },
 } as const;
 
@@ -181,6 +185,23 @@ async function workerCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+async function browserServerCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: OPTIONS });
+  const config = loadConfig();
+  const server = await startBrowserServer({
+    host: values.host ?? '127.0.0.1', port: int('port', values.port) ?? 3100, wsPath: values['ws-path'],
+    chromePath: config.chromePath, sandbox: config.chromiumSandbox,
+  });
+  process.stderr.write(`refract browser-server: ${server.url} (Chromium sandbox ${server.sandboxed ? 'on' : 'off'})\n`);
+  const stopped = await Promise.race([
+    new Promise<true>((resolve) => { process.once('SIGTERM', () => resolve(true)); process.once('SIGINT', () => resolve(true)); }),
+    server.ended.then(() => false as const),
+  ]);
+  if (!stopped) { process.stderr.write('refract browser-server: Chromium ended\n'); return 1; }
+  await server.close();
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number | 'serving'> {
   const [command, ...rest] = argv;
   if (command === '--version' || command === '-v' || command === 'version') { process.stdout.write(`${VERSION}\n`); return 0; }
@@ -193,6 +214,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     }
     if (command === 'crawl') return await crawlCommand(rest);
     if (command === 'worker') return await workerCommand(rest);
+    if (command === 'browser-server') return await browserServerCommand(rest);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`refract: ${(err as Error).message}\n${USAGE}\n`);
@@ -201,7 +223,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     process.stderr.write(`refract: ${(err as Error).message}\n`);
     return 1;
   }
-  process.stderr.write(`refract: unknown command "${command}" (the commands are serve, crawl and worker)\n${USAGE}\n`);
+  process.stderr.write(`refract: unknown command "${command}" (the commands are serve, crawl, worker and browser-server)\n${USAGE}\n`);
   return 2;
 }
 

@@ -16,6 +16,7 @@ import { createBrowsers, type Browsers } from './browser/browsers.ts';
 import { createGuardProxy } from './browser/guard-proxy.ts';
 import { createAdblock } from './browser/adblock.ts';
 import { useSandbox } from './browser/sandbox.ts';
+import { parseEndpoints, endpointAddresses, redact } from './browser/remote.ts';
 import { assetsPresent, type AssetStore } from './assets/index.ts';
 import { createLocalStore } from './assets/local.ts';
 import { HostMemory } from './fetch/prerender.ts';
@@ -100,6 +101,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // first: an unreachable Redis fails the start before a crawler or a browser pool exists to be left running.
   const shared = await createState(config.redisUrl, clock, logger);
   const guard = createGuard(config.allowPrivateHosts);
+  // Checked before anything runs: a malformed endpoint fails the start.
+  const endpoints = (() => { try { return parseEndpoints(config.browserEndpoints); } catch (err) { void shared.close(); throw err; } })();
   const events = new EventEmitter();
   // Before the crawler and the browsers: a malformed bucket URL fails the start with nothing left running.
   const assets = await createAssets(config, logger, events).catch(async (err) => { await shared.close(); throw err; });
@@ -107,12 +110,14 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
   });
   const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks, defaultTtlMs: config.cacheTtlMs };
-  const sandbox = useSandbox(config.chromiumSandbox);
-  logger.info(`Chromium sandbox ${sandbox ? 'on' : 'off (--no-sandbox)'} (REFRACT_CHROMIUM_SANDBOX=${config.chromiumSandbox})`);
+  const sandbox = !endpoints.length && useSandbox(config.chromiumSandbox);
+  if (endpoints.length) logger.info(`browser tier: ${endpoints.map((e) => redact(e.url)).join(', ')}`);
+  else logger.info(`Chromium sandbox ${sandbox ? 'on' : 'off (--no-sandbox)'} (REFRACT_CHROMIUM_SANDBOX=${config.chromiumSandbox})`);
   const browsers = createBrowsers({
     concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages,
     maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath, warmPages: config.browserWarmPages, sandbox,
-    proxy: createGuardProxy(guard),
+    endpoints,
+    proxy: createGuardProxy(guard, endpoints.length ? { host: config.guardProxyHost, allow: memo(() => endpointAddresses(endpoints)) } : {}),
   });
   const agents = createLightAgents();
   const runtimes = pluginRuntimes(registry.plugins, config);
@@ -167,4 +172,14 @@ async function createAssets(config: Config, logger: Logger, events: EventEmitter
   const baseUrl = config.assetsUrl || (config.publicUrl ? '' : pathToFileURL(path.resolve(config.assetsDir)).href);
   const retention = { maxBytes: config.assetsMaxBytes, maxAgeMs: config.assetsMaxAgeMs };
   return createLocalStore({ dir: config.assetsDir, publicUrl: config.publicUrl, baseUrl, retention, logger, events });
+}
+
+/** A value made once on first use, again a minute later (the tier's addresses, when their names move). */
+function memo<T>(make: () => Promise<T>, ttlMs = 60_000): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  let at = 0;
+  return () => {
+    if (!value || Date.now() - at > ttlMs) { value = make(); at = Date.now(); }
+    return value;
+  };
 }

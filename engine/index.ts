@@ -18,6 +18,7 @@ export type { CrawlInput, CrawlOptions, CrawlResult } from './crawl.ts';
 export { crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';
 export { CHROME_ARGS, chromeArgs } from './browser/pool.ts';
 export { useSandbox, sandboxPossible } from './browser/sandbox.ts';
+export { startBrowserServer, type BrowserServer } from './browser/tier.ts';
 export { createGuardProxy, type GuardProxy } from './browser/guard-proxy.ts';
 export { DEFAULT_VIEWPORT } from './browser/page.ts';
 export { captureSettled } from './browser/settle.ts';

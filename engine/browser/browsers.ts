@@ -9,6 +9,8 @@ import { createSlots } from './slots.ts';
 import { createSharedContexts } from './shared.ts';
 import { createWarmPages, type WarmPages } from './warm.ts';
 import type { GuardProxy } from './guard-proxy.ts';
+import { redact, type RemoteEndpoint } from './remote.ts';
+import { RefractError } from '../errors.ts';
 
 /** Pages of the browser pool, handed out under a concurrency bound with a bounded queue and crash retries. */
 export interface Browsers {
@@ -33,6 +35,8 @@ export interface BrowsersOptions {
   concurrency: number; queueLimit: number; retireAfterPages: number; maxMemoryBytes: number; chromePath: string; warmPages?: number;
   /** Launch Chromium with its sandbox. */
   sandbox?: boolean;
+  /** The browser tier (REFRACT_BROWSER_ENDPOINTS) instead of a local Chromium. */
+  endpoints?: readonly RemoteEndpoint[];
   /** The SSRF guard's forward proxy, which every browser connection goes through. */
   proxy: GuardProxy;
 }
@@ -60,20 +64,43 @@ function executable(file: string): boolean {
   return candidates.some((candidate) => { try { accessSync(candidate, constants.X_OK); return true; } catch { return false; } });
 }
 
+/**
+ * A new page from the pool. On a browser tier, a node that cannot be reached is skipped for the next one in turn
+ * (each is tried at most once); with none reachable the answer is 503 EBUSY, which a client retries.
+ */
+async function newPage(pool: RefractBrowserPool, endpoints: readonly RemoteEndpoint[] | undefined, options: { pageOptions: BrowserContextOptions; proxyUrl?: string }, start = 0): Promise<Page> {
+  if (!endpoints?.length) return (await pool.newPage(options)) as Page;
+  // In turn from node `start`, those backing off last: each is tried once.
+  const order = endpoints.map((_, i) => (start + i) % endpoints.length).sort((a, b) => Number(!endpoints[a]!.usable()) - Number(!endpoints[b]!.usable()));
+  let last: unknown;
+  for (const i of order) {
+    try {
+      return (await pool.newPage({ ...options, browserPlugin: pool.browserPlugins[i] })) as Page;
+    } catch (err) {
+      last = err;
+    }
+  }
+  throw new RefractError('EBUSY', `No browser of the browser tier could open a page (${endpoints.map((e) => redact(e.url)).join(', ')}): ${(last as Error)?.message?.split('\n')[0] ?? 'unreachable'}`, { cause: last });
+}
+
 /** The browser pool, launched on first use, and pages opened from it through the guard's proxy. */
 function createLauncher(opts: BrowsersOptions) {
   let pool: RefractBrowserPool | undefined;
   let launched = 0;
   let failed = false;
+  /** Which node of the browser tier the next page starts looking at. */
+  let turn = 0;
   const poolOf = (): RefractBrowserPool => {
     if (!pool) {
-      pool = createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages, chromePath: opts.chromePath, sandbox: opts.sandbox, proxyServer: opts.proxy.url });
+      pool = createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages, chromePath: opts.chromePath, sandbox: opts.sandbox, endpoints: opts.endpoints, proxyServer: opts.proxy.url });
       pool.on(BROWSER_POOL_EVENTS.BROWSER_LAUNCHED, () => { launched++; });
     }
     return pool;
   };
   return {
     poolOf,
+    /** A page for a shared context: the same spread over the browser tier, no preparation. */
+    newPage: (options: BrowserContextOptions) => newPage(poolOf(), opts.endpoints, { pageOptions: options }, turn++),
     started: () => pool,
     launched: () => launched,
     failed: () => failed,
@@ -82,7 +109,7 @@ function createLauncher(opts: BrowsersOptions) {
       // A caller's proxy is reached through the guard's, which checks each target first.
       const route = proxyUrl ? await opts.proxy.via(proxyUrl) : undefined;
       try {
-        page = (await poolOf().newPage({ pageOptions: options, proxyUrl: route?.url })) as Page;
+        page = await newPage(poolOf(), opts.endpoints, { pageOptions: options, proxyUrl: route?.url }, turn++);
         failed = false;
       } catch (err) {
         route?.release();
@@ -161,7 +188,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
   const warmPages = opts.warmPages ?? 0;
   const warm = createWarmPages(warmPages);
   const recycler = createRecycler(launcher, warm, opts.retireAfterPages);
-  const shared = createSharedContexts(async (options) => (await launcher.poolOf().newPage({ pageOptions: options })) as Page, opts.retireAfterPages);
+  const shared = createSharedContexts((options) => launcher.newPage(options), opts.retireAfterPages);
 
   // Past the memory ceiling every open browser is retired: pages in flight finish, new ones get a fresh browser.
   const recycleIfHeavy = async () => {
@@ -219,7 +246,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
         slots.release();
       }
     },
-    ready: () => !launcher.failed() && executable(opts.chromePath),
+    ready: () => (opts.endpoints?.length ? opts.endpoints.some((e) => e.usable()) : !launcher.failed() && executable(opts.chromePath)),
     stats: () => ({ ...poolStats(launcher), reused, pages: slots.load().active, queued: slots.load().queued }),
     closeShared: (share) => shared.retire(share),
     refusalOf: (response, url) => opts.proxy.refusalOf(response, url),

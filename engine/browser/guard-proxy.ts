@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 import type dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import { Server, RequestError } from 'proxy-chain';
@@ -43,8 +44,23 @@ function pinned(addresses: LookupAddress[]): LookupFn {
 
 const HEADER = 'x-refract-guard';
 
+/**
+ * Where the proxy listens: loopback for local browsers; for a browser tier, an address its nodes reach (`host`),
+ * serving only the clients `allow` admits (the tier's addresses), so that it is never an open proxy.
+ */
+export interface GuardProxyOptions { host?: string; allow?: () => Promise<Set<string>> }
+
+/** This machine's first external IPv4 address (a container's address on its network), else loopback. */
+function externalAddress(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  }
+  return '127.0.0.1';
+}
+
 /** Starts nothing until first asked for its URL; one per set of browsers (and one per Lighthouse audit). */
-export function createGuardProxy(guard: Guard): GuardProxy {
+export function createGuardProxy(guard: Guard, opts: GuardProxyOptions = {}): GuardProxy {
+  const host = opts.host ?? '127.0.0.1';
   // A secret of this process marks the proxy's own refusals: a target cannot answer as if it were the guard.
   const secret = randomBytes(12).toString('hex');
   const upstreams = new Map<string, string>();
@@ -59,16 +75,17 @@ export function createGuardProxy(guard: Guard): GuardProxy {
   const start = (): Promise<string> => {
     listening ??= (async () => {
       server = new Server({
-        port: 0, host: '127.0.0.1', verbose: false,
-        prepareRequestFunction: async ({ hostname, username }) => {
-          const host = bareHost(hostname);
+        port: 0, host, verbose: false,
+        prepareRequestFunction: async ({ hostname, username, request }) => {
+          if (opts.allow && !(await opts.allow()).has(request.socket.remoteAddress ?? '')) throw new RequestError('Not a client of this proxy', 403);
+          const target = bareHost(hostname);
           const upstream = username ? upstreams.get(username) : undefined;
           if (username && !upstream) throw new RequestError('This proxy route has ended', 403);
           let addresses: LookupAddress[];
           try {
-            addresses = await guard.resolve(host);
+            addresses = await guard.resolve(target);
           } catch (err) {
-            return refuse(host, err);
+            return refuse(target, err);
           }
           // Through a caller's proxy the proxy resolves the name; direct, the connection goes to what was checked.
           return upstream ? { upstreamProxyUrl: upstream } : { dnsLookup: pinned(addresses) };
@@ -78,7 +95,9 @@ export function createGuardProxy(guard: Guard): GuardProxy {
       server.on('requestFailed', () => undefined);
       server.server.unref();
       await server.listen();
-      return `http://127.0.0.1:${server.port}`;
+      // Listening on every interface, the proxy is reached at this machine's first external address.
+      const reach = host === '0.0.0.0' ? externalAddress() : host;
+      return `http://${reach.includes(':') ? `[${reach}]` : reach}:${server.port}`;
     })();
     return listening;
   };

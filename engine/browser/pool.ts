@@ -1,5 +1,6 @@
 import { BrowserPool, PlaywrightPlugin } from '@crawlee/browser-pool';
 import { chromium, type LaunchOptions } from 'playwright-core';
+import { remoteBrowserType, type RemoteEndpoint } from './remote.ts';
 
 /** Flags for a closed network without background traffic; `--no-sandbox` unless the sandbox is used (`chromeArgs`). */
 export const CHROME_ARGS = [
@@ -17,6 +18,8 @@ export interface PoolOptions {
   maxPagesPerBrowser: number; retireAfterPages: number; chromePath: string;
   /** Launch with Chromium's sandbox (see sandbox.ts). */
   sandbox?: boolean;
+  /** Remote browsers to connect to instead of launching Chromium (pages are spread over them in turn). */
+  endpoints?: readonly RemoteEndpoint[];
   /** The forward proxy every connection of the browsers goes through (the SSRF guard's, see guard-proxy.ts). */
   proxyServer(): Promise<string>;
 }
@@ -31,10 +34,12 @@ export function createBrowserPool(opts: PoolOptions) {
     launchContext.launchOptions = { ...launchContext.launchOptions, proxy: { server: await opts.proxyServer() } };
   };
   const pool = new BrowserPool({
-    browserPlugins: [new PlaywrightPlugin(chromium, {
-      launchOptions: { executablePath: opts.chromePath, args: chromeArgs(!!opts.sandbox), chromiumSandbox: !!opts.sandbox, headless: true },
-      useIncognitoPages: true,
-    })],
+    browserPlugins: opts.endpoints?.length
+      ? opts.endpoints.map((e) => new PlaywrightPlugin(remoteBrowserType(e) as unknown as typeof chromium, { launchOptions: {}, useIncognitoPages: true }))
+      : [new PlaywrightPlugin(chromium, {
+        launchOptions: { executablePath: opts.chromePath, args: chromeArgs(!!opts.sandbox), chromiumSandbox: !!opts.sandbox, headless: true },
+        useIncognitoPages: true,
+      })],
     maxOpenPagesPerBrowser: opts.maxPagesPerBrowser,
     retireBrowserAfterPageCount: opts.retireAfterPages,
     closeInactiveBrowserAfterSecs: 300,

@@ -74,6 +74,14 @@ async function compute(deps: LifecycleDeps, plan: Plan, key: string): Promise<Ca
   }
 }
 
+/** The stored entry of a key, if there is one that may be answered (one linking a deleted file is dropped). */
+async function usable(deps: LifecycleDeps, key: string): Promise<CacheEntry | undefined> {
+  const stored = await deps.cache.get(key);
+  if (!stored || stored.failure || !deps.usable || await deps.usable(stored)) return stored;
+  await deps.cache.delete(key);
+  return undefined;
+}
+
 /**
  * The engine's one entry for a plan: cache → coalesce → executor → steps. A fresh entry is a HIT; past its
  * `staleTtl` a STALE answer is given while one background refresh runs; `force` is a BYPASS; anything else is
@@ -102,17 +110,9 @@ export function createLifecycle(deps: LifecycleDeps) {
       .finally(() => refreshing.delete(key));
   }
 
-  /** The stored entry of a key, if there is one that may be answered. */
-  async function usable(key: string): Promise<CacheEntry | undefined> {
-    const stored = await cache.get(key);
-    if (!stored || stored.failure || !deps.usable || await deps.usable(stored)) return stored;
-    await cache.delete(key);
-    return undefined;
-  }
-
   async function lookup(plan: Plan, key: string, opts: ExtractOptions): Promise<{ entry: CacheEntry; cache: CacheStatus; lookupMs: number }> {
     const since = performance.now();
-    const stored = plan.options.force ? undefined : await usable(key);
+    const stored = plan.options.force ? undefined : await usable(deps, key);
     const lookupMs = performance.now() - since;
     if (stored) {
       const { staleTtl } = plan.options;
@@ -136,7 +136,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       try {
         // Checked again once this request holds the computation (another process may have stored it meanwhile).
         const entry = await cache.coalesce(key, async () => {
-          const current = await usable(key);
+          const current = await usable(deps, key);
           if (current) return current;
           mine = true;
           if (!force) await opts.admit?.();

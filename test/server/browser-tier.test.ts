@@ -1,0 +1,98 @@
+// Browsers on their own tier: Refract against two `refract browser-server` nodes (chromium.launchServer) on
+// loopback. Pages are spread over both; the SSRF guard still refuses a private subrequest made by a remote browser;
+// one node killed mid-run loses no request (each is answered, with a result or a typed error) and the rest go to
+// the other node.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { serveFixtures, recordingServer, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+let fx: Fixture;
+let forbidden: Awaited<ReturnType<typeof recordingServer>>;
+const nodes: { child: ChildProcess; url: string; exited: Promise<unknown> }[] = [];
+let app: App;
+
+/** Starts a browser tier node as a user would (`refract browser-server`) and resolves with its URL. */
+async function browserServer(): Promise<{ child: ChildProcess; url: string; exited: Promise<unknown> }> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', path.join(ROOT, 'bin/refract.ts'), 'browser-server', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c;
+      const m = /(ws:\/\/\S+)/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then(() => reject(new Error(`browser-server ended: ${err}`)));
+  });
+  return { child, url, exited };
+}
+
+test.before(async () => {
+  forbidden = await recordingServer('127.0.0.2');
+  fx = await serveFixtures({
+    '/page': (req, res) => {
+      const n = new URL(req.url!, 'http://x').searchParams.get('n');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html><head><title>Page ${n}</title></head><body style="background:hsl(${Number(n) * 29} 60% 60%)"><h1>Page ${n}</h1></body></html>`);
+    },
+    '/private-image': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html><head><title>Private</title></head><body><img src="http://${forbidden.url}/pixel.png"><script>fetch('http://${forbidden.url}/fetch').catch(() => {})</script></body></html>`);
+    },
+    '/redirect': (_, res) => { res.writeHead(302, { location: `http://${forbidden.url}/secret` }); res.end(); },
+  });
+  nodes.push(await browserServer(), await browserServer());
+  app = await startRefract({ REFRACT_BROWSER_ENDPOINTS: nodes.map((n) => n.url).join(','), REFRACT_BROWSER_CONCURRENCY: '4' });
+});
+
+test.after(async () => {
+  await app.close();
+  for (const n of nodes) n.child.kill('SIGTERM');
+  await Promise.all(nodes.map((n) => n.exited));
+  await fx.close();
+  await forbidden.close();
+});
+
+const shot = (n: number | string) => call(app.freeUrl, `url=${q(`${fx.url}/page?n=${n}`)}&screenshot&meta.title`);
+
+test('pages are spread over both nodes and answered as with a local browser', async () => {
+  const answers = await Promise.all([1, 2, 3, 4, 5, 6].map(shot));
+  for (const a of answers) {
+    assert.is(a.status, 200, JSON.stringify(a.body).slice(0, 300));
+    assert.match(a.body.data.title, /^Page \d$/);
+    assert.is((await fetch(a.body.data.screenshot.url)).headers.get('content-type'), 'image/png');
+  }
+  assert.ok(app.engine.browsers.stats().launched >= 2, `connected to ${app.engine.browsers.stats().launched} browsers`);
+  assert.is((await fetch(`${app.freeUrl}/readyz`)).status, 200);
+});
+
+test('the guard refuses what a remote browser asks of a private address: subrequests and a redirect', async () => {
+  const page = await call(app.freeUrl, `url=${q(`${fx.url}/private-image`)}&screenshot&force`);
+  assert.is(page.status, 200);
+  const redirect = await call(app.freeUrl, `url=${q(`${fx.url}/redirect`)}&screenshot&force`);
+  assert.is(redirect.status, 403, JSON.stringify(redirect.body).slice(0, 300));
+  assert.is(redirect.body.code, 'EFORBIDDENURL');
+  assert.equal(forbidden.seen, [], 'nothing reached the private host');
+});
+
+test('a node killed mid-run: every request is answered (a result or a typed error), then the other node serves all', async () => {
+  const inflight = Array.from({ length: 10 }, (_, i) => shot(`k${i}`));
+  // Killed once the first answers are in: some pages are open on it, some not yet asked for.
+  await Promise.race(inflight);
+  nodes[0]!.child.kill('SIGKILL');
+  const answers = await Promise.all(inflight);
+  const ok = answers.filter((a) => a.status === 200).length;
+  const typed = answers.filter((a) => a.status !== 200 && typeof a.body?.code === 'string' && a.body.status === 'error');
+  assert.is(ok + typed.length, answers.length, `every request answered: ${answers.map((a) => a.status).join(',')}`);
+  console.log(`after the kill: ${ok} of ${answers.length} in flight succeeded, ${typed.length} typed errors (${typed.map((a) => a.body.code).join(',') || 'none'})`);
+  const after = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => shot(`after${i}`)));
+  assert.equal(after.map((a) => a.status), [200, 200, 200, 200, 200, 200], JSON.stringify(after.find((a) => a.status !== 200)?.body ?? {}).slice(0, 300));
+  assert.is((await fetch(`${app.freeUrl}/readyz`)).status, 200, 'ready: one node is left');
+});
+
+test.run();
