@@ -6,6 +6,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import os from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { CHROME_ARGS } from '../../engine/index.ts';
 import { serveFixtures, recordingServer, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
@@ -93,6 +96,33 @@ test('a node killed mid-run: every request is answered (a result or a typed erro
   const after = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => shot(`after${i}`)));
   assert.equal(after.map((a) => a.status), [200, 200, 200, 200, 200, 200], JSON.stringify(after.find((a) => a.status !== 200)?.body ?? {}).slice(0, 300));
   assert.is((await fetch(`${app.freeUrl}/readyz`)).status, 200, 'ready: one node is left');
+});
+
+test('a CDP endpoint (cdp+ws://, a Chromium started with --remote-debugging-port): pages, and the guard on its requests', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-cdp-'));
+  const chrome = spawn('/usr/bin/chromium', [...CHROME_ARGS, '--headless=new', '--remote-debugging-port=0', '--remote-debugging-address=127.0.0.1', `--user-data-dir=${dir}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const gone = new Promise((resolve) => chrome.once('exit', resolve));
+  const ws = await new Promise<string>((resolve, reject) => {
+    let err = '';
+    chrome.stderr!.on('data', (c: Buffer) => { err += c; const m = /DevTools listening on (ws:\/\/\S+)/.exec(err); if (m) resolve(m[1]!); });
+    void gone.then(() => reject(new Error(`chromium ended: ${err}`)));
+  });
+  const cdp = await startRefract({ REFRACT_BROWSER_ENDPOINTS: `cdp+${ws}` });
+  try {
+    const page = await call(cdp.freeUrl, `url=${q(`${fx.url}/page?n=cdp`)}&screenshot&meta.title`);
+    assert.is(page.status, 200, JSON.stringify(page.body).slice(0, 300));
+    assert.is(page.body.data.title, 'Page cdp');
+    const redirect = await call(cdp.freeUrl, `url=${q(`${fx.url}/redirect`)}&screenshot&force`);
+    assert.is(redirect.status, 403, JSON.stringify(redirect.body).slice(0, 300));
+    assert.is(redirect.body.code, 'EFORBIDDENURL');
+    const subrequests = await call(cdp.freeUrl, `url=${q(`${fx.url}/private-image`)}&screenshot&force`);
+    assert.is(subrequests.status, 200);
+    assert.equal(forbidden.seen, []);
+  } finally {
+    await cdp.close();
+    chrome.kill();
+    await gone;
+  }
 });
 
 test.run();
