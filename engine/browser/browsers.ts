@@ -9,7 +9,7 @@ import { createSlots } from './slots.ts';
 import { createSharedContexts } from './shared.ts';
 import { createWarmPages, type WarmPages } from './warm.ts';
 import type { GuardProxy } from './guard-proxy.ts';
-import { redact, type RemoteEndpoint } from './remote.ts';
+import { redact, isLoopbackEndpoint, type RemoteEndpoint } from './remote.ts';
 import { RefractError } from '../errors.ts';
 
 /** Pages of the browser pool, handed out under a concurrency bound with a bounded queue and crash retries. */
@@ -106,7 +106,11 @@ function createLauncher(opts: BrowsersOptions) {
     failed: () => failed,
     async open(options: BrowserContextOptions, proxyUrl: string | undefined, prepare?: Preparation): Promise<Page> {
       let page: Page;
-      // A caller's proxy is reached through the guard's, which checks each target first.
+      // A caller's proxy is reached through the guard's, which checks each target first. That route is a proxy on
+      // this machine's loopback (credentials are put in by a local relay), which a node on another host cannot reach.
+      if (proxyUrl && opts.endpoints?.some((e) => !isLoopbackEndpoint(e.url))) {
+        throw new RefractError('EPROXY', 'A `proxy` cannot be used by a browser of the browser tier on another host (REFRACT_BROWSER_ENDPOINTS): send the request with prerender=false, or to a process with a local Chromium');
+      }
       const route = proxyUrl ? await opts.proxy.via(proxyUrl) : undefined;
       try {
         page = await newPage(poolOf(), opts.endpoints, { pageOptions: options, proxyUrl: route?.url }, turn++);

@@ -67,6 +67,12 @@ export function redact(url: string): string {
   return `${url.slice(0, url.length - plain.length)}${u.protocol}//${u.host}`;
 }
 
+/** Whether an endpoint's host is this machine's loopback (by name or address). */
+export function isLoopbackEndpoint(url: string): boolean {
+  const host = new URL(url.replace(/^cdp\+/i, '')).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
 /**
  * The addresses of the endpoints' hosts (and loopback): the only clients the guard's proxy serves when it listens
  * beyond loopback for a browser tier, so that it is never an open proxy.

@@ -98,6 +98,19 @@ test('a node killed mid-run: every request is answered (a result or a typed erro
   assert.is((await fetch(`${app.freeUrl}/readyz`)).status, 200, 'ready: one node is left');
 });
 
+test('a caller\'s proxy with a browser tier on another host: 400 EPROXY that says why, before any browser is asked', async () => {
+  const far = await startRefract({ REFRACT_BROWSER_ENDPOINTS: 'ws://browsers.invalid:3100/token', REFRACT_API_KEYS: 'k1' });
+  try {
+    const res = await call(far.proUrl, `url=${q(`${fx.url}/page?n=proxy`)}&screenshot&proxy=${q('http://127.0.0.1:9')}`, { headers: { 'x-api-key': 'k1' } });
+    assert.is(res.status, 400, JSON.stringify(res.body).slice(0, 300));
+    assert.is(res.body.code, 'EPROXY');
+    assert.match(res.body.message, /browser tier on another host/);
+    assert.is(far.engine.browsers.stats().launched, 0);
+  } finally {
+    await far.close();
+  }
+});
+
 test('a CDP endpoint (cdp+ws://, a Chromium started with --remote-debugging-port): pages, and the guard on its requests', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-cdp-'));
   const chrome = spawn('/usr/bin/chromium', [...CHROME_ARGS, '--headless=new', '--remote-debugging-port=0', '--remote-debugging-address=127.0.0.1', `--user-data-dir=${dir}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
