@@ -74,6 +74,16 @@ test('pages are spread over both nodes and answered as with a local browser', as
   assert.is((await fetch(`${app.freeUrl}/readyz`)).status, 200);
 });
 
+test('an animated capture is recorded on the node and comes back as an MP4, with a PDF from the same tier', async () => {
+  const clip = await call(app.freeUrl, `url=${q(`${fx.url}/page?n=video`)}&meta=false&screenshot.animated.duration=1s&screenshot.animated.fps=10`);
+  assert.is(clip.status, 200, JSON.stringify(clip.body).slice(0, 300));
+  assert.is(clip.body.data.screenshot.type, 'mp4');
+  assert.ok(Math.abs(clip.body.data.screenshot.duration - 1) < 0.25, `duration ${clip.body.data.screenshot.duration}`);
+  const pdf = await call(app.freeUrl, `url=${q(`${fx.url}/page?n=pdf`)}&meta=false&pdf`);
+  assert.is(pdf.status, 200, JSON.stringify(pdf.body).slice(0, 300));
+  assert.is((await fetch(pdf.body.data.pdf.url)).headers.get('content-type'), 'application/pdf');
+});
+
 test('the guard refuses what a remote browser asks of a private address: subrequests and a redirect', async () => {
   const page = await call(app.freeUrl, `url=${q(`${fx.url}/private-image`)}&screenshot&force`);
   assert.is(page.status, 200);
