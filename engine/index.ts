@@ -37,3 +37,4 @@ export { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from './options.ts';
 export { DURATION_MARK, TEXT_FORM_MARK } from './schema.ts';
 export { readLines } from './journal.ts';
 export { crawlQuery } from './crawl.ts';
+export { checkTargetUrl } from './fetch/url.ts';

@@ -17,6 +17,8 @@ import { createMetrics } from './metrics.ts';
 import { clientIp, trustOf } from './client-ip.ts';
 import { compress, encodingOf } from './compress.ts';
 import { serveOwn, JSON_HEADERS, type AppState, type OwnPages } from './own.ts';
+import { createJobs } from './jobs.ts';
+import { createCrawlsHandler } from './crawls.ts';
 
 
 /** A running Refract: the engine and its free and pro endpoints. */
@@ -134,7 +136,9 @@ async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro',
     const path = query < 0 ? url : url.slice(0, query);
     const ip = clientIp(req, state.trust);
     // The API itself (the path every request of a client takes) is not looked for among the server's own pages.
-    let out = (path === '/' ? undefined : await serveOwn(state, own, req, path))
+    const crawls = path === '/crawls' || path.startsWith('/crawls/');
+    let out = crawls ? (state.crawls ? await state.crawls[i]!(req, path) : starting())
+      : (path === '/' ? undefined : await serveOwn(state, own, req, path))
       ?? (!state.handlers[i] ? starting() : await state.handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip }));
     const phases = out.phases ?? [];
     const encoding = encodingOf(out, String(req.headers['accept-encoding'] ?? ''));
@@ -206,7 +210,12 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   const quota = createQuota(ready.shared.counters, clock);
   const keys = createKeyRing(config.apiKeys);
   state.metrics = createMetrics(ready, () => state.inflight);
+  const jobs = createJobs({ engine: ready, quota, dataDir: config.dataDir, webhookSecret: config.webhookSecret });
+  state.crawls = (['free', 'pro'] as const).map((tier) => createCrawlsHandler({ engine: ready, jobs, keys, tier, docsUrl, webhookSecret: config.webhookSecret }));
   state.handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: ready, quota, tier, keys, docsUrl, clock }));
+  // Jobs a stopped process left unfinished go on from where their journals say.
+  const resumed = await jobs.resume();
+  if (resumed) ready.logger.info(`resumed ${resumed} crawl job(s)`);
   return {
     engine: ready,
     events: ready.events,
@@ -226,12 +235,14 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       clearTimeout(timer);
       for (const s of servers) s.closeAllConnections();
       await Promise.all(closed);
+      await jobs.close();
       await ready.close();
       ready.logger.flush();
     },
     async close() {
       state.draining = true;
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); })));
+      await jobs.close();
       await ready.close();
       ready.logger.flush();
     },

@@ -2,6 +2,7 @@
 // from the zod schema that validates it (zod converts to JSON Schema), so a plugin's options, third-party ones
 // included, are described exactly as they are checked.
 import { z } from 'zod';
+import { CRAWL_PATHS } from './openapi-crawls.ts';
 import { CORE_DOCS, RESPONSE_HEADERS as HEADERS } from './parameter-docs.ts';
 import { CODES, coreSchema, PRO_ONLY, TEST_HOOK_PARAMS, DURATION_MARK, TEXT_FORM_MARK, type Code, type Registry } from '../engine/index.ts';
 
@@ -243,6 +244,7 @@ export function openApiDocument(registry: Registry, opts: { version: string; fre
           },
         },
       },
+      ...CRAWL_PATHS,
       '/openapi.json': { get: { operationId: 'openapi', summary: 'This description', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
       '/healthz': { get: { operationId: 'healthz', summary: 'Liveness: the process answers', responses: { 200: { description: 'alive', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } } } } },
       '/readyz': {

@@ -1,0 +1,109 @@
+import type http from 'node:http';
+import { Readable } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { RefractError, checkTargetUrl, type Engine } from '../engine/index.ts';
+import type { HandlerResponse } from './handler.ts';
+import { failure } from './jsend.ts';
+import type { KeyRing } from './keys.ts';
+import { fieldError, publicJob, type JobRequest, type Jobs } from './jobs.ts';
+
+/** The largest body `POST /crawls` reads (a list of URLs). */
+const MAX_BODY = 1024 * 1024;
+const EVENTS = ['started', 'page', 'completed', 'failed'] as const;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+const bodySchema = z.object({
+  start: z.string().optional(), urls: z.array(z.string()).max(100_000).optional(), sitemap: z.string().optional(),
+  maxPages: z.number().int().positive().optional(), maxDepth: z.number().int().min(0).optional(),
+  include: z.array(z.string()).optional(), exclude: z.array(z.string()).optional(),
+  anyHost: z.boolean().optional(), robots: z.boolean().optional(),
+  query: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+  webhook: z.object({ url: z.string(), events: z.array(z.enum(EVENTS)).default([...EVENTS]) }).strict().optional(),
+}).strict();
+
+/** Reads a JSON body (at most MAX_BODY bytes). */
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new RefractError('EINVALDATA', `The body is over ${MAX_BODY} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new RefractError('EINVALDATA', 'The body is not JSON');
+  }
+}
+
+/** A body checked into a job request: one input, the CLI's options, a webhook the guard lets through. */
+async function jobRequest(raw: unknown, engine: Engine, secret: string): Promise<JobRequest> {
+  const parsed = bodySchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(',') : 'body');
+    throw fieldError(field === 'query' ? 'EINVALQUERY' : 'EINVALDATA', field, issue.message);
+  }
+  const b = parsed.data;
+  const inputs = [b.start, b.urls, b.sitemap].filter((v) => v !== undefined);
+  if (inputs.length !== 1) throw fieldError('EINVALDATA', 'start', 'give exactly one of `start`, `urls` or `sitemap`');
+  const checkUrl = (field: string, url: string) => { try { return checkTargetUrl(url).href; } catch (err) { throw fieldError('EINVALURL', field, (err as Error).message); } };
+  const input = b.start !== undefined ? { start: checkUrl('start', b.start) } : b.sitemap !== undefined ? { sitemap: checkUrl('sitemap', b.sitemap) } : { urls: b.urls! };
+  let webhook: JobRequest['webhook'];
+  if (b.webhook) {
+    if (!secret) throw fieldError('EINVALDATA', 'webhook', 'this service has no REFRACT_WEBHOOK_SECRET to sign deliveries with');
+    const url = new URL(checkUrl('webhook.url', b.webhook.url));
+    // The same guard as every target: a private or loopback address (unless allowed) is refused now.
+    await engine.guard.resolve(url.hostname.replace(/^\[|\]$/g, '')).catch((err: unknown) => { throw new RefractError('EFORBIDDENURL', `\`webhook.url\`: ${(err as Error).message}`, { data: { field: 'webhook.url' } }); });
+    webhook = { url: url.href, events: b.webhook.events };
+  }
+  const { maxPages, maxDepth, include, exclude, anyHost, robots, query } = b;
+  return { input, options: { maxPages, maxDepth, include, exclude, anyHost, robots, query: query as JobRequest['options']['query'] }, webhook };
+}
+
+const answer = (status: number, data: unknown, headers: Record<string, string> = {}): HandlerResponse =>
+  ({ status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...headers }, body: JSON.stringify({ status: 'success', data }) });
+
+/**
+ * `POST /crawls`, `GET /crawls/<id>`, `GET /crawls/<id>/results`, `DELETE /crawls/<id>`: crawl jobs over HTTP, on
+ * the pro endpoint with `x-api-key` (the free endpoint answers 403 EPRO). A job made with another key is not found.
+ */
+export function createCrawlsHandler(deps: { engine: Engine; jobs: Jobs; keys: KeyRing; tier: 'free' | 'pro'; docsUrl: string; webhookSecret: string }) {
+  const { engine, jobs } = deps;
+  return async (req: http.IncomingMessage, path: string): Promise<HandlerResponse> => {
+    try {
+      if (deps.tier === 'free') throw new RefractError('EPRO', 'Crawl jobs are on the pro endpoint, with `x-api-key`');
+      const key = req.headers['x-api-key'];
+      const owner = typeof key === 'string' ? await deps.keys.check(key) : undefined;
+      if (!owner) throw new RefractError('EAUTH', 'A valid `x-api-key` header is required on the pro endpoint');
+      const policy = { limit: owner.quota ?? engine.config.proQuota, window: 'month' as const };
+      const [, , id, sub] = path.split('/');
+      if (!id) {
+        if (req.method !== 'POST') throw new RefractError('EMETHOD', 'Use POST /crawls to start a crawl');
+        const job = await jobs.create(owner.id, policy, await jobRequest(await readJson(req), engine, deps.webhookSecret));
+        return answer(202, { id: job.id, status: job.status, url: `/crawls/${job.id}` }, { location: `/crawls/${job.id}` });
+      }
+      const job = await jobs.get(owner.id, id);
+      if (!job || (sub !== undefined && sub !== 'results')) throw new RefractError('ENOTFOUND', `No crawl ${id}`);
+      if (req.method === 'DELETE' && !sub) return answer(200, publicJob(await jobs.cancel(job)));
+      if (req.method !== 'GET') throw new RefractError('EMETHOD', 'Use GET, or DELETE to cancel');
+      if (!sub) return answer(200, publicJob(job));
+      const params = new URL(req.url ?? '/', 'http://x').searchParams;
+      const cursor = Number(params.get('cursor') ?? 0);
+      const limit = Math.min(1000, Number(params.get('limit') ?? 100));
+      if (!Number.isInteger(cursor) || cursor < 0 || !Number.isInteger(limit) || limit < 1) throw new RefractError('EINVALQUERY', '`cursor` and `limit` are whole numbers (limit 1 to 1000)');
+      const page = await jobs.results(job, cursor, /ndjson/.test(String(req.headers.accept)) ? Number.MAX_SAFE_INTEGER : limit);
+      if (/ndjson/.test(String(req.headers.accept))) {
+        return { status: 200, headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' }, body: '', stream: Readable.from(page.lines.map((l) => `${l}\n`)) };
+      }
+      // While the job runs, the cursor past the last line is where to ask again; once it ended, `null` is the end.
+      const next = page.more || !jobs.isTerminal(job.status) ? String(page.next) : null;
+      return answer(200, { results: page.lines.map((l) => JSON.parse(l) as unknown), next, status: job.status });
+    } catch (err) {
+      const { status, body } = failure(err, randomUUID(), deps.docsUrl);
+      return { status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }, body: JSON.stringify(body) };
+    }
+  };
+}
