@@ -57,6 +57,8 @@ EXPOSE 3000 3001
 VOLUME /data/assets
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
-# Node itself is the process tini starts (not npm, which does not pass SIGTERM on): the drain answers requests in flight.
+# Node itself is the process tini starts (not npm, which does not pass SIGTERM on): the drain answers requests in
+# flight. REFRACT_ENTRY picks what runs: the server, or bin/actor.ts for the Apify Actor (.actor/actor.json).
+ENV REFRACT_ENTRY=server/main.ts
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--no-node-snapshot", "--conditions=refract-source", "server/main.ts"]
+CMD ["sh", "-c", "exec node --no-node-snapshot --conditions=refract-source \"$REFRACT_ENTRY\""]

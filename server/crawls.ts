@@ -38,8 +38,8 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   }
 }
 
-/** A body checked into a job request: one input, the CLI's options, a webhook the guard lets through. */
-async function jobRequest(raw: unknown, engine: Engine, secret: string): Promise<JobRequest> {
+/** A body checked into a job request: one input, the CLI's options, a webhook the guard lets through (also the Actor's input). */
+export async function jobRequest(raw: unknown, engine: Engine, secret: string): Promise<JobRequest> {
   const parsed = bodySchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

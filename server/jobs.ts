@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { appendFile, mkdir, readdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { RefractError, crawlQuery, type CrawlInput, type CrawlResult, type Engine, type RawObject } from '../engine/index.ts';
@@ -23,6 +23,8 @@ export interface Job {
   createdAt: string; finishedAt: string | null; code?: string; message?: string;
 }
 
+/** How often a running job's counts are written to disk (its results are written at once). */
+const SAVE_EVERY_MS = 1000;
 const TERMINAL = new Set<JobStatus>(['completed', 'failed', 'cancelled']);
 const ID = /^[a-z0-9]{20}$/;
 
@@ -37,7 +39,7 @@ export const publicJob = ({ id, status, pages, createdAt, finishedAt, code, mess
  */
 export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string; webhookSecret: string }) {
   const root = path.join(deps.dataDir, 'crawls');
-  const running = new Map<string, { cancel: () => void; pause: () => void; done: Promise<void> }>();
+  const running = new Map<string, { job: Job; cancel: () => void; pause: () => void; done: Promise<void> }>();
   const dirOf = (id: string) => path.join(root, id);
   const save = async (job: Job) => {
     const file = path.join(dirOf(job.id), 'job.json');
@@ -73,6 +75,7 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
     });
     const send = (event: Omit<WebhookEvent, 'id'>) => webhook?.send({ ...event, id: job.id } as WebhookEvent);
     let cancelled = false;
+    let savedAt = Date.now();
     const stop = new AbortController();
     const done = (async () => {
       const already = await written(job.id);
@@ -85,15 +88,18 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
         ...job.request.options, stateDir: path.join(dir, 'state'), done: already.urls,
         onKnown: (n) => { job.pages.queued = Math.max(0, n - job.pages.done - job.pages.failed); },
       });
+      // One handle for the job's result lines (each line one write: a kill tears at most the last).
+      const out = await open(path.join(dir, 'results.jsonl'), 'a');
       try {
         for await (const line of crawl) {
           const rate = await deps.quota.consume(job.owner, job.policy);
           if (rate.exceeded) { job.status = 'failed'; job.code = 'ERATE'; job.message = 'The key\'s request quota ran out; the pages done so far are in the results'; break; }
-          await appendFile(path.join(dir, 'results.jsonl'), `${JSON.stringify(line)}\n`);
+          await out.write(`${JSON.stringify(line)}\n`);
           if (line.status === 'success') job.pages.done++; else job.pages.failed++;
           job.pages.queued = Math.max(0, job.pages.queued - 1);
           send({ type: 'crawl.page', page: line });
-          await save(job);
+          // The counts on disk are for a status read by another process; the results file is the truth on resume.
+          if (Date.now() - savedAt > SAVE_EVERY_MS) { savedAt = Date.now(); await save(job); }
           if (cancelled || stop.signal.aborted) break;
         }
         // The process is stopping: the job stays running, and the next start resumes it.
@@ -103,6 +109,8 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
         job.status = 'failed';
         job.code = 'EFATAL';
         job.message = (err as Error).message;
+      } finally {
+        await out.close();
       }
       job.finishedAt = new Date().toISOString();
       job.pages.queued = 0;
@@ -111,7 +119,7 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
       else if (job.status === 'failed') send({ type: 'crawl.failed', pages: job.pages, code: job.code, message: job.message, finishedAt: job.finishedAt });
       await webhook?.settled();
     })().catch((err) => deps.engine.logger.error('crawl job failed unexpectedly', err)).finally(() => running.delete(job.id));
-    running.set(job.id, { cancel: () => { cancelled = true; }, pause: () => stop.abort(), done });
+    running.set(job.id, { job, cancel: () => { cancelled = true; }, pause: () => stop.abort(), done });
   }
 
   return {
@@ -130,7 +138,9 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
     },
     /** The job, if it exists and belongs to `owner` (another key's job is not found). */
     async get(owner: string, id: string): Promise<Job | undefined> {
-      const job = await load(id);
+      // A running job is read as it is now; another one as it was saved.
+      const live = running.get(id)?.job;
+      const job = live ? { ...live, pages: { ...live.pages } } : await load(id);
       return job && job.owner === owner ? job : undefined;
     },
     /** Result lines from `cursor` (a line number), at most `limit`, and the cursor after them. */
