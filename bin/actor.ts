@@ -7,6 +7,7 @@ import { jobRequest } from '../server/crawls.ts';
 
 await Actor.init();
 const engine = await createEngine({ config: loadConfig({ ...process.env, REFRACT_LOG_LEVEL: process.env.REFRACT_LOG_LEVEL ?? 'warn' }) });
+let failed: unknown;
 try {
   // The same checks as the API's; a webhook is the platform's business (its own integrations), not the Actor's.
   const { webhook: _ignored, ...input } = (await Actor.getInput<Record<string, unknown>>()) ?? {};
@@ -18,8 +19,9 @@ try {
   }
   await Actor.setStatusMessage(`${pages} pages crawled`);
 } catch (err) {
-  await engine.close();
-  await Actor.fail(isRefractError(err) ? `${err.code}: ${err.message}` : (err as Error).message);
+  failed = err;
 }
 await engine.close();
-await Actor.exit();
+// Both end the process: a failed run with the API's code in its status message.
+if (failed) await Actor.fail(isRefractError(failed) ? `${failed.code}: ${failed.message}` : (failed as Error).message);
+else await Actor.exit();

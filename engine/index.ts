@@ -12,7 +12,7 @@ export { createGuard, type Guard } from './fetch/guard.ts';
 export type { FetchResult } from './fetch/http.ts';
 export { ffprobe, type Prober, type ProbeOutcome } from './fetch/probe.ts';
 export { mediaType, prettyBytes, prettyDuration, withSize, type Media } from './media.ts';
-export { openAsset, type AssetStore, type ServedAsset } from './assets/index.ts';
+export { openAsset, readAsset, type AssetStore, type ServedAsset } from './assets/index.ts';
 export { createEngine, type Engine, type EngineOptions } from './engine.ts';
 export type { CrawlInput, CrawlOptions, CrawlResult } from './crawl.ts';
 export { crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';

@@ -3,10 +3,13 @@ import { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { RefractError, checkTargetUrl, type Engine } from '../engine/index.ts';
-import type { HandlerResponse } from './handler.ts';
+import { proCallerOf, type HandlerResponse } from './handler.ts';
 import { failure } from './jsend.ts';
 import type { KeyRing } from './keys.ts';
-import { fieldError, publicJob, type JobRequest, type Jobs } from './jobs.ts';
+import { publicJob, type JobRequest, type Jobs } from './jobs.ts';
+
+/** A RefractError for a body field: its code and which field. */
+const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) => new RefractError(code, `\`${field}\`: ${why}`, { data: { field } });
 
 /** The largest body `POST /crawls` reads (a list of URLs). */
 const MAX_BODY = 1024 * 1024;
@@ -75,17 +78,14 @@ export function createCrawlsHandler(deps: { engine: Engine; jobs: Jobs; keys: Ke
   return async (req: http.IncomingMessage, path: string): Promise<HandlerResponse> => {
     try {
       if (deps.tier === 'free') throw new RefractError('EPRO', 'Crawl jobs are on the pro endpoint, with `x-api-key`');
-      const key = req.headers['x-api-key'];
-      const owner = typeof key === 'string' ? await deps.keys.check(key) : undefined;
-      if (!owner) throw new RefractError('EAUTH', 'A valid `x-api-key` header is required on the pro endpoint');
-      const policy = { limit: owner.quota ?? engine.config.proQuota, window: 'month' as const };
+      const { id: owner, policy } = await proCallerOf(req, deps);
       const [, , id, sub] = path.split('/');
       if (!id) {
         if (req.method !== 'POST') throw new RefractError('EMETHOD', 'Use POST /crawls to start a crawl');
-        const job = await jobs.create(owner.id, policy, await jobRequest(await readJson(req), engine, deps.webhookSecret));
+        const job = await jobs.create(owner, policy, await jobRequest(await readJson(req), engine, deps.webhookSecret));
         return answer(202, { id: job.id, status: job.status, url: `/crawls/${job.id}` }, { location: `/crawls/${job.id}` });
       }
-      const job = await jobs.get(owner.id, id);
+      const job = await jobs.get(owner, id);
       if (!job || (sub !== undefined && sub !== 'results')) throw new RefractError('ENOTFOUND', `No crawl ${id}`);
       if (req.method === 'DELETE' && !sub) return answer(200, publicJob(await jobs.cancel(job)));
       if (req.method !== 'GET') throw new RefractError('EMETHOD', 'Use GET, or DELETE to cancel');

@@ -62,7 +62,7 @@ export interface HandlerDeps { engine: Engine; quota: Quota; tier: Tier; keys: K
 const JSON_TYPE = 'application/json; charset=utf-8';
 const BASE = 'http://refract.local';
 
-function header(req: HandlerRequest, name: string): string | undefined {
+function header(req: Pick<HandlerRequest, 'headers'>, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
@@ -96,7 +96,7 @@ function freeCallerOf(req: HandlerRequest, deps: HandlerDeps): { id: string; pol
 }
 
 /** Who is calling on the pro endpoint: a valid key (the key itself is never logged or echoed). */
-async function proCallerOf(req: HandlerRequest, deps: HandlerDeps): Promise<{ id: string; policy: QuotaPolicy }> {
+export async function proCallerOf(req: Pick<HandlerRequest, 'headers'>, deps: Pick<HandlerDeps, 'engine' | 'keys'>): Promise<{ id: string; policy: QuotaPolicy }> {
   const key = header(req, 'x-api-key');
   const config = deps.engine.config;
   const owner: KeyOwner | undefined = key ? await deps.keys.check(key) : undefined;

@@ -3,7 +3,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { RefractError, crawlQuery, type CrawlInput, type CrawlResult, type Engine, type RawObject } from '../engine/index.ts';
+import { crawlQuery, type CrawlInput, type CrawlResult, type Engine, type RawObject } from '../engine/index.ts';
 import type { Quota, QuotaPolicy } from './quota.ts';
 import { createWebhook, type WebhookEvent } from './webhooks.ts';
 
@@ -185,6 +185,3 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
 }
 
 export type Jobs = ReturnType<typeof createJobs>;
-
-/** A RefractError for a body field: its code and which field. */
-export const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) => new RefractError(code, `\`${field}\`: ${why}`, { data: { field } });

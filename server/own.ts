@@ -71,11 +71,10 @@ export async function serveOwn(state: AppState, own: OwnPages, req: http.Incomin
  */
 async function serveAsset(engine: Engine, name: string, req: http.IncomingMessage, docsUrl: string): Promise<HandlerResponse> {
   const range = req.method === 'GET' && typeof req.headers.range === 'string' ? req.headers.range : undefined;
-  const asset = await openAsset(engine.assets, name, range);
+  const asset = await openAsset(engine.assets, name, range, req.method === 'HEAD');
   if (!asset) return { status: 404, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(failure(new RefractError('ENOTFOUND', 'No such asset'), randomUUID(), docsUrl).body) };
   if (asset.status === 416) return { status: 416, headers: { 'content-range': `bytes */${asset.size}`, 'accept-ranges': 'bytes' }, body: '' };
   const { name: file } = asset;
-  if (req.method === 'HEAD') asset.body.destroy();
   return {
     status: asset.status,
     headers: {
@@ -87,6 +86,6 @@ async function serveAsset(engine: Engine, name: string, req: http.IncomingMessag
       ...(file.contentType.startsWith('text/html') ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' } : {}),
     },
     body: '',
-    stream: req.method === 'HEAD' ? undefined : asset.body,
+    stream: asset.body,
   };
 }

@@ -1,15 +1,17 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import parseRange from 'range-parser';
 import type { Media } from '../media.ts';
 
 // Generated files (screenshots, PDFs, videos) are content-addressed: `<sha256>.<ext>`, or with the caller's
 // `filename`, `<sha256>/<filename>.<ext>` (the same bytes, named). Stores keep `<sha256>.<ext>` only.
-export const EXT: Record<string, string> = {
+const EXT: Record<string, string> = {
   'image/png': 'png', 'image/jpeg': 'jpg', 'application/pdf': 'pdf', 'video/mp4': 'mp4', 'video/webm': 'webm',
   'text/html': 'html', 'text/csv': 'csv', 'application/json': 'json',
 };
 const KNOWN_EXT = /\.(png|jpe?g|pdf|mp4|webm|html?|csv|json)$/i;
-export const TYPE: Record<string, string> = Object.fromEntries(Object.entries(EXT).map(([t, e]) => [e, t]));
+const TYPE: Record<string, string> = Object.fromEntries(Object.entries(EXT).map(([t, e]) => [e, t]));
 const NAME = /^([a-f0-9]{64})(?:\/([\w.-]{1,100}))?\.([a-z0-9]{2,5})$/;
 
 /**
@@ -33,6 +35,13 @@ export function parseAssetName(name: string): AssetName | undefined {
   return { stored: `${digest}.${ext}`, contentType: TYPE[ext!] ?? 'application/octet-stream', filename: `${named ?? digest}.${ext}` };
 }
 
+/** Where bytes of a type are stored: their digest, extension and stored name (`<sha256>.<ext>`). */
+export function storedNameOf(bytes: Buffer, contentType: string): { digest: string; ext: string; stored: string } {
+  const ext = EXT[contentType] ?? 'bin';
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  return { digest, ext, stored: `${digest}.${ext}` };
+}
+
 /** The link of stored bytes: `base` + digest (+ `/filename`) + extension. */
 export function assetLink(base: string, digest: string, ext: string, filename: string | undefined): string {
   const named = assetFileName(filename);
@@ -49,8 +58,6 @@ export interface StoredBytes { body: Readable; size: number }
 export interface AssetStore {
   /** Stores bytes and returns a Media object whose URL serves them (named `filename` when given). */
   put(bytes: Buffer, contentType: string, filename?: string): Promise<Media>;
-  /** Reads a whole asset by its file name (`<sha256>.<ext>` or `<sha256>/<filename>.<ext>`), or undefined. */
-  get(name: string): Promise<{ bytes: Buffer; contentType: string; filename: string } | undefined>;
   /** Streams a stored object (`<sha256>.<ext>`), whole or a byte range; undefined when it is gone. */
   read(stored: string, range?: { start: number; end: number }): Promise<StoredBytes | undefined>;
   /** The size of a stored object, undefined when it is gone. */
@@ -63,18 +70,33 @@ export interface AssetStore {
   close(): Promise<void>;
 }
 
-/** An asset as the server answers it: the whole file (200), a range of it (206), or a range past its end (416). */
+/** Reads a whole asset by its file name (`<sha256>.<ext>` or `<sha256>/<filename>.<ext>`), or undefined. */
+export async function readAsset(store: AssetStore, name: string): Promise<{ bytes: Buffer; contentType: string; filename: string } | undefined> {
+  const parsed = parseAssetName(name);
+  const read = parsed && await store.read(parsed.stored);
+  return read && parsed ? { bytes: await buffer(read.body), contentType: parsed.contentType, filename: parsed.filename } : undefined;
+}
+
+/**
+ * An asset as the server answers it: the whole file (200), a range of it (206), a range past its end (416); for a
+ * HEAD, its length without a body.
+ */
 export type ServedAsset =
-  | { status: 200 | 206; name: AssetName; body: Readable; length: number; size: number; range?: { start: number; end: number } }
+  | { status: 200 | 206; name: AssetName; body?: Readable; length: number; size: number; range?: { start: number; end: number } }
   | { status: 416; size: number };
 
 /**
  * Opens an asset for an HTTP answer, honouring one `Range` of bytes (several ranges, or a malformed header, are
- * answered with the whole file, as RFC 9110 allows); undefined when there is no such asset.
+ * answered with the whole file, as RFC 9110 allows); a HEAD reads the size alone. Undefined when there is no such
+ * asset.
  */
-export async function openAsset(store: AssetStore, name: string, rangeHeader?: string): Promise<ServedAsset | undefined> {
+export async function openAsset(store: AssetStore, name: string, rangeHeader?: string, head = false): Promise<ServedAsset | undefined> {
   const parsed = parseAssetName(name);
   if (!parsed) return undefined;
+  if (head) {
+    const size = await store.size(parsed.stored);
+    return size === undefined ? undefined : { status: 200, name: parsed, length: size, size };
+  }
   if (rangeHeader) {
     const size = await store.size(parsed.stored);
     if (size === undefined) return undefined;

@@ -1,12 +1,10 @@
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, readdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
-import { buffer } from 'node:stream/consumers';
 import path from 'node:path';
 import type { EventEmitter } from 'node:events';
 import { withSize } from '../media.ts';
 import type { Logger } from '../log.ts';
-import { EXT, assetLink, linkBase, nameUnder, parseAssetName, type AssetStore } from './index.ts';
+import { assetLink, linkBase, nameUnder, storedNameOf, type AssetStore } from './index.ts';
 
 /** Bounds of a local asset folder: total bytes and age of a file (0: unbounded). */
 export interface Retention { maxBytes: number; maxAgeMs: number }
@@ -39,9 +37,8 @@ export function createLocalStore(opts: LocalStoreOptions): AssetStore {
     async put(bytes, contentType, filename) {
       ready ??= mkdir(dir, { recursive: true });
       await ready;
-      const ext = EXT[contentType] ?? 'bin';
-      const digest = createHash('sha256').update(bytes).digest('hex');
-      const target = file(`${digest}.${ext}`);
+      const { digest, ext, stored } = storedNameOf(bytes, contentType);
+      const target = file(stored);
       // Same bytes, same name: an existing file is already the asset; touched, it is the newest for the pruner.
       const now = new Date();
       const existed = await utimes(target, now, now).then(() => true, () => false);
@@ -50,11 +47,6 @@ export function createLocalStore(opts: LocalStoreOptions): AssetStore {
         retention.added(bytes.length);
       }
       return withSize({ url: assetLink(base, digest, ext, filename), type: ext }, bytes.length);
-    },
-    async get(name) {
-      const parsed = parseAssetName(name);
-      const read = parsed && await store.read(parsed.stored);
-      return read && parsed ? { bytes: await buffer(read.body), contentType: parsed.contentType, filename: parsed.filename } : undefined;
     },
     async read(stored, range) {
       const size = await store.size(stored);

@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { S3Client, PutObjectCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { withSize } from '../media.ts';
-import { EXT, assetLink, linkBase, nameUnder, parseAssetName, type AssetStore } from './index.ts';
+import { assetLink, linkBase, nameUnder, storedNameOf, type AssetStore } from './index.ts';
 
 /** `s3://bucket/prefix` split; the prefix ends with `/` unless empty. */
 export function parseS3Url(raw: string): { bucket: string; prefix: string } {
@@ -42,19 +40,13 @@ export function createS3Store(opts: S3StoreOptions): AssetStore {
   const key = (stored: string) => `${prefix}${stored}`;
   const store: AssetStore = {
     async put(bytes, contentType, filename) {
-      const ext = EXT[contentType] ?? 'bin';
-      const digest = createHash('sha256').update(bytes).digest('hex');
+      const { digest, ext, stored } = storedNameOf(bytes, contentType);
       // Written every time: the same bytes again renew the object's age for the bucket's lifecycle rule.
       await client.send(new PutObjectCommand({
-        Bucket: bucket, Key: key(`${digest}.${ext}`), Body: bytes, ContentType: contentType,
+        Bucket: bucket, Key: key(stored), Body: bytes, ContentType: contentType,
         CacheControl: 'public, max-age=31536000, immutable',
       }));
       return withSize({ url: assetLink(base, digest, ext, filename), type: ext }, bytes.length);
-    },
-    async get(name) {
-      const parsed = parseAssetName(name);
-      const read = parsed && await store.read(parsed.stored);
-      return read && parsed ? { bytes: await buffer(read.body), contentType: parsed.contentType, filename: parsed.filename } : undefined;
     },
     async read(stored, range) {
       try {

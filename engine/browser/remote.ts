@@ -17,13 +17,17 @@ export interface RemoteEndpoint {
 }
 
 const SCHEMES = /^(ws|wss|cdp\+ws|cdp\+wss|cdp\+http|cdp\+https):\/\//i;
+/** The URL a configured endpoint is reached at (without its `cdp+` mark). */
+const targetOf = (url: string) => url.replace(/^cdp\+/i, '');
+/** An endpoint's host name (an IPv6 address without brackets). */
+const hostOf = (url: string) => new URL(targetOf(url)).hostname.replace(/^\[|\]$/g, '');
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 
 /** The endpoints of REFRACT_BROWSER_ENDPOINTS; a malformed one fails the start with what is wrong. */
 export function parseEndpoints(urls: readonly string[], timeoutMs = 10_000): RemoteEndpoint[] {
   return urls.map((url) => {
-    if (!SCHEMES.test(url) || !URL.canParse(url.replace(/^cdp\+/i, ''))) {
+    if (!SCHEMES.test(url) || !URL.canParse(targetOf(url))) {
       throw new Error(`REFRACT_BROWSER_ENDPOINTS entries are ws://, wss://, cdp+ws:// or cdp+http:// URLs, got "${url}"`);
     }
     return createEndpoint(url, timeoutMs);
@@ -32,7 +36,7 @@ export function parseEndpoints(urls: readonly string[], timeoutMs = 10_000): Rem
 
 function createEndpoint(url: string, timeoutMs: number): RemoteEndpoint {
   const cdp = /^cdp\+/i.test(url);
-  const target = url.replace(/^cdp\+/i, '');
+  const target = targetOf(url);
   let failures = 0;
   let until = 0;
   const fail = () => {
@@ -61,7 +65,7 @@ function createEndpoint(url: string, timeoutMs: number): RemoteEndpoint {
 
 /** An endpoint URL without credentials or tokens, for messages and logs. */
 export function redact(url: string): string {
-  const plain = url.replace(/^cdp\+/i, '');
+  const plain = targetOf(url);
   if (!URL.canParse(plain)) return 'a browser endpoint';
   const u = new URL(plain);
   return `${url.slice(0, url.length - plain.length)}${u.protocol}//${u.host}`;
@@ -69,7 +73,7 @@ export function redact(url: string): string {
 
 /** Whether an endpoint's host is this machine's loopback (by name or address). */
 export function isLoopbackEndpoint(url: string): boolean {
-  const host = new URL(url.replace(/^cdp\+/i, '')).hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
@@ -80,8 +84,7 @@ export function isLoopbackEndpoint(url: string): boolean {
 export async function endpointAddresses(endpoints: readonly RemoteEndpoint[]): Promise<Set<string>> {
   const out = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
   await Promise.all(endpoints.map(async (e) => {
-    const host = new URL(e.url.replace(/^cdp\+/i, '')).hostname.replace(/^\[|\]$/g, '');
-    for (const a of await lookup(host, { all: true }).catch(() => [])) {
+    for (const a of await lookup(hostOf(e.url), { all: true }).catch(() => [])) {
       out.add(a.address);
       if (a.family === 4) out.add(`::ffff:${a.address}`);
     }

@@ -7,6 +7,7 @@ import type { FetchResult } from '../fetch/http.ts';
 import { lightGet } from '../fetch/light.ts';
 import { createProber } from '../fetch/probe.ts';
 import type { Services } from './extraction.ts';
+import { readAsset } from '../assets/index.ts';
 
 /** Where the page of a browser request is: the live page and when it was opened (a video starts there). */
 export interface LivePage { page: Page; openedAt: number }
@@ -48,7 +49,7 @@ export function contextFor(plan: Plan, services: Services, response: FetchResult
     isAsset: (url) => assets.nameOf(url) !== undefined,
     readAsset: async (url) => {
       const name = assets.nameOf(url);
-      return name ? (await assets.get(name))?.bytes : undefined;
+      return name ? (await readAsset(assets, name))?.bytes : undefined;
     },
   };
 }
