@@ -85,7 +85,7 @@ export const SETTINGS = {
   proxyUrls: setting('PROXY_URLS', list, [] as string[], 'Comma-separated proxy URLs; requests rotate over them by session (default {default}).', 'none'),
   /** Proxies by country (lower-case ISO 3166 code) for `proxy.location` and the pro challenge retry. */
   proxyLocations: setting('REFRACT_PROXY_LOCATIONS', locations, {} as Record<string, string[]>, 'Comma-separated `country=proxyUrl` pairs (`us=http://u:p@host:8000`, repeat a country to rotate) serving `proxy.location` and the pro retry of challenge pages (default {default}).', 'none'),
-  redisUrl: setting('REDIS_URL', (raw): string | undefined => raw, undefined as string | undefined, 'Redis connection URL for shared cache and quotas (default{default}).', ': in memory'),
+  redisUrl: setting('REDIS_URL', (raw): string | undefined => raw, undefined as string | undefined, 'Redis connection URL for the shared cache, quotas and crawl jobs (default{default}).', ': in memory'),
   apiKeys: setting('REFRACT_API_KEYS', list, [] as string[], 'Comma-separated API keys of the pro endpoint, or the path (starting with `/` or `./`) of a file with one key per line, optionally followed by that key\'s monthly quota; the file is re-read when it changes, so keys rotate without a restart.'),
   plugins: setting('REFRACT_PLUGINS', list, [] as string[], 'Comma-separated module names or paths of third-party plugins to load.'),
   cacheMaxBytes: setting('REFRACT_CACHE_MAX_BYTES', count, 128 * MiB, 'Upper bound of the in-memory response cache in bytes (default {default}).'),
@@ -126,7 +126,8 @@ export const SETTINGS = {
   /** Where the guard's proxy listens for a browser tier. */
   guardProxyHost: setting('REFRACT_GUARD_PROXY_HOST', text, '127.0.0.1', 'The address of this machine that the SSRF guard\'s proxy listens on and remote browsers reach it at: every request of a remote browser goes through it, and it serves only the hosts of REFRACT_BROWSER_ENDPOINTS (default {default}; set it to this machine\'s address on the browser tier\'s network, or 0.0.0.0 to listen on every interface and be reached at the first external address, as in a container).'),
   /** Where crawl jobs keep their state and results (embedded default). */
-  dataDir: setting('REFRACT_DATA_DIR', text, '.data', 'Folder where crawl jobs (`POST /crawls`) keep their state, journal and result lines, so that a restarted process resumes them (default {default}).', './.data'),
+  dataDir: setting('REFRACT_DATA_DIR', text, '.data', 'Folder where crawl jobs (`POST /crawls`) keep their state, journal and result lines, so that a restarted process resumes them (default {default}); with REDIS_URL they are kept in Redis instead.', './.data'),
+  crawlPages: setting('REFRACT_CRAWL_PAGES', count, 4, 'With REDIS_URL, pages of crawl jobs this API process visits at once, beside any `refract worker` (default {default}; 0 leaves them to the workers).'),
   /** The key webhook deliveries are signed with. */
   webhookSecret: setting('REFRACT_WEBHOOK_SECRET', text, '', 'Key of the HMAC-SHA256 signature of webhook deliveries (`x-refract-signature: sha256=<hex>` over the raw body); a crawl with a `webhook` is refused while it is unset (default {default}).', 'unset'),
   /** Chromium's own sandbox: auto (on when not root and user namespaces work), on, or off (`--no-sandbox`). */

@@ -21,6 +21,7 @@ const keys = (id: string) => ({
   admitted: `refract:crawl:${id}:admitted`,
   done: `refract:crawl:${id}:done`,
   results: `refract:crawl:${id}:results`,
+  cancelled: `refract:crawl:${id}:cancelled`,
 });
 
 /**
@@ -95,7 +96,7 @@ async function commit(redis: Redis, id: string, result: CrawlResult): Promise<vo
 
 /** The options that define a crawl (what its workers need), without those of this process or this run. */
 function specOptions(options: CrawlOptions & Partial<DistributedCrawlOptions>): CrawlSpec['options'] {
-  const { stateDir: _s, done: _d, concurrency: _c, onKnown: _k, redis: _r, id: _i, pollMs: _p, ...spec } = options;
+  const { stateDir: _s, done: _d, concurrency: _c, onKnown: _k, redis: _r, id: _i, pollMs: _p, signal: _a, ...spec } = options;
   return spec;
 }
 
@@ -110,6 +111,13 @@ export interface DistributedCrawlOptions extends CrawlOptions {
   id?: string;
   /** How often the coordinator looks for pages whose jobs failed for good (default 2 s). */
   pollMs?: number;
+  /** Stops reading results (within a second): the crawl stays in Redis, and running it again goes on. */
+  signal?: AbortSignal;
+}
+
+/** Cancels a crawl: workers drop its queued pages instead of visiting them. */
+export async function cancelCrawl(redis: Redis, id: string): Promise<void> {
+  await redis.set(keys(id).cancelled, '1', 'EX', KEEP_SECS);
 }
 
 /**
@@ -145,6 +153,7 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
     let lastPoll = 0;
     let finishing = false;
     for (;;) {
+      if (options.signal?.aborted) return;
       const batch = (finishing
         ? await reader.xread('COUNT', 500, 'STREAMS', k.results, cursor)
         : await reader.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', k.results, cursor)) as [string, [string, string[]][]][] | null;
@@ -246,7 +255,9 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
   const blocking = connect(options.redis);
   const worker = new Worker(QUEUE, async (job: Job) => {
     const { crawl: id, url, depth } = job.data as PageJob;
-    if (await redis.sismember(keys(id).done, pageKey(url))) return 'already done';
+    const [done, cancelled] = await Promise.all([redis.sismember(keys(id).done, pageKey(url)), redis.exists(keys(id).cancelled)]);
+    if (done) return 'already done';
+    if (cancelled) return 'cancelled';
     return using(id, async () => {
       const { walk, spec } = await walkOf(id);
       const { result, links } = await walk.visit(url, depth);

@@ -15,7 +15,7 @@ export { mediaType, prettyBytes, prettyDuration, withSize, type Media } from './
 export { openAsset, readAsset, type AssetStore, type ServedAsset } from './assets/index.ts';
 export { createEngine, type Engine, type EngineOptions } from './engine.ts';
 export type { CrawlInput, CrawlOptions, CrawlResult } from './crawl.ts';
-export { crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';
+export { cancelCrawl, crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';
 export { CHROME_ARGS, chromeArgs } from './browser/pool.ts';
 export { useSandbox, sandboxPossible } from './browser/sandbox.ts';
 export { startBrowserServer, type BrowserServer } from './browser/tier.ts';
@@ -36,5 +36,5 @@ export { serverTiming, type Phase } from './timing.ts';
 export { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from './options.ts';
 export { DURATION_MARK, TEXT_FORM_MARK } from './schema.ts';
 export { readLines } from './journal.ts';
-export { crawlQuery } from './crawl.ts';
+export { crawlQuery, pageKey } from './crawl.ts';
 export { checkTargetUrl } from './fetch/url.ts';

@@ -18,6 +18,7 @@ import { clientIp, trustOf } from './client-ip.ts';
 import { compress, encodingOf } from './compress.ts';
 import { serveOwn, JSON_HEADERS, type AppState, type OwnPages } from './own.ts';
 import { createJobs } from './jobs.ts';
+import { createRedisJobs } from './jobs-redis.ts';
 import { createCrawlsHandler } from './crawls.ts';
 
 
@@ -210,7 +211,10 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   const quota = createQuota(ready.shared.counters, clock);
   const keys = createKeyRing(config.apiKeys);
   state.metrics = createMetrics(ready, () => state.inflight);
-  const jobs = createJobs({ engine: ready, quota, dataDir: config.dataDir, webhookSecret: config.webhookSecret });
+  // With Redis, jobs are shared by every API process and their pages by every worker; otherwise they run here.
+  const jobs = config.redisUrl
+    ? await createRedisJobs({ engine: ready, quota, redisUrl: config.redisUrl, webhookSecret: config.webhookSecret, pages: config.crawlPages })
+    : createJobs({ engine: ready, quota, dataDir: config.dataDir, webhookSecret: config.webhookSecret });
   state.crawls = (['free', 'pro'] as const).map((tier) => createCrawlsHandler({ engine: ready, jobs, keys, tier, docsUrl, webhookSecret: config.webhookSecret }));
   state.handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: ready, quota, tier, keys, docsUrl, clock }));
   // Jobs a stopped process left unfinished go on from where their journals say.

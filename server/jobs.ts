@@ -28,6 +28,35 @@ const SAVE_EVERY_MS = 1000;
 const TERMINAL = new Set<JobStatus>(['completed', 'failed', 'cancelled']);
 const ID = /^[a-z0-9]{20}$/;
 
+export const isTerminal = (status: JobStatus) => TERMINAL.has(status);
+
+/** A new job, queued; a bad query option is the caller's error, said now rather than on every page. */
+export function newJob(engine: Engine, owner: string, policy: QuotaPolicy, request: JobRequest): Job {
+  crawlQuery(engine, request.options.query);
+  return {
+    id: randomBytes(10).toString('hex'), status: 'queued', owner, request, policy,
+    pages: { done: 0, failed: 0, queued: 0 }, createdAt: new Date().toISOString(), finishedAt: null,
+  };
+}
+
+/** A job's webhook (one that sends nothing when the job has none): its events carry the job's id. */
+export function jobWebhook(job: Job, deps: { engine: Engine; webhookSecret: string }) {
+  const webhook = job.request.webhook && createWebhook({
+    ...job.request.webhook, secret: deps.webhookSecret, guard: deps.engine.guard,
+    onGiveUp: (event, reason) => deps.engine.logger.warn('webhook delivery given up', { job: job.id, type: event.type, reason }),
+  });
+  const send = (event: Omit<WebhookEvent, 'id'>) => webhook?.send({ ...event, id: job.id } as WebhookEvent);
+  return {
+    send,
+    /** The event of a job that ended (a cancelled one has none: its owner asked for it). */
+    ended(ended: Job) {
+      if (ended.status === 'completed') send({ type: 'crawl.completed', pages: ended.pages, finishedAt: ended.finishedAt });
+      else if (ended.status === 'failed') send({ type: 'crawl.failed', pages: ended.pages, code: ended.code, message: ended.message, finishedAt: ended.finishedAt });
+    },
+    settled: async () => { await webhook?.settled(); },
+  };
+}
+
 /** The job as its owner reads it. */
 export const publicJob = ({ id, status, pages, createdAt, finishedAt, code, message }: Job) => ({ id, status, pages, createdAt, finishedAt, ...(code ? { code, message } : {}) });
 
@@ -37,7 +66,7 @@ export const publicJob = ({ id, status, pages, createdAt, finishedAt, code, mess
  * restarted process resumes unfinished jobs without redoing or losing a page. Every page is one request of the
  * owner's quota; past it the job fails with ERATE.
  */
-export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string; webhookSecret: string }) {
+export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string; webhookSecret: string }): Jobs {
   const root = path.join(deps.dataDir, 'crawls');
   const running = new Map<string, { job: Job; cancel: () => void; pause: () => void; done: Promise<void> }>();
   const dirOf = (id: string) => path.join(root, id);
@@ -69,11 +98,8 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
 
   async function run(job: Job): Promise<void> {
     const dir = dirOf(job.id);
-    const webhook = job.request.webhook && createWebhook({
-      ...job.request.webhook, secret: deps.webhookSecret, guard: deps.engine.guard,
-      onGiveUp: (event, reason) => deps.engine.logger.warn('webhook delivery given up', { job: job.id, type: event.type, reason }),
-    });
-    const send = (event: Omit<WebhookEvent, 'id'>) => webhook?.send({ ...event, id: job.id } as WebhookEvent);
+    const webhook = jobWebhook(job, deps);
+    const send = webhook.send;
     let cancelled = false;
     let savedAt = Date.now();
     const stop = new AbortController();
@@ -103,7 +129,7 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
           if (cancelled || stop.signal.aborted) break;
         }
         // The process is stopping: the job stays running, and the next start resumes it.
-        if (stop.signal.aborted && !cancelled) { await save(job); await webhook?.settled(); return; }
+        if (stop.signal.aborted && !cancelled) { await save(job); await webhook.settled(); return; }
         if (job.status === 'running') job.status = cancelled ? 'cancelled' : 'completed';
       } catch (err) {
         job.status = 'failed';
@@ -115,21 +141,15 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
       job.finishedAt = new Date().toISOString();
       job.pages.queued = 0;
       await save(job);
-      if (job.status === 'completed') send({ type: 'crawl.completed', pages: job.pages, finishedAt: job.finishedAt });
-      else if (job.status === 'failed') send({ type: 'crawl.failed', pages: job.pages, code: job.code, message: job.message, finishedAt: job.finishedAt });
-      await webhook?.settled();
+      webhook.ended(job);
+      await webhook.settled();
     })().catch((err) => deps.engine.logger.error('crawl job failed unexpectedly', err)).finally(() => running.delete(job.id));
     running.set(job.id, { job, cancel: () => { cancelled = true; }, pause: () => stop.abort(), done });
   }
 
   return {
     async create(owner: string, policy: QuotaPolicy, request: JobRequest): Promise<Job> {
-      // A bad query option is the caller's error, said now rather than on every page.
-      crawlQuery(deps.engine, request.options.query);
-      const job: Job = {
-        id: randomBytes(10).toString('hex'), status: 'queued', owner, request, policy,
-        pages: { done: 0, failed: 0, queued: 0 }, createdAt: new Date().toISOString(), finishedAt: null,
-      };
+      const job = newJob(deps.engine, owner, policy, request);
       await mkdir(dirOf(job.id), { recursive: true });
       await save(job);
       const asCreated = { ...job };
@@ -180,8 +200,17 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
       for (const live of running.values()) live.pause();
       await Promise.all([...running.values()].map((r) => r.done));
     },
-    isTerminal: (status: JobStatus) => TERMINAL.has(status),
+    isTerminal,
   };
 }
 
-export type Jobs = ReturnType<typeof createJobs>;
+/** Where crawl jobs run: in this process (createJobs), or through Redis (createRedisJobs). */
+export interface Jobs {
+  create(owner: string, policy: QuotaPolicy, request: JobRequest): Promise<Job>;
+  get(owner: string, id: string): Promise<Job | undefined>;
+  results(job: Job, cursor: number, limit: number): Promise<{ lines: string[]; next: number; more: boolean }>;
+  cancel(job: Job): Promise<Job>;
+  resume(): Promise<number>;
+  close(): Promise<void>;
+  isTerminal(status: JobStatus): boolean;
+}

@@ -3,15 +3,14 @@
 // and a process killed mid-crawl that resumes on restart with exact totals.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract } from '../util/refract.ts';
 import { startChild, type Child } from '../util/child.ts';
-import { signatureOf } from '../../server/webhooks.ts';
+import { webhookReceiver } from '../util/webhooks.ts';
 import type { App } from '../../server/app.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -21,29 +20,6 @@ let fx: Fixture;
 let app: App;
 /** Pages under /held/ wait until released. */
 let held: Promise<void> = Promise.resolve();
-
-interface Delivery { event: { type: string; id: string; page?: { url: string } }; verified: boolean; delivery: string }
-/** A webhook receiver on loopback: every delivery, whether its signature verified, and a wait for an event. */
-async function receiver() {
-  const got: Delivery[] = [];
-  const waiters: { test: (d: Delivery) => boolean; resolve: () => void }[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => { body += c; });
-    req.on('end', () => {
-      const d = { event: JSON.parse(body), verified: req.headers['x-refract-signature'] === signatureOf(SECRET, body), delivery: String(req.headers['x-refract-delivery']) };
-      got.push(d);
-      res.end('ok');
-      for (const w of [...waiters]) if (w.test(d)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, got,
-    when: (test: (d: Delivery) => boolean) => new Promise<void>((resolve) => { if (got.some(test)) resolve(); else waiters.push({ test, resolve }); }),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 test.before(async () => {
   const page = (res: http.ServerResponse, n: string, links = '') => {
@@ -74,7 +50,7 @@ const post = (base: string, body: unknown, key = 'key-a') => fetch(`${base}/craw
 const get = (base: string, p: string, key = 'key-a', accept = 'application/json') => fetch(`${base}${p}`, { headers: { 'x-api-key': key, accept } });
 
 test('a 30-page crawl through POST /crawls: signed webhooks, status, results paged exactly once, streamed', async () => {
-  const hook = await receiver();
+  const hook = await webhookReceiver(SECRET);
   try {
     const res = await post(app.proUrl, { start: `${fx.url}/site/0`, webhook: { url: hook.url } });
     assert.is(res.status, 202);
@@ -157,7 +133,7 @@ test('each page is a request of the key\'s quota: past it the job fails with ERA
   const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-keys-'));
   writeFileSync(path.join(dir, 'keys.txt'), 'small-key 5\n');
   const limited = await startRefract({ REFRACT_API_KEYS: path.join(dir, 'keys.txt'), REFRACT_WEBHOOK_SECRET: SECRET, REFRACT_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-data-')) });
-  const hook = await receiver();
+  const hook = await webhookReceiver(SECRET);
   try {
     const res = await post(limited.proUrl, { start: `${fx.url}/site/0`, webhook: { url: hook.url, events: ['failed'] } }, 'small-key');
     const { data } = await res.json() as { data: { url: string } };
@@ -180,7 +156,7 @@ test('a process killed mid-crawl resumes the job on restart: every page once, to
     PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'info',
     REFRACT_API_KEYS: 'key-a', REFRACT_WEBHOOK_SECRET: SECRET, REFRACT_DATA_DIR: dataDir,
   };
-  const hook = await receiver();
+  const hook = await webhookReceiver(SECRET);
   let first: Child | undefined = await startChild(ROOT, env);
   let second: Child | undefined;
   try {

@@ -1,0 +1,219 @@
+import { hostname } from 'node:os';
+import { DelayedError, Queue, Worker, type Job as BullJob } from 'bullmq';
+import { Redis } from 'ioredis';
+import { cancelCrawl, crawlDistributed, pageKey, startWorker, type CrawlResult, type Engine } from '../engine/index.ts';
+import type { Quota } from './quota.ts';
+import { isTerminal, jobWebhook, newJob, type Job, type JobStatus, type Jobs } from './jobs.ts';
+
+/** The queue of jobs to coordinate: one entry a crawl job, taken by one API process at a time. */
+const QUEUE = 'refract-jobs';
+/** Finished jobs stay readable this long (their pages' keys in Redis last as long). */
+const KEEP_SECS = 7 * 24 * 3600;
+/**
+ * How long the process coordinating a job, or visiting a page, holds it without renewing its lock: a process that
+ * dies gives its jobs and pages to the others about this long after (the lock is renewed twice as often).
+ */
+const LOCK_MS = 10_000;
+/** How often a coordinator looks whether its job was cancelled. */
+const POLL_MS = 1000;
+const ID = /^[a-z0-9]{20}$/;
+
+const keysOf = (id: string) => ({ job: `refract:job:${id}`, results: `refract:job:${id}:results`, emitted: `refract:job:${id}:emitted` });
+
+/**
+ * Appends a page's result line once: the first append of a page adds its line and counts it; later ones, and any
+ * to a job that ended (a cancel is seen by its coordinator up to a second later), do nothing.
+ */
+const APPEND = `
+local s = redis.call('HGET', KEYS[3], 'status')
+if s == 'completed' or s == 'failed' or s == 'cancelled' then return 0 end
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('RPUSH', KEYS[2], ARGV[2])
+redis.call('HINCRBY', KEYS[3], ARGV[3], 1)
+return 1`;
+
+/** Moves a job that has not ended to a status (with its end time, and code, when given); an ended job stays as it is. */
+const MOVE = `
+local s = redis.call('HGET', KEYS[1], 'status')
+if not s or s == 'completed' or s == 'failed' or s == 'cancelled' then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1])
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'finishedAt', ARGV[2], 'queued', 0) end
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'code', ARGV[3], 'message', ARGV[4]) end
+return 1`;
+
+type End = { status: Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>; code?: string; message?: string };
+
+/**
+ * Crawl jobs with REDIS_URL: a job's state and result lines are in Redis, so any API process answers its status and
+ * results; its pages go through the distributed crawl (engine/distributed.ts), visited by the page worker of every
+ * API process (`REFRACT_CRAWL_PAGES` at once) and by any `refract worker`. One API process at a time coordinates a
+ * job (reads its pages' results, counts them against the quota, writes its lines and sends its webhooks): the job
+ * is an entry of a BullMQ queue, so when that process dies another one takes the job over once its lock expires,
+ * and a stopping process hands its jobs back. A page's line is appended once (the first append wins), so a
+ * takeover neither loses nor repeats a page.
+ */
+export async function createRedisJobs(deps: { engine: Engine; quota: Quota; redisUrl: string; webhookSecret: string; pages: number }): Promise<Jobs> {
+  const { engine } = deps;
+  const redis = new Redis(deps.redisUrl, { maxRetriesPerRequest: 2 });
+  redis.on('error', () => undefined); // reconnects on its own; a failing command answers the request that made it
+  const bull = () => new Redis(deps.redisUrl, { maxRetriesPerRequest: null }).on('error', () => undefined);
+  const queue = new Queue(QUEUE, { connection: bull() });
+  const coordinating = new Map<string, { pause: () => void; done: Promise<unknown> }>();
+
+  const load = async (id: string): Promise<Job | undefined> => {
+    if (!ID.test(id)) return undefined;
+    const h = await redis.hgetall(keysOf(id).job);
+    if (!h.spec) return undefined;
+    const spec = JSON.parse(h.spec) as Pick<Job, 'id' | 'owner' | 'request' | 'policy' | 'createdAt'>;
+    return {
+      ...spec, status: h.status as JobStatus, finishedAt: h.finishedAt || null,
+      pages: { done: Number(h.done ?? 0), failed: Number(h.failed ?? 0), queued: Number(h.queued ?? 0) },
+      ...(h.code ? { code: h.code, message: h.message } : {}),
+    };
+  };
+  const move = async (id: string, status: JobStatus, end?: End): Promise<boolean> => {
+    const moved = await redis.eval(MOVE, 1, keysOf(id).job, status, end ? new Date().toISOString() : '', end?.code ?? '', end?.message ?? '') === 1;
+    if (end) await Promise.all(Object.values(keysOf(id)).map((key) => redis.expire(key, KEEP_SECS)));
+    return moved;
+  };
+
+  /** Coordinates one job until it ends, or hands it back to the queue when this process stops. */
+  async function coordinate(entry: BullJob, token?: string): Promise<void> {
+    const id = (entry.data as { id: string }).id;
+    const job = await load(id);
+    if (!job || isTerminal(job.status)) return;
+    const k = keysOf(id);
+    const webhook = jobWebhook(job, deps);
+    if (job.status === 'queued' && await move(id, 'running')) webhook.send({ type: 'crawl.started', createdAt: job.createdAt });
+    const stop = new AbortController();
+    const watch = setInterval(() => {
+      void redis.hget(k.job, 'status').then((status) => { if (status === 'cancelled') stop.abort('cancel'); }, () => undefined);
+    }, POLL_MS);
+    let end: End | undefined;
+    let done: () => void = () => undefined;
+    coordinating.set(id, { pause: () => stop.abort('pause'), done: new Promise<void>((resolve) => { done = resolve; }) });
+    try {
+      const crawl = crawlDistributed(engine, job.request.input, {
+        ...job.request.options, redis: deps.redisUrl, id, signal: stop.signal,
+        onKnown: (n) => { void redis.hset(k.job, 'queued', Math.max(0, n - job.pages.done - job.pages.failed)).catch(() => undefined); },
+      });
+      for await (const line of crawl) {
+        if (await redis.sismember(k.emitted, pageKey(line.url))) continue;
+        const rate = await deps.quota.consume(job.owner, job.policy);
+        if (rate.exceeded) { end = { status: 'failed', code: 'ERATE', message: 'The key\'s request quota ran out; the pages done so far are in the results' }; break; }
+        if (await append(id, line)) {
+          if (line.status === 'success') job.pages.done++; else job.pages.failed++;
+          webhook.send({ type: 'crawl.page', page: line });
+        }
+        if (stop.signal.aborted) break;
+      }
+      if (!end && !stop.signal.aborted) end = { status: 'completed' };
+    } catch (err) {
+      end = { status: 'failed', code: 'EFATAL', message: (err as Error).message };
+    } finally {
+      clearInterval(watch);
+    }
+    try {
+      if (end) {
+        if (await move(id, end.status, end)) webhook.ended((await load(id))!);
+        // The pages still queued are dropped by the workers rather than visited.
+        if (end.status !== 'completed') await cancelCrawl(redis, id);
+      } else if (stop.signal.reason === 'cancel') {
+        await cancelCrawl(redis, id);
+      }
+      await webhook.settled();
+      if (stop.signal.reason === 'pause' && !end) {
+        // This process is stopping: the job goes back to the queue for another process, or this one's next start.
+        await entry.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+    } finally {
+      coordinating.delete(id);
+      done();
+    }
+  }
+
+  async function append(id: string, line: CrawlResult): Promise<boolean> {
+    const k = keysOf(id);
+    return await redis.eval(APPEND, 3, k.emitted, k.results, k.job, pageKey(line.url), JSON.stringify(line), line.status === 'success' ? 'done' : 'failed') === 1;
+  }
+
+  const coordinator = new Worker(QUEUE, coordinate, {
+    connection: bull(), concurrency: 64, lockDuration: LOCK_MS, stalledInterval: LOCK_MS / 2, maxStalledCount: 20,
+    removeOnComplete: { age: KEEP_SECS }, removeOnFail: { age: KEEP_SECS },
+  });
+  // A job whose coordination failed for good (its processes died too often) ends failed instead of running forever.
+  coordinator.on('failed', (entry, err) => {
+    if (entry) void move((entry.data as { id: string }).id, 'failed', { status: 'failed', code: 'EFATAL', message: err.message }).catch(() => undefined);
+  });
+  // Redis going away is logged (and reported by readiness) where the cache sees it; the queue only reconnects.
+  coordinator.on('error', () => undefined);
+  const pages = pageWorkerOf(deps);
+
+  return {
+    async create(owner, policy, request) {
+      const job = newJob(engine, owner, policy, request);
+      const { id, createdAt } = job;
+      await redis.hset(keysOf(id).job, {
+        spec: JSON.stringify({ id, owner, request, policy, createdAt }), status: job.status, finishedAt: '', done: 0, failed: 0, queued: 0,
+      });
+      await queue.add('job', { id }, { jobId: id });
+      return job;
+    },
+    async get(owner, id) {
+      const job = await load(id);
+      return job && job.owner === owner ? job : undefined;
+    },
+    async results(job, cursor, limit) {
+      const last = limit >= Number.MAX_SAFE_INTEGER ? -1 : cursor + limit;
+      const lines = await redis.lrange(keysOf(job.id).results, cursor, last);
+      const more = last >= 0 && lines.length > limit;
+      if (more) lines.pop();
+      return { lines, next: cursor + lines.length, more };
+    },
+    async cancel(job) {
+      // The coordinator sees it within a second and stops; the workers drop the job's queued pages.
+      if (await move(job.id, 'cancelled', { status: 'cancelled' })) await cancelCrawl(redis, job.id);
+      await coordinating.get(job.id)?.done;
+      return (await load(job.id))!;
+    },
+    // The queue resumes jobs by itself: a job whose coordinator stopped is taken by the next process free.
+    resume: async () => 0,
+    async close() {
+      for (const c of coordinating.values()) c.pause();
+      await Promise.all([...coordinating.values()].map((c) => c.done));
+      await coordinator.close();
+      await pages.close();
+      await queue.close();
+      redis.disconnect();
+    },
+    isTerminal,
+  };
+}
+
+/**
+ * This process's page worker, started once Redis answers (a process started while Redis is away still serves
+ * requests, and takes pages once it is back).
+ */
+function pageWorkerOf(deps: { engine: Engine; redisUrl: string; pages: number }) {
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  const start = async () => {
+    try {
+      const started = await startWorker(deps.engine, { redis: deps.redisUrl, concurrency: deps.pages, lockMs: LOCK_MS, name: `${hostname()}-${process.pid}` });
+      if (closed) await started.close(); else worker = started;
+    } catch {
+      if (!closed) timer = setTimeout(() => void start(), 5000).unref();
+    }
+  };
+  const starting = deps.pages > 0 ? start() : Promise.resolve();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await starting;
+      await worker?.close();
+    },
+  };
+}
