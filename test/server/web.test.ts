@@ -247,6 +247,35 @@ test('/playground: a URL and screenshot on, the card and the image show, the cop
   }
 });
 
+test('/playground starts a crawl job on the pro endpoint with the key and options given, follows it and lists its lines', async () => {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${app.proUrl}/playground`);
+    await page.locator('body[data-ready="true"]').waitFor();
+    await page.fill('#url', `${fx.url}/sites/article/index.html`);
+    await page.fill('#apiKey', 'test-key');
+    await page.click('#crawlJob summary');
+    await page.fill('#crawlMaxPages', '2');
+    await page.click('#crawlStart');
+    await page.locator('body[data-crawl]').waitFor();
+    assert.is(await page.evaluate(() => document.body.dataset.crawl), 'completed', await page.locator('#crawlStatus').innerText());
+    const job = JSON.parse(await page.locator('#json').innerText());
+    assert.is(job.pages.done + job.pages.failed, 2);
+    const items = await page.locator('#crawlResults li').allInnerTexts();
+    assert.is(items.length, 2);
+    assert.ok(items.some((t) => t.startsWith(`${fx.url}/sites/article/index.html · `)), items.join('\n'));
+    assert.match(await page.locator('#curl').innerText(), /^curl -s -X POST '.+\/crawls' .*"maxPages":2/);
+    // Without a key the job is refused, and the page says why.
+    await page.fill('#apiKey', '');
+    await page.evaluate(() => { delete document.body.dataset.crawl; });
+    await page.click('#crawlStart');
+    await page.locator('body[data-crawl="error"]').waitFor();
+    assert.match(await page.locator('#crawlStatus').innerText(), /401 EAUTH/);
+  } finally {
+    await page.close();
+  }
+});
+
 test('/playground on a phone-sized screen (390 px): nothing is cut off, every control and the answer fit the width', async () => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
   const page = await context.newPage();

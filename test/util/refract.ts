@@ -15,7 +15,8 @@ export function manualClock(start = Date.UTC(2026, 0, 31, 23, 0, 0)): Clock & { 
 export async function startRefract(env: Record<string, string> = {}, plugins: Plugin[] = [], opts: { clock?: Clock } = {}): Promise<App> {
   const config = loadConfig({
     PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: process.env.REFRACT_LOG_LEVEL ?? 'silent',
-    REFRACT_FREE_QUOTA: '100000', REFRACT_API_KEYS: 'test-key', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')), ...env,
+    REFRACT_FREE_QUOTA: '100000', REFRACT_API_KEYS: 'test-key', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')),
+    REFRACT_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-data-')), ...env,
   });
   return startApp(config, plugins, opts);
 }
