@@ -1,11 +1,9 @@
 import { parseHTML } from 'linkedom';
-import { Readability } from '@mozilla/readability';
 import TurndownService from 'turndown';
 // @ts-expect-error: the GFM plugin ships no type declarations.
 import { gfm } from '@joplin/turndown-plugin-gfm';
 
-/** Markup that is never content: it is dropped before conversion. */
-const NOISE = 'script, style, noscript, template, iframe, svg, canvas, form, button, input, select, textarea, nav, [role="navigation"], [aria-hidden="true"], [hidden]';
+import { mainContent, NOISE } from './content.ts';
 
 let service: TurndownService | undefined;
 
@@ -63,18 +61,16 @@ export function fragmentToMarkdown(html: string, base: string): string {
 }
 
 /**
- * Converts a whole page to Markdown of its main content: Readability keeps the article and drops navigation,
- * headers, footers and asides; the title heads the text. A page Readability finds no article in is converted
- * whole, without its navigation.
+ * Converts a whole page to Markdown of its main content (content.ts picks and cleans it); the title heads the
+ * text once. A page with no article found in it is converted whole, without its navigation.
  */
 export function pageToMarkdown(html: string, base: string): string {
   const { document } = parseHTML(html);
   absolutize(document, base);
-  const article = new Readability(document.cloneNode(true) as unknown as Document, { keepClasses: true }).parse();
-  if (article?.content) {
-    const body = fragmentToMarkdown(article.content, base);
-    const title = article.title?.trim();
-    return title && !body.startsWith('# ') ? `# ${title}\n\n${body}` : body;
+  const main = mainContent(document.cloneNode(true) as unknown as Document);
+  if (main) {
+    const body = fragmentToMarkdown(main.root.innerHTML, base);
+    return main.title && !body.startsWith('# ') ? `# ${main.title}\n\n${body}` : body;
   }
   for (const el of document.querySelectorAll(`${NOISE}, header, footer, aside`)) el.remove();
   return fragmentToMarkdown(document.body?.innerHTML ?? '', base);

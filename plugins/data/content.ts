@@ -1,0 +1,223 @@
+// The main content of a page: what a reader (or a language model) wants of it, without the site around it.
+// Readability picks the container; the rules here clean the page before it looks (boilerplate by name and role) and
+// the container after (link lists, captions, share bars, bylines, dangling headings), with the page's own JSON-LD
+// `articleBody`, when it has one, as evidence of which blocks are the article.
+import { Readability } from '@mozilla/readability';
+
+/** Markup that is never content. */
+const NEVER = 'script, style, noscript, template, iframe, svg, canvas, button, input, select, textarea';
+/** Markup that is rarely content: dropped unless it holds much of the page's text (a page inside a `<form>`). */
+const RARELY = 'form, nav, [aria-hidden="true"], [hidden]';
+export const NOISE = `${NEVER}, ${RARELY}, [role="navigation"]`;
+
+/** Names (class or id words) of the parts of a page around an article. */
+const BOILERPLATE = /^(related|recommended|recommendations?|share|sharing|social|sociallinks|newsletter|subscribe|subscription|signup|promo|promos|sponsored|advert|advertisement|ads?|adslot|banner|cookies?|consent|comments?|disqus|breadcrumbs?|byline|bylines|tags|tag-list|caption|credits?|sidebar|widget|widgets|popular|trending|most-read|mostread|more-stories|outbrain|taboola|print|toolbar|rating|pagination|pager|author-bio|author-box|authorbox|about-author|bio|share-bar|sharebar|social-share|share-buttons|related-posts|related-articles|read-more|readmore|see-also|jp-relatedposts|yarpp|disclaimer|copyright|footer|masthead|skip-link|screen-reader-text|sr-only|visually-hidden|visuallyhidden)$/;
+/** Roles of the parts of a page around an article. */
+const ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar', 'toolbar', 'dialog', 'alert']);
+/** Elements whose content is an article's furniture rather than its text. */
+const FURNITURE = 'figcaption, aside, footer, [class*="caption"], [class*="credit"], [itemprop="author"], address, time';
+
+type El = Element;
+
+const words = (text: string | null | undefined) => (text ?? '').match(/[\p{L}\p{N}_]+/gu)?.length ?? 0;
+
+/** The words of an element's text that are inside links, over all its words (0 when it has none). */
+function linkDensity(el: El): number {
+  const total = words(el.textContent);
+  if (!total) return 0;
+  let linked = 0;
+  for (const a of el.querySelectorAll('a')) linked += words(a.textContent);
+  return linked / total;
+}
+
+/** True when a name (a class or id word list) marks an element as the site around the article. */
+function named(el: El): boolean {
+  const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
+  if (!names.trim()) return false;
+  for (const name of names.split(/\s+/)) {
+    if (!name) continue;
+    if (BOILERPLATE.test(name)) return true;
+    // Compound names (`post-share-bar`, `related_articles`): their last or first word decides.
+    const parts = name.split(/[-_]+/).filter(Boolean);
+    if (parts.length > 1 && (BOILERPLATE.test(parts.at(-1)!) || BOILERPLATE.test(parts[0]!)) && !/^(article|post|entry|story|content|main|body|text)$/.test(parts.at(-1)!)) return true;
+  }
+  return false;
+}
+
+/**
+ * Removes the site around the article before Readability looks: noise, landmark roles, and elements named as
+ * boilerplate, unless one holds much of the page's paragraph text (a site that names its article `content-share`).
+ */
+function prune(document: Document): void {
+  for (const el of document.querySelectorAll(NEVER)) el.remove();
+  const body = document.body;
+  if (!body) return;
+  const pageWords = words([...body.querySelectorAll('p')].map((p) => p.textContent).join(' '));
+  const rarely = new Set(body.querySelectorAll(RARELY));
+  for (const el of [...body.querySelectorAll(`[class], [id], [role], ${RARELY}`)]) {
+    if (!el.isConnected || el.tagName === 'BODY' || el.tagName === 'MAIN' || el.tagName === 'ARTICLE') continue;
+    const role = el.getAttribute('role');
+    if (!rarely.has(el) && !(role && ROLES.has(role)) && !named(el)) continue;
+    const own = words([...el.querySelectorAll('p')].map((p) => p.textContent).join(' '));
+    if (pageWords && own > pageWords * 0.3) continue;
+    el.remove();
+  }
+}
+
+/** The page's JSON-LD `articleBody` (the longest), when it has one worth using as evidence. */
+function articleBodyOf(document: Document): string | undefined {
+  let best = '';
+  for (const script of document.querySelectorAll('script[type="application/ld+json"]')) {
+    const found = /"articleBody"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(script.textContent ?? '');
+    if (!found) continue;
+    try {
+      // Some sites write entities (`&apos;`) into the JSON string: the page's parser reads them.
+      const holder = document.createElement('div');
+      holder.innerHTML = JSON.parse(`"${found[1]}"`) as string;
+      const text = holder.textContent ?? '';
+      if (text.length > best.length) best = text;
+    } catch { /* a malformed string is no evidence */ }
+  }
+  return words(best) >= 80 ? best : undefined;
+}
+
+const tokensOf = (text: string | null | undefined) => (text ?? '').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+function shingles(tokens: string[]): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i + 2 < tokens.length; i++) out.add(`${tokens[i]} ${tokens[i + 1]} ${tokens[i + 2]}`);
+  return out;
+}
+
+/** How much of a container's text the evidence has (a share of its shingles). */
+function covered(root: El, known: Set<string>): number {
+  const own = shingles(tokensOf(root.textContent));
+  let hit = 0;
+  for (const s of own) if (known.has(s)) hit++;
+  return own.size ? hit / own.size : 0;
+}
+
+/** The blocks of a container: its leaves of text (paragraphs, headings, list items, quotes, tables, figures). */
+const BLOCKS = 'p, h1, h2, h3, h4, h5, h6, li, blockquote, pre, table, figure, dd, dt';
+
+/**
+ * Cleans Readability's container: furniture (captions, bylines, asides), lists and blocks that are mostly links
+ * (related stories, share bars), blocks the page's `articleBody` does not have, repeated images, and headings left
+ * with nothing under them.
+ */
+function refine(root: El, evidence: string | undefined): void {
+  for (const el of [...root.querySelectorAll(FURNITURE)]) el.remove();
+  const all = words(root.textContent);
+  for (const el of [...root.querySelectorAll('[class], [id]')]) if (root.contains(el) && named(el) && words(el.textContent) < all * 0.3) el.remove();
+  // Lists and blocks of links: related stories, tags, share bars.
+  for (const el of [...root.querySelectorAll('ul, ol, dl, div, section, p, table')]) {
+    if (!root.contains(el)) continue;
+    const n = words(el.textContent);
+    if (n === 0) { if (!el.querySelector('img, picture, video, pre, code, table')) el.remove(); continue; }
+    const density = linkDensity(el);
+    if ((el.tagName === 'UL' || el.tagName === 'OL' || el.tagName === 'DL') ? density > 0.6 : density > 0.7 && n < 80) el.remove();
+  }
+  // A block that is all link (a teaser's heading, "read more on ..."), whatever its tag.
+  for (const el of [...root.querySelectorAll(`${BLOCKS}, div, span, strong, b, em`)]) {
+    if (root.contains(el) && words(el.textContent) > 0 && linkDensity(el) >= 0.9 && !el.querySelector('p, li')) el.remove();
+  }
+  images(root);
+  furnitureLines(root);
+  const known = evidence ? shingles(tokensOf(evidence)) : undefined;
+  // Evidence only when it is the whole text (some pages' `articleBody` is a summary, or another language).
+  if (known && covered(root, known) >= 0.6) {
+    for (const el of [...root.querySelectorAll(BLOCKS)]) {
+      if (!root.contains(el) || el.querySelector(BLOCKS)) continue;
+      const t = tokensOf(el.textContent);
+      if (t.length < 4) continue;
+      const own = shingles(t);
+      let hit = 0;
+      for (const s of own) if (known.has(s)) hit++;
+      if (hit / own.size < 0.2) el.remove();
+    }
+  }
+  // A heading with nothing under it before the next heading ("You may also like", once its list is gone).
+  const headings = [...root.querySelectorAll('h1, h2, h3, h4, h5, h6')];
+  for (const h of headings) {
+    let next = nextContent(h);
+    if (!next || /^H[1-6]$/.test(next.tagName) && Number(next.tagName[1]) <= Number(h.tagName[1])) h.remove();
+  }
+}
+
+/**
+ * Images that belong to the content stay, once each, without their captions and credits; decorative ones (an
+ * empty alt), tracking pixels, linked thumbnails (teasers of other pages) and inline data go.
+ */
+function images(root: El): void {
+  const seen = new Set<string>();
+  for (const img of [...root.querySelectorAll('img')]) {
+    const src = img.getAttribute('src') ?? '';
+    const tiny = Number(img.getAttribute('width') ?? 99) <= 2 || Number(img.getAttribute('height') ?? 99) <= 2;
+    if (img.closest('a') || !src || seen.has(src) || /^data:/.test(src) || img.getAttribute('alt') === '' || tiny) { (img.closest('picture') ?? img).remove(); continue; }
+    seen.add(src);
+    // The image's box: its largest ancestor with little text of its own; that text is a caption or a credit.
+    let box: El = img;
+    while (box.parentElement && box.parentElement !== root && words(box.parentElement.textContent) <= 40 && box.parentElement.querySelectorAll('img').length === 1) box = box.parentElement;
+    if (box === img) continue;
+    for (const child of [...box.querySelectorAll('*')]) if (root.contains(child) && !child.querySelector('img') && child.tagName !== 'IMG' && child.tagName !== 'SOURCE') child.remove();
+    for (const node of [...box.childNodes]) if (node.nodeType === 3) node.remove();
+  }
+}
+
+const DATE = /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(19|20)\d{2}\b/;
+
+/**
+ * Lines of an article's furniture at its edges: a byline or a dateline (short, with a date or time) among its first
+ * blocks, a copyright or an address line among its last.
+ */
+function furnitureLines(root: El): void {
+  const leaves = [...root.querySelectorAll(`${BLOCKS}, div`)].filter((el) => !el.querySelector(`${BLOCKS}, div`) && words(el.textContent) > 0);
+  for (const el of leaves.slice(0, 4)) {
+    const n = words(el.textContent);
+    if (n <= 14 && DATE.test(el.textContent ?? '') && !/^H[1-6]$/.test(el.tagName)) el.remove();
+  }
+  for (const el of leaves.slice(-4)) {
+    if (words(el.textContent) <= 40 && /©|\(c\)\s*\d{4}|copyright/i.test(el.textContent ?? '')) el.remove();
+  }
+}
+
+/** The element after `el` in document order that is not inside it and has text or media. */
+function nextContent(el: El): El | undefined {
+  let node: El | null = el;
+  while (node) {
+    let sibling = node.nextElementSibling;
+    while (sibling) {
+      if (words(sibling.textContent) || sibling.querySelector('img, pre, table')) return firstBlock(sibling);
+      sibling = sibling.nextElementSibling;
+    }
+    node = node.parentElement;
+  }
+  return undefined;
+}
+const firstBlock = (el: El): El => (/^H[1-6]$/.test(el.tagName) ? el : el.querySelector('h1, h2, h3, h4, h5, h6, p, li, pre, table, img, blockquote') ?? el);
+
+export interface MainContent { title: string | undefined; root: El }
+
+/**
+ * The main content of a parsed page (the document is changed): the article's container, cleaned, and its title;
+ * undefined when Readability finds no article (a home page, a list), for the caller's fallback.
+ */
+export function mainContent(document: Document): MainContent | undefined {
+  const evidence = articleBodyOf(document);
+  const headings = [...document.querySelectorAll('h1')].map((h) => (h.textContent ?? '').replace(/\s+/g, ' ').trim()).filter((t) => words(t) >= 2);
+  prune(document);
+  const article = new Readability(document, { keepClasses: true, serializer: (node) => node as El }).parse();
+  if (!article?.content) return undefined;
+  const root = article.content as unknown as El;
+  refine(root, evidence);
+  return { title: titleOf(article.title, headings), root };
+}
+
+/**
+ * The article's own title: the page's `<h1>` that the document title contains (without the site's name around
+ * it, "Site | Tagline: Title"), else Readability's.
+ */
+function titleOf(title: string | null | undefined, headings: string[]): string | undefined {
+  const t = title?.replace(/\s+/g, ' ').trim();
+  if (!t) return headings[0];
+  return headings.find((h) => h.length < t.length && t.toLowerCase().includes(h.toLowerCase())) ?? t;
+}

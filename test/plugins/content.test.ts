@@ -1,0 +1,79 @@
+// The main-content rules one by one, each on a small page: what goes (the site around the article, link lists,
+// captions, decorative images, bylines, copyright lines, blocks the page's own articleBody lacks, dangling
+// headings) and what stays (the article, its images, a page that lives inside a form).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { pageToMarkdown } from '../../plugins/data/markdown.ts';
+
+const BASE = 'https://news.example/2026/story';
+const para = (n: number, word = 'river') => `<p>${Array.from({ length: n }, (_, i) => `The ${word} keeps flowing past stone number ${i} near the old mill.`).join(' ')}</p>`;
+const page = (body: string, head = '') => `<html><head><title>Site | Tagline: The River Story</title>${head}</head><body>${body}</body></html>`;
+const md = (body: string, head = '') => pageToMarkdown(page(body, head), BASE);
+
+test('the title heads the text once: the page\'s h1 that the document title contains, without the site name', () => {
+  const out = md(`<article><h1>The River Story</h1>${para(6)}${para(5, 'stream')}</article>`);
+  assert.ok(out.startsWith('# The River Story\n'), out.slice(0, 80));
+  assert.is(out.split('The River Story').length - 1, 1);
+});
+
+test('boilerplate named by class, id or role goes; the article stays', () => {
+  const out = md(`<div class="share-bar"><a href="/s">Share on social</a> tweet this now please</div>
+    <article>${para(6)}<div class="related-articles"><h3>More about things</h3><p>Another headline entirely unrelated today</p></div>${para(4, 'stream')}</article>
+    <div role="complementary"><p>Sidebar words that are not the article at all</p></div>`);
+  assert.match(out, /stone number 5/);
+  assert.match(out, /The stream keeps flowing/);
+  for (const gone of ['Share on social', 'Another headline', 'Sidebar words']) assert.not.match(out, gone);
+});
+
+test('an element named like boilerplate that holds most of the text is the article, and stays (a page inside a form)', () => {
+  const out = md(`<form id="aspnetForm"><div class="elementor-widget">${para(8)}${para(6, 'stream')}</div></form>`);
+  assert.match(out, /stone number 7/);
+  assert.match(out, /The stream keeps flowing/);
+});
+
+test('lists and paragraphs of links (related stories) go, and the heading left over them', () => {
+  const out = md(`<article>${para(6)}<h3>You may also like</h3><p><a href="/a">First other story</a></p><p><a href="/b">Second other story</a></p>
+    <ul><li><a href="/c">Third other story</a></li><li><a href="/d">Fourth other story</a></li></ul></article>`);
+  for (const gone of ['other story', 'You may also like']) assert.not.match(out, gone);
+  assert.match(out, /stone number 5/);
+});
+
+test('links inside sentences stay, absolute', () => {
+  const out = md(`<article>${para(5)}<p>Read <a href="/report">the full report</a> from the agency, which explains the flow in detail and more.</p></article>`);
+  assert.match(out, /\[the full report\]\(https:\/\/news\.example\/report\)/);
+});
+
+test('a content image stays once as ![alt](url) without its caption; decorative, tracking and linked ones go', () => {
+  const out = md(`<article>${para(4)}<div class="media"><img src="/river.jpg" alt="The river at dawn"><span>The river at dawn, seen from the bridge (Photo: Agency)</span></div>
+    ${para(3, 'stream')}<p><img src="/river.jpg" alt="The river at dawn"></p><img src="/spacer.gif" alt=""><img src="/pixel.gif" alt="px" width="1" height="1">
+    <p><a href="/other"><img src="/teaser.jpg" alt="Teaser of another story"></a></p></article>`);
+  assert.is(out.split('![The river at dawn](https://news.example/river.jpg)').length - 1, 1, out);
+  for (const gone of ['seen from the bridge', 'spacer.gif', 'pixel.gif', 'teaser.jpg']) assert.not.match(out, gone);
+});
+
+test('a byline or dateline among the first blocks, and a copyright line among the last, go', () => {
+  const out = md(`<article><p>By Jane Writer - 11/18/19 11:04 PM EST</p>${para(6)}${para(4, 'stream')}<p>© 2019 News Example Publishing Corp. All rights reserved.</p></article>`);
+  assert.not.match(out, 'Jane Writer');
+  assert.not.match(out, 'rights reserved');
+  assert.match(out, /stone number 5/);
+});
+
+test('the page\'s JSON-LD articleBody is evidence: a block it lacks goes when it has the whole text, and is ignored when it is a summary', () => {
+  const article = `${para(6)}<p>Subscribe to our daily letter for more updates delivered every morning to you.</p>${para(4, 'stream')}`;
+  const text = (html: string) => html.replace(/<[^>]+>/g, ' ');
+  const whole = `<script type="application/ld+json">${JSON.stringify({ '@type': 'NewsArticle', articleBody: text(para(6) + para(4, 'stream')) })}</script>`;
+  assert.not.match(md(`<article>${article}</article>`, whole), 'Subscribe to our daily letter');
+  const summary = `<script type="application/ld+json">${JSON.stringify({ '@type': 'NewsArticle', articleBody: text(para(1)).repeat(8).slice(0, 600) })}</script>`;
+  const out = md(`<article>${article}</article>`, summary);
+  assert.match(out, /The stream keeps flowing/, 'a summary does not cut the article');
+});
+
+test('a page with no article (a list of products) still gives its content, not an empty string', () => {
+  const out = pageToMarkdown(`<html><head><title>Shop</title></head><body><nav><a href="/">Home</a></nav><main><h1>Kettles</h1>
+    <ul><li>Steel kettle, 1.7 l, 39 EUR</li><li>Glass kettle, 1.5 l, 45 EUR</li></ul></main></body></html>`, BASE);
+  assert.match(out, /Steel kettle, 1\.7 l, 39 EUR/);
+  assert.match(out, /Glass kettle/);
+  assert.not.match(out, /\[Home\]/);
+});
+
+test.run();
