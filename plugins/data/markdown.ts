@@ -52,12 +52,17 @@ function tidy(markdown: string): string {
   return markdown.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
 }
 
+/** Converts an element to Markdown (the element is changed: noise removed, links made absolute). */
+function elementToMarkdown(root: Element, base: string): string {
+  for (const el of root.querySelectorAll(NOISE)) el.remove();
+  absolutize(root, base);
+  return tidy(turndown().turndown(root.innerHTML));
+}
+
 /** Converts an HTML fragment (a selection of the page) to Markdown. */
 export function fragmentToMarkdown(html: string, base: string): string {
   const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
-  for (const el of document.body.querySelectorAll(NOISE)) el.remove();
-  absolutize(document.body, base);
-  return tidy(turndown().turndown(document.body.innerHTML));
+  return elementToMarkdown(document.body, base);
 }
 
 /**
@@ -65,13 +70,13 @@ export function fragmentToMarkdown(html: string, base: string): string {
  * text once. A page with no article found in it is converted whole, without its navigation.
  */
 export function pageToMarkdown(html: string, base: string): string {
-  const { document } = parseHTML(html);
-  absolutize(document, base);
-  const main = mainContent(document.cloneNode(true) as unknown as Document);
+  const main = mainContent(parseHTML(html).document as unknown as Document);
   if (main) {
-    const body = fragmentToMarkdown(main.root.innerHTML, base);
+    const body = elementToMarkdown(main.root, base);
     return main.title && !body.startsWith('# ') ? `# ${main.title}\n\n${body}` : body;
   }
-  for (const el of document.querySelectorAll(`${NOISE}, header, footer, aside`)) el.remove();
-  return fragmentToMarkdown(document.body?.innerHTML ?? '', base);
+  // No article: the page as it came (the search for one changed it), without its navigation and furniture.
+  const { document } = parseHTML(html);
+  for (const el of document.querySelectorAll('header, footer, aside')) el.remove();
+  return elementToMarkdown(document.body, base);
 }
