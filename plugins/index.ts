@@ -8,6 +8,9 @@ import iframe from './iframe/index.ts';
 import ping from './ping/index.ts';
 import fn from './function/index.ts';
 import insights from './insights/index.ts';
+import markdown from './markdown/index.ts';
+import text from './text/index.ts';
+import html from './html/index.ts';
 
 /** The built-in plugins; their order is the order of outputs in `data`. */
-export const defaultPlugins: readonly Plugin[] = [meta, data, iframe, insights, screenshot, pdf, fn, ping, palette];
+export const defaultPlugins: readonly Plugin[] = [meta, data, markdown, text, html, iframe, insights, screenshot, pdf, fn, ping, palette];

@@ -123,6 +123,13 @@ function refine(root: El, evidence: string | undefined): void {
   }
   images(root);
   furnitureLines(root);
+  // A list of links that ends the article ("More great stories"): each item links elsewhere.
+  const leaves = [...root.querySelectorAll('p, ul, ol, h1, h2, h3, h4, h5, h6, blockquote, pre, table')].filter((el) => !el.parentElement?.closest('ul, ol, blockquote, table'));
+  const last = leaves.at(-1);
+  if (last && (last.tagName === 'UL' || last.tagName === 'OL')) {
+    const items = [...last.querySelectorAll('li')];
+    if (items.length >= 3 && items.every((li) => li.querySelector('a')) && linkDensity(last) > 0.3) last.remove();
+  }
   const known = evidence ? shingles(tokensOf(evidence)) : undefined;
   // Evidence only when it is the whole text (some pages' `articleBody` is a summary, or another language).
   if (known && covered(root, known) >= 0.6) {
@@ -139,7 +146,7 @@ function refine(root: El, evidence: string | undefined): void {
   // A heading with nothing under it before the next heading ("You may also like", once its list is gone).
   const headings = [...root.querySelectorAll('h1, h2, h3, h4, h5, h6')];
   for (const h of headings) {
-    let next = nextContent(h);
+    const next = nextContent(h, root);
     if (!next || /^H[1-6]$/.test(next.tagName) && Number(next.tagName[1]) <= Number(h.tagName[1])) h.remove();
   }
 }
@@ -155,6 +162,8 @@ function images(root: El): void {
     const tiny = Number(img.getAttribute('width') ?? 99) <= 2 || Number(img.getAttribute('height') ?? 99) <= 2;
     if (img.closest('a') || !src || seen.has(src) || /^data:/.test(src) || img.getAttribute('alt') === '' || tiny) { (img.closest('picture') ?? img).remove(); continue; }
     seen.add(src);
+    // A file name is no description ("airpods-pro-2.jpg").
+    if (/^[\w.-]+\.(jpe?g|png|gif|webp|avif|svg)$/i.test(img.getAttribute('alt') ?? '')) img.setAttribute('alt', '');
     // The image's box: its largest ancestor with little text of its own; that text is a caption or a credit.
     let box: El = img;
     while (box.parentElement && box.parentElement !== root && words(box.parentElement.textContent) <= 40 && box.parentElement.querySelectorAll('img').length === 1) box = box.parentElement;
@@ -179,12 +188,18 @@ function furnitureLines(root: El): void {
   for (const el of leaves.slice(-4)) {
     if (words(el.textContent) <= 40 && /©|\(c\)\s*\d{4}|copyright/i.test(el.textContent ?? '')) el.remove();
   }
+  // An editor's note at either edge: a paragraph all in emphasis with a link in it (a disclosure, "subscribe to...").
+  for (const el of [...leaves.slice(0, 3), ...leaves.slice(-3)]) {
+    if (!root.contains(el) || !el.querySelector('a') || /^H[1-6]$/.test(el.tagName)) continue;
+    const marked = [...el.querySelectorAll('em, i, strong, b, a')].filter((e) => !e.parentElement?.closest('em, i, strong, b, a'));
+    if (words(marked.map((e) => e.textContent).join(' ')) >= words(el.textContent) * 0.9) el.remove();
+  }
 }
 
-/** The element after `el` in document order that is not inside it and has text or media. */
-function nextContent(el: El): El | undefined {
+/** The element after `el` in document order, within `root`, that is not inside it and has text or media. */
+function nextContent(el: El, root: El): El | undefined {
   let node: El | null = el;
-  while (node) {
+  while (node && node !== root) {
     let sibling = node.nextElementSibling;
     while (sibling) {
       if (words(sibling.textContent) || sibling.querySelector('img, pre, table')) return firstBlock(sibling);
@@ -208,9 +223,16 @@ export function mainContent(document: Document): MainContent | undefined {
   prune(document);
   const article = new Readability(document, { keepClasses: true, serializer: (node) => node as El }).parse();
   if (!article?.content) return undefined;
-  const root = article.content as unknown as El;
+  let root = article.content as unknown as El;
+  // The page's own mark of its article, when the container holds more: one <article> (or articleBody) with most of the text.
+  const marked = [...root.querySelectorAll('article, [itemprop="articleBody"]')].filter((el) => !el.parentElement?.closest('article, [itemprop="articleBody"]'));
+  if (marked.length === 1 && words(marked[0]!.textContent) >= words(root.textContent) * 0.6) root = marked[0]!;
   refine(root, evidence);
-  return { title: titleOf(article.title, headings), root };
+  const title = titleOf(article.title, headings);
+  // The title heads the Markdown: the same heading inside the container would say it twice.
+  const same = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim().toLowerCase() === title?.toLowerCase();
+  for (const h of [...root.querySelectorAll('h1, h2, h3')]) if (same(h.textContent)) h.remove();
+  return { title, root };
 }
 
 /**

@@ -52,31 +52,85 @@ function tidy(markdown: string): string {
   return markdown.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
 }
 
-/** Converts an element to Markdown (the element is changed: noise removed, links made absolute). */
-function elementToMarkdown(root: Element, base: string): string {
+/** Removes the noise of an element and makes its links absolute (the element is changed). */
+function clean(root: Element, base: string): Element {
   for (const el of root.querySelectorAll(NOISE)) el.remove();
   absolutize(root, base);
-  return tidy(turndown().turndown(root.innerHTML));
+  return root;
 }
 
 /** Converts an HTML fragment (a selection of the page) to Markdown. */
 export function fragmentToMarkdown(html: string, base: string): string {
   const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
-  return elementToMarkdown(document.body, base);
+  return tidy(turndown().turndown(clean(document.body, base).innerHTML));
 }
 
+/** A page's content: its main content (or, for a page with no article, the page without its furniture), and its title. */
+export interface PageContent { title: string | undefined; root: Element; main: boolean }
+
 /**
- * Converts a whole page to Markdown of its main content (content.ts picks and cleans it); the title heads the
- * text once. A page with no article found in it is converted whole, without its navigation.
+ * The main content of a page (content.ts picks and cleans it), noise removed and links absolute. With `main`
+ * false, or on a page with no article (a home page, a list), the whole page without navigation, header, footer and
+ * asides.
  */
-export function pageToMarkdown(html: string, base: string): string {
-  const main = mainContent(parseHTML(html).document as unknown as Document);
-  if (main) {
-    const body = elementToMarkdown(main.root, base);
-    return main.title && !body.startsWith('# ') ? `# ${main.title}\n\n${body}` : body;
-  }
-  // No article: the page as it came (the search for one changed it), without its navigation and furniture.
+export function pageContent(html: string, base: string, main = true): PageContent {
+  const found = main ? mainContent(parseHTML(html).document as unknown as Document) : undefined;
+  if (found) return { title: found.title, root: clean(found.root, base), main: true };
+  // The search for an article changed the document it read: the page is parsed again as it came.
   const { document } = parseHTML(html);
+  const title = document.title?.replace(/\s+/g, ' ').trim() || undefined;
   for (const el of document.querySelectorAll('header, footer, aside')) el.remove();
-  return elementToMarkdown(document.body, base);
+  return { title, root: clean(document.body, base), main: false };
+}
+
+/** Starts a text with its title (a heading in Markdown) unless the text already opens with it. */
+function headed(title: string | undefined, body: string, heading: string): string {
+  if (!title || body.startsWith(`${heading}${title}`) || (heading && body.startsWith(heading))) return body;
+  return body ? `${heading}${title}\n\n${body}` : `${heading}${title}`;
+}
+
+/** Markdown of a page's content, the title as its first heading, once. */
+export function contentMarkdown(content: PageContent): string {
+  return headed(content.title, tidy(turndown().turndown(content.root.innerHTML)), '# ');
+}
+
+/** HTML of a page's content (links absolute), the title as its `<h1>`. */
+export function contentHtml(content: PageContent): string {
+  const body = content.root.innerHTML.trim();
+  if (!content.title || content.root.querySelector('h1')) return body;
+  const escaped = content.title.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return `<h1>${escaped}</h1>\n${body}`;
+}
+
+/** Elements after which plain text breaks a line (a paragraph, a heading, a list item...). */
+const BLOCK = new Set(['P', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'HEADER', 'FOOTER', 'ASIDE', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'UL', 'OL', 'LI', 'DL', 'DT', 'DD', 'BLOCKQUOTE', 'PRE', 'TABLE', 'TR', 'FIGURE', 'FIGCAPTION', 'HR', 'ADDRESS']);
+
+/** Plain text of an element: blocks apart, a line per list item and table row, code as written, no markup. */
+function plainText(root: Element): string {
+  const out: string[] = [];
+  const walk = (node: Node, pre: boolean) => {
+    // Code keeps its spaces (marked, so that the tidying of lines below leaves them).
+    if (node.nodeType === 3) { out.push(pre ? (node.textContent ?? '').replace(/ /g, '\u0001') : (node.textContent ?? '').replace(/\s+/g, ' ')); return; }
+    if (node.nodeType !== 1) return;
+    const el = node as Element;
+    if (el.tagName === 'BR') { out.push('\n'); return; }
+    if (el.tagName === 'IMG') return;
+    const block = BLOCK.has(el.tagName);
+    if (block) out.push(el.tagName === 'LI' ? '\n' : '\n\n');
+    for (const child of el.childNodes) walk(child, pre || el.tagName === 'PRE');
+    if (el.tagName === 'TD' || el.tagName === 'TH') out.push('\t');
+    if (block) out.push(el.tagName === 'LI' || el.tagName === 'TR' ? '\n' : '\n\n');
+  };
+  walk(root, false);
+  return out.join('').split('\n').map((line) => line.replace(/[ \t]+$/, '').replace(/^ +/, '')).join('\n').replace(/\n{3,}/g, '\n\n').trim().replace(/\u0001/g, ' ');
+}
+
+/** Plain text of a page's content, the title as its first line. */
+export function contentText(content: PageContent): string {
+  return headed(content.title, plainText(content.root), '');
+}
+
+/** Converts a whole page to Markdown of its main content; the title heads the text once. */
+export function pageToMarkdown(html: string, base: string): string {
+  return contentMarkdown(pageContent(html, base));
 }

@@ -1,0 +1,29 @@
+import { definePlugin, bool, options, type Context, type FetchResult, type Plugin } from '../../engine/index.ts';
+import { pageContent, type PageContent } from './markdown.ts';
+
+/**
+ * A request's page content, found once for the `markdown`, `text` and `html` outputs together (each reads the
+ * same element without changing it). Keyed by the request's response: it goes when the request does.
+ */
+const found = new WeakMap<FetchResult, Map<boolean, PageContent>>();
+
+function contentOf(ctx: Context, main: boolean): PageContent {
+  let byScope = found.get(ctx.response);
+  if (!byScope) found.set(ctx.response, byScope = new Map());
+  let content = byScope.get(main);
+  if (!content) byScope.set(main, content = pageContent(ctx.response.text || ctx.$.html(), ctx.url, main));
+  return content;
+}
+
+/** One named output of the page's content: `markdown`, `text` or `html` (`<name>.main=false` for the whole page). */
+export function contentOutput(name: 'markdown' | 'text' | 'html', description: string, render: (content: PageContent) => string, type: string): Plugin {
+  return definePlugin({
+    name,
+    description,
+    needs: 'html',
+    params: options({ main: bool().default(true) }),
+    // HTML read from a target is served as text: as text/html from this origin it would run there.
+    embedType: (path) => (path.length === 1 && path[0] === name ? type : undefined),
+    run: (ctx, opts) => render(contentOf(ctx, opts.main)),
+  });
+}

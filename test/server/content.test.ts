@@ -1,0 +1,146 @@
+// The named outputs of a page's main content through the real server: `markdown`, `text` and `html` (the same
+// content three ways), `embed=markdown` as text/markdown, the data-rule form giving the same Markdown, the whole
+// page with `.main=false`, a page that is not an article, a bad option, and the outputs in a crawl job.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ServerResponse } from 'node:http';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+let fx: Fixture;
+let app: App;
+const send = (res: ServerResponse, body: string) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(body); };
+
+const ARTICLE = `<!doctype html><html lang="en"><head><title>Rivers of the North | Example News</title></head><body>
+<header><nav><a href="/">Home</a><a href="/world">World</a><a href="/sport">Sport</a></nav></header>
+<div class="share-bar"><a href="https://social.example/share">Share this story</a></div>
+<main><article>
+  <h1>Rivers of the North</h1>
+  <p class="byline">By Ann Writer, 11/18/2019 10:04</p>
+  <p>The northern rivers freeze early each year, and the towns along them plan their winters around the ice.</p>
+  <figure><img src="/img/ice.jpg" alt="Ice on the river at dawn"><figcaption>The river at dawn (Photo: Agency)</figcaption></figure>
+  <h2>How the ice forms</h2>
+  <p>Cold air settles over the water for days before the first sheet appears, as <a href="/science/ice">the survey</a> explains.</p>
+  <ul><li>First the edges freeze near the banks.</li><li>Then the middle closes over within a week.</li></ul>
+  <table><thead><tr><th>River</th><th>Freeze date</th></tr></thead><tbody><tr><td>Alder</td><td>Nov 12</td></tr><tr><td>Birch</td><td>Nov 20</td></tr></tbody></table>
+  <pre><code class="language-python">def frozen(temp):
+    return temp &lt; 0</code></pre>
+  <blockquote><p>The ice is the town's calendar, and everyone reads it the same way.</p></blockquote>
+  <p>Residents say the first crossing on foot is the real start of winter, whatever the calendar says about it.</p>
+  <img src="/pixel.gif" width="1" height="1" alt="">
+  <h3>Related stories</h3>
+  <ul><li><a href="/a">Lakes of the south</a></li><li><a href="/b">Winter roads</a></li><li><a href="/c">Ice fishing guide</a></li></ul>
+</article>
+<div class="letters"><p>Letters from readers: the ice came late in our valley this year, and the ferry ran until December.</p></div>
+<aside><p>Sidebar: the weather this week in other places, with forecasts and maps for travellers.</p></aside></main>
+<footer><p>© 2019 Example News. All rights reserved.</p></footer>
+<script>window.tracking = true;</script>
+</body></html>`;
+
+const SHOP = `<!doctype html><html><head><title>Kettles | Shop</title></head><body><nav><a href="/">Home</a></nav>
+<main><h1>Kettles</h1><ul><li>Steel kettle, 1.7 l, 39 EUR</li><li>Glass kettle, 1.5 l, 45 EUR</li></ul></main></body></html>`;
+
+test.before(async () => {
+  fx = await serveFixtures({
+    '/article': (_, res) => send(res, ARTICLE),
+    '/shop': (_, res) => send(res, SHOP),
+  });
+  app = await startRefract();
+});
+
+test.after(async () => {
+  await app.close();
+  await fx.close();
+});
+
+const url = () => q(`${fx.url}/article`);
+
+test('markdown: the article for a language model, title once, structure kept, the site around it left out', async () => {
+  const res = await call(app.freeUrl, `url=${url()}&markdown&meta=false`);
+  assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+  const md = res.body.data.markdown as string;
+  assert.ok(md.startsWith('# Rivers of the North\n'), md.slice(0, 80));
+  assert.is(md.split('Rivers of the North').length - 1, 1, 'the title once');
+  assert.match(md, /^## How the ice forms$/m);
+  assert.match(md, /^- First the edges freeze near the banks\.$/m);
+  assert.match(md, /\| River \| Freeze date \|/);
+  assert.match(md, /```python\ndef frozen\(temp\):\n {4}return temp < 0\n```/);
+  assert.match(md, /^> The ice is the town's calendar/m);
+  assert.match(md, new RegExp(`\\[the survey\\]\\(${fx.url}/science/ice\\)`), 'links absolute');
+  assert.match(md, new RegExp(`!\\[Ice on the river at dawn\\]\\(${fx.url}/img/ice\\.jpg\\)`), 'the content image kept');
+  for (const gone of ['Home', 'Share this story', 'Ann Writer', 'Photo: Agency', 'pixel.gif', 'Related stories', 'Lakes of the south', 'Sidebar', 'Letters from readers', 'All rights reserved', 'tracking']) {
+    assert.not.ok(md.includes(gone), `${gone} is not content:\n${md}`);
+  }
+  assert.not.match(md, /\[\]\(/, 'no empty links');
+  const rule = await call(app.freeUrl, `url=${url()}&data.body.attr=markdown&meta=false`);
+  assert.is(rule.body.data.body, md, 'the data-rule form gives the same content');
+});
+
+test('text and html: the same content without markup, and as clean HTML', async () => {
+  const res = await call(app.freeUrl, `url=${url()}&text&html&markdown&meta=false`);
+  assert.is(res.status, 200);
+  const { text, html, markdown } = res.body.data as { text: string; html: string; markdown: string };
+  assert.ok(text.startsWith('Rivers of the North\n\nThe northern rivers freeze early'), text.slice(0, 120));
+  assert.match(text, /^First the edges freeze near the banks\.$/m);
+  assert.match(text, /as the survey explains\./);
+  assert.match(text, /def frozen\(temp\):\n {4}return temp < 0/);
+  for (const markup of ['](', '**', '# ', '<p', '<a ', '| River']) assert.not.ok(text.includes(markup), `no ${markup} in text`);
+  assert.ok(html.startsWith('<h1>Rivers of the North</h1>'), html.slice(0, 120));
+  assert.match(html, new RegExp(`<a href="${fx.url}/science/ice">the survey</a>`));
+  assert.match(html, /<table>/);
+  for (const gone of ['<script', 'Share this story', 'Sidebar', 'Lakes of the south']) assert.not.ok(html.includes(gone), gone);
+  // The same sentences in all three forms.
+  for (const sentence of ['Cold air settles over the water for days', 'Residents say the first crossing on foot']) {
+    for (const form of [text, html, markdown]) assert.ok(form.includes(sentence), sentence);
+  }
+});
+
+test('embed=markdown answers text/markdown, embed=text text/plain; HTML is served as text', async () => {
+  const md = await call(app.freeUrl, `url=${url()}&markdown&meta=false&embed=markdown`);
+  assert.is(md.status, 200);
+  assert.is(md.headers.get('content-type'), 'text/markdown; charset=utf-8');
+  assert.ok(md.raw.toString('utf8').startsWith('# Rivers of the North\n'));
+  const text = await call(app.freeUrl, `url=${url()}&text&meta=false&embed=text`);
+  assert.is(text.headers.get('content-type'), 'text/plain; charset=utf-8');
+  assert.ok(text.raw.toString('utf8').startsWith('Rivers of the North\n'));
+  const html = await call(app.freeUrl, `url=${url()}&html&meta=false&embed=html`);
+  assert.is(html.headers.get('content-type'), 'text/plain; charset=utf-8');
+});
+
+test('.main=false converts the whole page without its navigation; a page that is no article still gives its content', async () => {
+  const whole = (await call(app.freeUrl, `url=${url()}&markdown.main=false&meta=false`)).body.data.markdown as string;
+  assert.match(whole, /Letters from readers/, 'the rest of the page too');
+  assert.not.match(whole, /\[Home\]/, 'without navigation');
+  const shop = await call(app.freeUrl, `url=${q(`${fx.url}/shop`)}&markdown&text&meta=false`);
+  assert.match(shop.body.data.markdown, /Steel kettle, 1\.7 l, 39 EUR/);
+  assert.match(shop.body.data.text, /Glass kettle, 1\.5 l, 45 EUR/);
+});
+
+test('a bad option is 400 EINVALQUERY naming it', async () => {
+  const res = await call(app.freeUrl, `url=${url()}&markdown.main=maybe`);
+  assert.is(res.status, 400);
+  assert.is(res.body.code, 'EINVALQUERY');
+  assert.match(res.body.message, /markdown\.main/);
+});
+
+test('in a crawl job: every page line carries the named output', async () => {
+  const post = await fetch(`${app.proUrl}/crawls`, {
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'test-key' },
+    body: JSON.stringify({ urls: [`${fx.url}/article`, `${fx.url}/shop`], query: 'markdown&meta=false' }),
+  });
+  assert.is(post.status, 202);
+  const { data } = await post.json() as { data: { url: string } };
+  let status = '';
+  while (!['completed', 'failed', 'cancelled'].includes(status)) {
+    status = ((await (await fetch(`${app.proUrl}${data.url}`, { headers: { 'x-api-key': 'test-key' } })).json()) as { data: { status: string } }).data.status;
+  }
+  assert.is(status, 'completed');
+  const lines = ((await (await fetch(`${app.proUrl}${data.url}/results`, { headers: { 'x-api-key': 'test-key' } })).json()) as { data: { results: { url: string; data: { markdown: string } }[] } }).data.results;
+  assert.is(lines.length, 2);
+  const article = lines.find((l) => l.url.endsWith('/article'))!;
+  assert.ok(article.data.markdown.startsWith('# Rivers of the North\n'));
+  assert.match(lines.find((l) => l.url.endsWith('/shop'))!.data.markdown, /Steel kettle/);
+});
+
+test.run();
