@@ -15,8 +15,16 @@ function contentOf(ctx: Context, main: boolean): PageContent {
   return content;
 }
 
+/** What a named output of the page's content is: its parameter, its description, how it renders, its `embed` type. */
+export interface ContentOutput {
+  name: 'markdown' | 'text' | 'html';
+  description: string;
+  render: (content: PageContent) => string;
+  type: string;
+}
+
 /** One named output of the page's content: `markdown`, `text` or `html` (`<name>.main=false` for the whole page). */
-export function contentOutput(name: 'markdown' | 'text' | 'html', description: string, render: (content: PageContent) => string, type: string): Plugin {
+export function contentOutput({ name, description, render, type }: ContentOutput): Plugin {
   return definePlugin({
     name,
     description,

@@ -2,4 +2,9 @@ import { contentOutput } from '../data/content-output.ts';
 import { contentHtml } from '../data/markdown.ts';
 
 /** `html` (`html.main=false` for the whole page): see plugins/data/content.ts for how the main content is found. */
-export default contentOutput('html', 'The page\'s main content as clean HTML (absolute links, no scripts, styles or boilerplate).', contentHtml, 'text/plain; charset=utf-8');
+export default contentOutput({
+  name: 'html',
+  description: 'The page\'s main content as clean HTML (absolute links, no scripts, styles or boilerplate).',
+  render: contentHtml,
+  type: 'text/plain; charset=utf-8',
+});

@@ -2,4 +2,9 @@ import { contentOutput } from '../data/content-output.ts';
 import { contentMarkdown } from '../data/markdown.ts';
 
 /** `markdown` (`markdown.main=false` for the whole page): see plugins/data/content.ts for how the main content is found. */
-export default contentOutput('markdown', 'The page\'s main content as Markdown for language models: headings, lists, tables, code with its language, absolute links, the title first.', contentMarkdown, 'text/markdown; charset=utf-8');
+export default contentOutput({
+  name: 'markdown',
+  description: 'The page\'s main content as Markdown for language models: headings, lists, tables, code with its language, absolute links, the title first.',
+  render: contentMarkdown,
+  type: 'text/markdown; charset=utf-8',
+});

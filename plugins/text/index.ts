@@ -2,4 +2,9 @@ import { contentOutput } from '../data/content-output.ts';
 import { contentText } from '../data/markdown.ts';
 
 /** `text` (`text.main=false` for the whole page): see plugins/data/content.ts for how the main content is found. */
-export default contentOutput('text', 'The page\'s main content as plain text (the same content as `markdown`, without markup).', contentText, 'text/plain; charset=utf-8');
+export default contentOutput({
+  name: 'text',
+  description: 'The page\'s main content as plain text (the same content as `markdown`, without markup).',
+  render: contentText,
+  type: 'text/plain; charset=utf-8',
+});

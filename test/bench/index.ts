@@ -2,6 +2,7 @@
 import os from 'node:os';
 import { benchMetaHttp } from './meta-http.ts';
 import { benchMetaCorpus } from './meta-corpus.ts';
+import { benchContent } from './content.ts';
 import { benchScreenshot } from './screenshot.ts';
 import { benchCache } from './cache.ts';
 import { benchCrawl } from './crawl.ts';
@@ -17,6 +18,10 @@ if (!only || only === 'versus') {
 if (!only || only === 'corpus') {
   console.log('\n# metadata extraction on the corpus pages (no network, medians per page)');
   for (const line of await benchMetaCorpus()) console.log(line);
+}
+if (!only || only === 'corpus' || only === 'content') {
+  console.log('\n# main content (markdown) on the articles corpus (no network, medians per page)');
+  for (const line of await benchContent()) console.log(line);
 }
 if (!only || only === 'http') {
   console.log('\n# metadata over HTTP (sequential unless noted)');
