@@ -227,7 +227,10 @@ export function mainContent(document: Document): MainContent | undefined {
   // The page's own mark of its article, when the container holds more: one <article> (or articleBody) with most of the text.
   const marked = [...root.querySelectorAll('article, [itemprop="articleBody"]')].filter((el) => !el.parentElement?.closest('article, [itemprop="articleBody"]'));
   if (marked.length === 1 && words(marked[0]!.textContent) >= words(root.textContent) * 0.6) root = marked[0]!;
+  const before = words(root.textContent);
   refine(root, evidence);
+  // What the rules left is no article (a home page of teasers, a list of links): the caller takes the page instead.
+  if (words(root.textContent) < Math.max(25, before * 0.2)) return undefined;
   const title = titleOf(article.title, headings);
   // The title heads the Markdown: the same heading inside the container would say it twice.
   const same = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim().toLowerCase() === title?.toLowerCase();

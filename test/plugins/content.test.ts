@@ -76,4 +76,19 @@ test('a page with no article (a list of products) still gives its content, not a
   assert.not.match(out, /\[Home\]/);
 });
 
+test('a home page of teasers gives its teasers (links kept), not its title alone', () => {
+  const teaser = (i: number) => `<div class="card"><h2><a href="/story/${i}">Story number ${i} about the river and the town</a></h2><p><a href="/story/${i}">A short summary of story ${i}, linked.</a></p></div>`;
+  const out = pageToMarkdown(`<html><head><title>Example News - Home</title></head><body><nav><a href="/">Home</a><a href="/world">World</a></nav>
+    <main>${Array.from({ length: 12 }, (_, i) => teaser(i)).join('')}</main></body></html>`, BASE);
+  for (const i of [0, 11]) assert.ok(out.includes(`## [Story number ${i} about the river and the town](https://news.example/story/${i})`), out.slice(0, 300));
+  assert.not.match(out, /\[World\]/);
+});
+
+test('a product page gives its name, price, description and specifications, without its cart button', () => {
+  const out = pageToMarkdown(`<html><head><title>Steel Kettle | Shop</title></head><body><nav><a href="/">Home</a></nav><main><h1>Steel Kettle</h1>
+    <p class="price">39 EUR</p><div class="description"><p>A 1.7 litre kettle in brushed steel with a blue light.</p></div>
+    <ul class="specs"><li>1.7 l</li><li>2200 W</li></ul><button>Add to cart</button></main></body></html>`, BASE);
+  assert.is(out, '# Steel Kettle\n\n39 EUR\n\nA 1.7 litre kettle in brushed steel with a blue light.\n\n- 1.7 l\n- 2200 W');
+});
+
 test.run();
