@@ -2,8 +2,13 @@ import { BrowserPool, PlaywrightPlugin } from '@crawlee/browser-pool';
 import { chromium, type LaunchOptions } from 'playwright-core';
 import { remoteBrowserType, type RemoteEndpoint } from './remote.ts';
 
-/** Flags for a closed network without background traffic; `--no-sandbox` unless the sandbox is used (`chromeArgs`). */
+/**
+ * Flags for a closed network without background traffic; `--no-sandbox` unless the sandbox is used (`chromeArgs`).
+ * `--block-new-web-contents` makes `window.open` fail in the page: a popup storm creates no targets for this process
+ * to attach to and close (it kept the event loop busy past the request's deadline).
+ */
 export const CHROME_ARGS = [
+  '--block-new-web-contents',
   '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-default-apps',
   '--disable-extensions', '--mute-audio', '--no-default-browser-check', '--metrics-recording-only',
