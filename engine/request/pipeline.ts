@@ -44,15 +44,9 @@ export async function executePlan(plan: Plan, services: Services, rotation: Leas
   }
 }
 
-/**
- * The part of a request's timeout kept to deliver its answer: the work is cut this much before the timeout, so that
- * an answer at the deadline reaches the client by it even when a busy browser on the same cores delays this process.
- */
-const deliveryReserve = (timeout: number) => Math.min(250, Math.round(timeout * 0.05));
-
 async function executeOnce(plan: Plan, services: Services, lease: Lease, trace: Trace): Promise<Extraction> {
   // The deadline runs from the request's arrival (the trace's start): time spent waiting for a slot counts.
-  const left = Math.max(0, Math.round(plan.options.timeout - deliveryReserve(plan.options.timeout) - (performance.now() - trace.started)));
+  const left = Math.max(0, Math.round(plan.options.timeout - (performance.now() - trace.started)));
   // Whatever a step, a wait or the browser does, the answer comes at the deadline (ETIMEOUT); the work left
   // behind is cut by the same signal (its page is closed, never reused).
   return withDeadline(left, [], (signal) => untilAborted(() => runPlan(plan, services, lease, trace, signal, left), signal));
