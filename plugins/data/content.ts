@@ -89,7 +89,7 @@ function shingles(tokens: string[]): Set<string> {
   return out;
 }
 
-/** How much of a container's text the evidence has (a share of its shingles). */
+/** How much of an element's text the evidence has (a share of its shingles). */
 function covered(root: El, known: Set<string>): number {
   const own = shingles(tokensOf(root.textContent));
   let hit = 0;
@@ -134,13 +134,8 @@ function refine(root: El, evidence: string | undefined): void {
   // Evidence only when it is the whole text (some pages' `articleBody` is a summary, or another language).
   if (known && covered(root, known) >= 0.6) {
     for (const el of [...root.querySelectorAll(BLOCKS)]) {
-      if (!root.contains(el) || el.querySelector(BLOCKS)) continue;
-      const t = tokensOf(el.textContent);
-      if (t.length < 4) continue;
-      const own = shingles(t);
-      let hit = 0;
-      for (const s of own) if (known.has(s)) hit++;
-      if (hit / own.size < 0.2) el.remove();
+      if (!root.contains(el) || el.querySelector(BLOCKS) || tokensOf(el.textContent).length < 4) continue;
+      if (covered(el, known) < 0.2) el.remove();
     }
   }
   // A heading with nothing under it before the next heading ("You may also like", once its list is gone).

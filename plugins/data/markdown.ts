@@ -66,7 +66,7 @@ export function fragmentToMarkdown(html: string, base: string): string {
 }
 
 /** A page's content: its main content (or, for a page with no article, the page without its furniture), and its title. */
-export interface PageContent { title: string | undefined; root: Element; main: boolean }
+export interface PageContent { title: string | undefined; root: Element }
 
 /**
  * The main content of a page (content.ts picks and cleans it), noise removed and links absolute. With `main`
@@ -75,12 +75,12 @@ export interface PageContent { title: string | undefined; root: Element; main: b
  */
 export function pageContent(html: string, base: string, main = true): PageContent {
   const found = main ? mainContent(parseHTML(html).document as unknown as Document) : undefined;
-  if (found) return { title: found.title, root: clean(found.root, base), main: true };
+  if (found) return { title: found.title, root: clean(found.root, base) };
   // The search for an article changed the document it read: the page is parsed again as it came.
   const { document } = parseHTML(html);
   const title = document.title?.replace(/\s+/g, ' ').trim() || undefined;
   for (const el of document.querySelectorAll('header, footer, aside')) el.remove();
-  return { title, root: clean(document.body, base), main: false };
+  return { title, root: clean(document.body, base) };
 }
 
 /** Starts a text with its title (a heading in Markdown) unless the text already opens with it. */
