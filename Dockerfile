@@ -7,8 +7,9 @@
 
 # --- build: Node 24 and npm 11 as the project brings them, production dependencies only -------------------------
 FROM debian:bookworm-slim AS build
+# No compilers: every native dependency ships a prebuilt binary for linux-x64 (sharp, isolated-vm); binutils strips node.
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm ca-certificates python3 make g++ \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm ca-certificates binutils \
  && rm -rf /var/lib/apt/lists/*
 # Debian's npm 9 ignores package.json's allowScripts (install scripts would try the internet): Node 24 and npm 11 first.
 RUN --mount=type=secret,id=hostca,required=false \

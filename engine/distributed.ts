@@ -1,7 +1,8 @@
 // Crawls past one machine: the pages go on a BullMQ queue in Redis, any number of `refract worker` processes
 // visit them, and each page's result is committed exactly once to a Redis stream that the coordinator reads.
 import { createHash } from 'node:crypto';
-import { Queue, Worker, type Job } from 'bullmq';
+// BullMQ (~220 modules) loads when a distributed crawl or a worker starts, not with every process of the engine.
+import type { Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createWalk, failure, inputUrl, pageKey, type CrawlInput, type CrawlOptions, type CrawlResult, type Link, type Walk } from './crawl.ts';
 import type { Engine } from './engine.ts';
@@ -131,7 +132,7 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
   const k = keys(id);
   const redis = await connectChecked(options.redis);
   const reader = connect(options.redis);
-  const queue = new Queue(QUEUE, { connection: redis });
+  const queue = new (await import('bullmq')).Queue(QUEUE, { connection: redis });
   const written = new Set<string>();
   for (const url of options.done ?? []) written.add(pageKey(url));
   let walk: Walk | undefined;
@@ -211,7 +212,7 @@ export interface WorkerOptions {
  */
 export async function startWorker(engine: Engine, options: WorkerOptions): Promise<{ close(): Promise<void>; worker: Worker; walks(): number }> {
   const redis = await connectChecked(options.redis);
-  const queue = new Queue(QUEUE, { connection: redis });
+  const queue = new (await import('bullmq')).Queue(QUEUE, { connection: redis });
   const walks = new Map<string, Promise<{ walk: Walk; spec: CrawlSpec }>>();
   // Each crawl's walk is let go once none of its pages came for a while (a worker outlives many crawls).
   const idleMs = options.walkIdleMs ?? 60_000;
@@ -253,7 +254,7 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
   };
   const lockMs = options.lockMs ?? 30_000;
   const blocking = connect(options.redis);
-  const worker = new Worker(QUEUE, async (job: Job) => {
+  const worker = new (await import('bullmq')).Worker(QUEUE, async (job: Job) => {
     const { crawl: id, url, depth } = job.data as PageJob;
     const [done, cancelled] = await Promise.all([redis.sismember(keys(id).done, pageKey(url)), redis.exists(keys(id).cancelled)]);
     if (done) return 'already done';

@@ -1,26 +1,103 @@
-// Runs the uvu suites with Node 24 and ends with the plain `N passed, N failed` line that CI reads.
+// Runs the uvu suites with Node 24, one process per test file, and ends with the plain `N passed, N failed` line
+// that CI reads. A file that crashes its process (an unhandled rejection, a hung handle) costs that file only: it is
+// counted as failed and the next file runs. Each file's duration is printed, slowest last, so the suite's time is
+// visible where it goes.
+//
+//   node scripts/test.ts [pattern]      pattern: a regular expression on the file's path under test/
+//
+// The suite is CPU-bound on two cores (Chromium renders in nearly every file): files run one at a time, as a second
+// one only slows both and makes answers miss their deadlines. Two marks on a file's first line change that:
+//   `// refract-test: beside`   runs from the start beside the others (the container image build, mostly waiting on
+//                               downloads and disk), and must be done before any `alone` file starts
+//   `// refract-test: alone`    runs last, with nothing beside it (it measures answers against their deadlines)
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
-const uvu = path.resolve(import.meta.dirname, '../node_modules/uvu/bin.js');
-const pattern = process.argv[2] ?? '\\.test\\.ts$';
-const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
-delete env.FORCE_COLOR;
-const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', uvu, 'test', pattern, '-i', 'util', '-i', 'bench'], {
-  env: { ...env, CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'WARNING' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-let output = '';
-child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString().replace(/\x1b\[[0-9;]*m/g, ''); process.stdout.write(chunk); });
-const code: number = await new Promise((resolve) => child.on('close', (c) => resolve(c ?? 1)));
-const read = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
-const total = read('Total');
-const passed = read('Passed');
-const skipped = read('Skipped') || 0;
-if (Number.isNaN(total) || Number.isNaN(passed)) {
-  console.log('0 passed, 1 failed');
-  process.exit(code || 1);
+const root = path.resolve(import.meta.dirname, '..');
+const uvu = path.join(root, 'node_modules/uvu/bin.js');
+const pattern = new RegExp(process.argv[2] ?? '\\.test\\.ts$');
+const perFileTimeout = Number(process.env.REFRACT_TEST_FILE_TIMEOUT_MS) || 10 * 60_000;
+
+interface Result { file: string; passed: number; failed: number; skipped: number; ms: number; crashed?: string }
+
+function testFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(path.join(root, 'test', dir), { withFileTypes: true })) {
+    const rel = dir ? `${dir}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) {
+      if (entry.name !== 'util' && entry.name !== 'bench' && entry.name !== 'artifacts') out.push(...testFiles(rel));
+    } else if (/\.test\.ts$/.test(entry.name) && pattern.test(rel)) out.push(rel);
+  }
+  return out.sort();
 }
-const failed = total - passed - skipped;
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-process.exit(code || (failed > 0 ? 1 : 0));
+
+const mark = (file: string) => /^\/\/ refract-test: (alone|beside)/.exec(readFileSync(path.join(root, 'test', file), 'utf8'))?.[1];
+
+// Node's compile cache, shared by every process of the run (test files, servers and CLIs they start): each loads the
+// engine's few thousand modules, which costs ~0.8 s less per process once they are compiled.
+const env: NodeJS.ProcessEnv = {
+  ...process.env, CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'WARNING',
+  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'refract-test-compile-cache'),
+};
+delete env.FORCE_COLOR;
+
+/** Runs one file in its own uvu process; its output is printed whole when it ends, so parallel files do not interleave. */
+function runFile(file: string, slot: number): Promise<Result> {
+  const started = performance.now();
+  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // Each slot has its own database on a shared Redis, so files that flush it do not meet.
+  const slotEnv = { ...env, REFRACT_TEST_REDIS_DB: String(15 - slot) };
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', uvu, 'test', `^${escaped}$`, '-i', 'util', '-i', 'bench'], {
+    cwd: root, env: slotEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => { output += chunk.toString().replace(/\x1b\[[0-9;]*m/g, ''); };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  let timedOut = false;
+  const timer = setTimeout(() => { timedOut = true; try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, perFileTimeout);
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // The file's own children (servers, browsers) go with it.
+      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+      const ms = performance.now() - started;
+      const read = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
+      const total = read('Total');
+      const passed = read('Passed');
+      const skipped = read('Skipped') || 0;
+      const body = output.replace(/\n\s*Total:[\s\S]*$/, '\n');
+      process.stdout.write(body.trimEnd() + `\n  (${(ms / 1000).toFixed(1)} s)\n\n`);
+      if (Number.isNaN(total) || Number.isNaN(passed) || timedOut) {
+        const dots = (/\((\d+) \/ \d+\)/g.exec(output) ? [...output.matchAll(/\((\d+) \/ \d+\)/g)].reduce((n, m) => n + Number(m[1]), 0) : 0);
+        const why = timedOut ? `timed out after ${perFileTimeout / 1000} s` : `exited (${signal ?? code}) before its summary`;
+        process.stdout.write(`  FAIL  ${file}: ${why}\n\n`);
+        resolve({ file, passed: dots, failed: 1, skipped: 0, ms, crashed: why });
+        return;
+      }
+      resolve({ file, passed, failed: total - passed - skipped, skipped, ms });
+    });
+  });
+}
+
+const files = testFiles('');
+const results: Result[] = [];
+const started = performance.now();
+const beside = Promise.all(files.filter((f) => mark(f) === 'beside').map((f, i) => runFile(f, i + 1).then((r) => { results.push(r); })));
+for (const file of files.filter((f) => !mark(f))) results.push(await runFile(file, 0));
+await beside;
+for (const file of files.filter((f) => mark(f) === 'alone')) results.push(await runFile(file, 0));
+
+const sum = (key: 'passed' | 'failed' | 'skipped') => results.reduce((n, r) => n + r[key], 0);
+const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 12);
+console.log('Slowest files:');
+for (const r of slowest) console.log(`  ${(r.ms / 1000).toFixed(1).padStart(7)} s  ${r.file}`);
+const failedFiles = results.filter((r) => r.failed > 0).map((r) => r.file + (r.crashed ? ` (${r.crashed})` : ''));
+if (failedFiles.length) console.log(`Files with failures: ${failedFiles.join(', ')}`);
+console.log(`Duration: ${((performance.now() - started) / 1000).toFixed(0)} s over ${results.length} files`);
+const failed = sum('failed');
+const skipped = sum('skipped');
+console.log(`${sum('passed')} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 || results.length === 0 ? 1 : 0);

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { DelayedError, Queue, Worker, type Job as BullJob } from 'bullmq';
+import type { Job as BullJob } from 'bullmq';
 import { Redis } from 'ioredis';
 import { cancelCrawl, crawlDistributed, pageKey, startWorker, type CrawlResult, type Engine } from '../engine/index.ts';
 import type { Quota } from './quota.ts';
@@ -57,6 +57,8 @@ export async function createRedisJobs(deps: { engine: Engine; quota: Quota; redi
   const redis = new Redis(deps.redisUrl, { maxRetriesPerRequest: 2 });
   redis.on('error', () => undefined); // reconnects on its own; a failing command answers the request that made it
   const bull = () => new Redis(deps.redisUrl, { maxRetriesPerRequest: null }).on('error', () => undefined);
+  // BullMQ loads with the first Redis-mode jobs store, not with every server.
+  const { DelayedError, Queue, Worker } = await import('bullmq');
   const queue = new Queue(QUEUE, { connection: bull() });
   const coordinating = new Map<string, { pause: () => void; done: Promise<unknown> }>();
 

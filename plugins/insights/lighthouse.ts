@@ -1,4 +1,3 @@
-import lighthouse, { desktopConfig } from 'lighthouse';
 import { launch } from 'chrome-launcher';
 import { chromeArgs, createGuardProxy, timeoutError, type Guard } from '../../engine/index.ts';
 
@@ -39,6 +38,9 @@ async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: A
   signal.addEventListener('abort', stop, { once: true });
   try {
     const flags = { port: chrome.port, output: opts.output, logLevel: 'error' as const, onlyCategories: opts.categories?.length ? opts.categories : undefined };
+    // Lighthouse (with its trace engine, puppeteer-core and lodash: ~1,000 modules) loads with the first audit, not
+    // with every process that loads the plugins.
+    const { default: lighthouse, desktopConfig } = await import('lighthouse');
     const result = await lighthouse(url, flags, opts.preset === 'desktop' ? desktopConfig : undefined);
     if (signal.aborted) throw timeoutError('during the audit');
     if (!result) throw new Error('Lighthouse returned no result');

@@ -1,7 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import hljs from 'highlight.js';
+import hljs from 'highlight.js/lib/core';
+import css from 'highlight.js/lib/languages/css';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import markdown from 'highlight.js/lib/languages/markdown';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
 
 const require = createRequire(import.meta.url);
 const STYLES = path.join(path.dirname(require.resolve('highlight.js/package.json')), 'styles');
@@ -16,6 +22,8 @@ export function schemeProblem(scheme: string): string | undefined {
     ? undefined : `unknown theme "${scheme}"; use a highlight.js theme name such as github, github-dark, monokai, nord, or a stylesheet URL`;
 }
 
+// Only the languages a text target is shown in are registered (all of highlight.js is ~190 modules to load).
+for (const [name, language] of Object.entries({ css, javascript, json, markdown, xml, yaml })) hljs.registerLanguage(name, language);
 const LANGUAGES: [RegExp, string][] = [[/json/, 'json'], [/xml|svg/, 'xml'], [/javascript|ecmascript/, 'javascript'], [/css/, 'css'], [/markdown/, 'markdown'], [/yaml/, 'yaml']];
 
 function escapeHtml(text: string): string {

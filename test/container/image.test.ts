@@ -1,3 +1,4 @@
+// refract-test: beside (the image build waits mostly on downloads and disk: the other files run meanwhile)
 // The container image, built from the Dockerfile with podman and driven over HTTP: readiness, metadata, a screenshot
 // whose link serves the PNG, a non-root user, the size bound, and SIGTERM (`podman stop`) with a request in flight
 // answered before the container exits 0. The base image is made from Debian's packages when no registry is

@@ -13,8 +13,8 @@ import { startRedis, type TestRedis } from '../util/redis.ts';
 import { createEngine, loadConfig, startWorker, crawlDistributed } from '../../lib/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const PAGES = 300;
-const HELD = 150;
+const PAGES = 80;
+const HELD = 40;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-workers-'));
 let fx: Fixture;
 let redis: TestRedis;
@@ -45,7 +45,7 @@ test.after(async () => {
 
 type Line = { url: string; status: string; data?: { wordCount?: { words: number } } };
 
-test('two workers share a 300-page crawl through Redis; one is killed mid-page; every page is done exactly once', async () => {
+test('two workers share an 80-page crawl through Redis; one is killed mid-page; every page is done exactly once', async () => {
   const out = path.join(dir, 'site.jsonl');
   writeFileSync(out, '');
   const env = { REFRACT_PLUGINS: path.join(ROOT, 'fixtures/plugins/word-count/index.ts') };

@@ -78,7 +78,7 @@ test('opposite per-request settings alternated many times on warm pages: each an
   try {
     const probe = `url=${q(`${fx.url}/probe`)}&meta=false&force`;
     const state = `data.s.evaluate=${q("JSON.stringify({ print: matchMedia('print').matches, injected: window.injected ?? null, styled: getComputedStyle(document.body).color, cookie: document.cookie })")}`;
-    for (let round = 0; round < 8; round++) {
+    for (let round = 0; round < 3; round++) {
       // Transparent captures of every kind (full page, element, viewport), with a print medium, a script, a style and a cookie.
       const clear = await call(app.freeUrl, `${probe}&screenshot.full_page&mediaType=print&scripts=${q("window.injected = 1; document.cookie = 'left=1'")}&styles=${q('body{color:rgb(1,2,3)}')}&${state}`);
       assert.is(clear.status, 200, JSON.stringify(clear.body).slice(0, 200));
@@ -95,7 +95,7 @@ test('opposite per-request settings alternated many times on warm pages: each an
       const [r, g, b] = await sharp(Buffer.from(await (await fetch(jpeg.body.data.screenshot.url)).arrayBuffer())).extract({ left: 600, top: 400, width: 1, height: 1 }).raw().toBuffer();
       assert.ok(r! > 240 && g! > 240 && b! > 240, `round ${round}: a JPEG's page area is white (${r},${g},${b})`);
     }
-    assert.ok(app.engine.browsers.stats().reused >= 16, `warm pages were used again: ${app.engine.browsers.stats().reused}`);
+    assert.ok(app.engine.browsers.stats().reused >= 6, `warm pages were used again: ${app.engine.browsers.stats().reused}`);
   } finally {
     await app.close();
   }

@@ -68,6 +68,7 @@ test('pages are spread over both nodes and answered as with a local browser', as
   for (const a of answers) {
     assert.is(a.status, 200, JSON.stringify(a.body).slice(0, 300));
     assert.match(a.body.data.title, /^Page \d$/);
+    assert.ok(a.body.data.screenshot, `a screenshot: ${JSON.stringify(a.body.warnings)}`);
     assert.is((await fetch(a.body.data.screenshot.url)).headers.get('content-type'), 'image/png');
   }
   assert.ok(app.engine.browsers.stats().launched >= 2, `connected to ${app.engine.browsers.stats().launched} browsers`);
@@ -100,7 +101,7 @@ test('a node killed mid-run: every request is answered (a result or a typed erro
   nodes[0]!.child.kill('SIGKILL');
   const answers = await Promise.all(inflight);
   const ok = answers.filter((a) => a.status === 200).length;
-  const typed = answers.filter((a) => a.status !== 200 && typeof a.body?.code === 'string' && a.body.status === 'error');
+  const typed = answers.filter((a) => a.status !== 200 && typeof a.body?.code === 'string' && (a.body.status === 'fail' || a.body.status === 'error'));
   assert.is(ok + typed.length, answers.length, `every request answered: ${answers.map((a) => a.status).join(',')}`);
   console.log(`after the kill: ${ok} of ${answers.length} in flight succeeded, ${typed.length} typed errors (${typed.map((a) => a.body.code).join(',') || 'none'})`);
   const after = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => shot(`after${i}`)));

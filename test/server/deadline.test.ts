@@ -1,3 +1,4 @@
+// refract-test: alone (it measures answers against their deadlines, which a second file on two cores would delay)
 // A request's `timeout` runs from when it reached the engine: time spent waiting for a free slot counts, so a
 // queued request answers ETIMEOUT at its deadline instead of starting its whole budget over once it gets a slot.
 import { test } from 'uvu';

@@ -13,7 +13,7 @@ import type { App } from '../../server/app.ts';
 
 let fx: Fixture;
 let app: App;
-const RUNS = Number(process.env.REFRACT_FUZZ_RUNS ?? 2500);
+const RUNS = Number(process.env.REFRACT_FUZZ_RUNS ?? 1200);
 
 test.before(async () => {
   fx = await serveFixtures();

@@ -1,3 +1,4 @@
+// refract-test: alone (it measures answers against their deadlines, which a second file on two cores would delay)
 // Hostile targets, through the real server process, with and without a screenshot: an endless body, slowloris
 // headers, a gzip bomb, 50 MB of HTML, a redirect loop and a 50-hop chain, an invalid charset, binary served as
 // text/html, a page that never fires load, 1,000 subrequests, alert and confirm loops, a window.open storm. Each

@@ -1,3 +1,4 @@
+// refract-test: alone (it measures answers against their deadlines, which a second file on two cores would delay)
 // Ordinary pages that used to make wrong answers or 500s: pages that navigate themselves, injected resources that
 // do not load, selector rules beside script rules, and pages that build their content on a timer.
 import { test } from 'uvu';

@@ -43,8 +43,9 @@ export async function startRedis(): Promise<TestRedis> {
   let child: ChildProcess | undefined;
   let url: string;
   if (shared) {
-    // The shared server's database 15 is the tests' own, so nothing else on it is touched.
-    url = `${shared.replace(/\/\d*$/, '')}/15`;
+    // The shared server's database 15 is the tests' own, so nothing else on it is touched; the runner gives files
+    // that run at once a database each (REFRACT_TEST_REDIS_DB).
+    url = `${shared.replace(/\/\d*$/, '')}/${Number(process.env.REFRACT_TEST_REDIS_DB) || 15}`;
   } else {
     const port = await freePort();
     child = await runRedis(port);

@@ -12,12 +12,22 @@ export function manualClock(start = Date.UTC(2026, 0, 31, 23, 0, 0)): Clock & { 
 }
 
 /** Starts the real Refract server on ephemeral ports with the loopback allowlist and extra environment. */
+// As server/main.ts does for the real process: a rejection nobody handled (Playwright's, when a remote browser or its
+// target goes away) is logged, not the end of the process and of every test after it.
+let logging = false;
+function logUnhandled(): void {
+  if (logging) return;
+  logging = true;
+  process.on('unhandledRejection', (err) => console.error('unhandled rejection (the server logs it and goes on):', err));
+}
+
 export async function startRefract(env: Record<string, string> = {}, plugins: Plugin[] = [], opts: { clock?: Clock } = {}): Promise<App> {
   const config = loadConfig({
     PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: process.env.REFRACT_LOG_LEVEL ?? 'silent',
     REFRACT_FREE_QUOTA: '100000', REFRACT_API_KEYS: 'test-key', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')),
     REFRACT_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-data-')), ...env,
   });
+  logUnhandled();
   return startApp(config, plugins, opts);
 }
 

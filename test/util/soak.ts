@@ -1,5 +1,5 @@
 // The soak shared by `npm run bench soak` and the reliability suite: mixed requests at a fixed concurrency against
-// the real server process, the resident memory of the server and of its Chromium processes every 250 requests,
+// the real server process, the resident memory of the server and of its Chromium processes every stretch of requests,
 // then a SIGTERM after which no Chromium process may be left.
 import path from 'node:path';
 import { serveFixtures } from './serve.ts';
@@ -45,7 +45,8 @@ const chromiumUnder = async (root: number) => descendantsOf(await processTable()
  * in 1,000 requests). With `inspect` the server runs under the inspector and each mark also reads its heap after a
  * full collection (which the plain RSS figures then reflect).
  */
-export async function soak(opts: { total: number; concurrency: number; inspect?: boolean }): Promise<SoakResult> {
+export async function soak(opts: { total: number; concurrency: number; inspect?: boolean; stretch?: number }): Promise<SoakResult> {
+  const stretch = opts.stretch ?? 250;
   const fx = await serveFixtures();
   const app = await startChild(ROOT, {
     PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '100000000',
@@ -68,8 +69,8 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
     let failed = 0;
     const marks: SoakMark[] = [];
     const started = performance.now();
-    // The requests run in stretches of 250, each mark read between them (nothing in flight while it is read).
-    for (let at = 250; at <= opts.total; at += 250) {
+    // The requests run in stretches (250 by default), each mark read between them (nothing in flight while it is read).
+    for (let at = stretch; at <= opts.total; at += stretch) {
       const worker = async () => {
         while (next < at) {
           const i = next++;
