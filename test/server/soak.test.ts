@@ -18,8 +18,8 @@ test(`${TOTAL} mixed requests at concurrency 8: none fails, the heap stays flat,
   assert.is(r.failed, 0, `failed: ${r.failures.join('; ')}`);
   assert.is(r.marks.length, TOTAL / STRETCH);
   // Before the deadline fix each metadata request kept ~25 kB for its whole timeout: 6 MB over these 240 requests,
-  // about 4.5% of the heap (measured flat otherwise: 0.8% from 120 to 480 requests, 1.6% from 250 to 1,000).
-  assert.ok(growth(r.marks, (m) => m.heapUsedAfterGc!) < 3, 'heap growth over the last 240 requests under 3%');
+  // 7% of the ~85 MB heap after a full collection (measured without it: 1.1% to 2.0% over the same requests).
+  assert.ok(growth(r.marks, (m) => m.heapUsedAfterGc!) < 5, 'heap growth over the last 240 requests under 5%');
   assert.ok(growth(r.marks, (m) => m.serverRssAfterGc!) < 15, 'server RSS after a full GC grows less than 15%');
   assert.is(r.browserPages, 0, 'no page in use once every answer is in');
   assert.is(r.exitCode, 0, 'SIGTERM ends the server cleanly');
