@@ -212,7 +212,8 @@ export interface WorkerOptions {
  */
 export async function startWorker(engine: Engine, options: WorkerOptions): Promise<{ close(): Promise<void>; worker: Worker; walks(): number }> {
   const redis = await connectChecked(options.redis);
-  const queue = new (await import('bullmq')).Queue(QUEUE, { connection: redis });
+  const bull = await import('bullmq');
+  const queue = new bull.Queue(QUEUE, { connection: redis });
   const walks = new Map<string, Promise<{ walk: Walk; spec: CrawlSpec }>>();
   // Each crawl's walk is let go once none of its pages came for a while (a worker outlives many crawls).
   const idleMs = options.walkIdleMs ?? 60_000;
@@ -254,7 +255,7 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
   };
   const lockMs = options.lockMs ?? 30_000;
   const blocking = connect(options.redis);
-  const worker = new (await import('bullmq')).Worker(QUEUE, async (job: Job) => {
+  const worker = new bull.Worker(QUEUE, async (job: Job) => {
     const { crawl: id, url, depth } = job.data as PageJob;
     const [done, cancelled] = await Promise.all([redis.sismember(keys(id).done, pageKey(url)), redis.exists(keys(id).cancelled)]);
     if (done) return 'already done';

@@ -71,7 +71,8 @@ function runFile(file: string, slot: number): Promise<Result> {
       const body = output.replace(/\n\s*Total:[\s\S]*$/, '\n');
       process.stdout.write(body.trimEnd() + `\n  (${(ms / 1000).toFixed(1)} s)\n\n`);
       if (Number.isNaN(total) || Number.isNaN(passed) || timedOut) {
-        const dots = (/\((\d+) \/ \d+\)/g.exec(output) ? [...output.matchAll(/\((\d+) \/ \d+\)/g)].reduce((n, m) => n + Number(m[1]), 0) : 0);
+        // The tests it passed before it ended, as uvu's per-suite `(passed / total)` lines say.
+        const dots = [...output.matchAll(/\((\d+) \/ \d+\)/g)].reduce((n, m) => n + Number(m[1]), 0);
         const why = timedOut ? `timed out after ${perFileTimeout / 1000} s` : `exited (${signal ?? code}) before its summary`;
         process.stdout.write(`  FAIL  ${file}: ${why}\n\n`);
         resolve({ file, passed: dots, failed: 1, skipped: 0, ms, crashed: why });
