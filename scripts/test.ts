@@ -17,10 +17,11 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const uvu = path.join(root, 'node_modules/uvu/bin.js');
+const testTimer = path.join(root, 'scripts/test-timer.ts');
 const pattern = new RegExp(process.argv[2] ?? '\\.test\\.ts$');
 const perFileTimeout = Number(process.env.REFRACT_TEST_FILE_TIMEOUT_MS) || 10 * 60_000;
 
-interface Result { file: string; passed: number; failed: number; skipped: number; ms: number; crashed?: string }
+interface Result { file: string; passed: number; failed: number; skipped: number; ms: number; crashed?: string; slow: { ms: number; name: string }[] }
 
 function testFiles(dir: string): string[] {
   const out: string[] = [];
@@ -49,7 +50,7 @@ function runFile(file: string, slot: number): Promise<Result> {
   const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // Each slot has its own database on a shared Redis, so files that flush it do not meet.
   const slotEnv = { ...env, REFRACT_TEST_REDIS_DB: String(15 - slot) };
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', uvu, 'test', `^${escaped}$`, '-i', 'util', '-i', 'bench'], {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', '--import', testTimer, uvu, 'test', `^${escaped}$`, '-i', 'util', '-i', 'bench'], {
     cwd: root, env: slotEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
   });
   let output = '';
@@ -69,16 +70,17 @@ function runFile(file: string, slot: number): Promise<Result> {
       const passed = read('Passed');
       const skipped = read('Skipped') || 0;
       const body = output.replace(/\n\s*Total:[\s\S]*$/, '\n');
+      const slow = [...output.matchAll(/^  slow test: ([0-9.]+) s  (.*)$/gm)].map((m) => ({ ms: Number(m[1]) * 1000, name: m[2]! }));
       process.stdout.write(body.trimEnd() + `\n  (${(ms / 1000).toFixed(1)} s)\n\n`);
       if (Number.isNaN(total) || Number.isNaN(passed) || timedOut) {
         // The tests it passed before it ended, as uvu's per-suite `(passed / total)` lines say.
         const dots = [...output.matchAll(/\((\d+) \/ \d+\)/g)].reduce((n, m) => n + Number(m[1]), 0);
         const why = timedOut ? `timed out after ${perFileTimeout / 1000} s` : `exited (${signal ?? code}) before its summary`;
         process.stdout.write(`  FAIL  ${file}: ${why}\n\n`);
-        resolve({ file, passed: dots, failed: 1, skipped: 0, ms, crashed: why });
+        resolve({ file, passed: dots, failed: 1, skipped: 0, ms, crashed: why, slow });
         return;
       }
-      resolve({ file, passed, failed: total - passed - skipped, skipped, ms });
+      resolve({ file, passed, failed: total - passed - skipped, skipped, ms, slow });
     });
   });
 }
@@ -95,6 +97,9 @@ const sum = (key: 'passed' | 'failed' | 'skipped') => results.reduce((n, r) => n
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 12);
 console.log('Slowest files:');
 for (const r of slowest) console.log(`  ${(r.ms / 1000).toFixed(1).padStart(7)} s  ${r.file}`);
+const slowTests = results.flatMap((r) => r.slow.map((t) => ({ ...t, file: r.file }))).sort((a, b) => b.ms - a.ms).slice(0, 15);
+if (slowTests.length) console.log('Slowest tests:');
+for (const t of slowTests) console.log(`  ${(t.ms / 1000).toFixed(1).padStart(7)} s  ${t.file}: ${t.name.slice(0, 100)}`);
 const failedFiles = results.filter((r) => r.failed > 0).map((r) => r.file + (r.crashed ? ` (${r.crashed})` : ''));
 if (failedFiles.length) console.log(`Files with failures: ${failedFiles.join(', ')}`);
 console.log(`Duration: ${((performance.now() - started) / 1000).toFixed(0)} s over ${results.length} files`);
