@@ -51,6 +51,11 @@ export function createMetrics(engine: Engine, inflight: () => number): Metrics {
   counted('refract_browser_pages_reused_total', 'Requests served by a page used again', () => engine.browsers.stats().reused);
   gauge('refract_browser_pages', 'Browser pages serving a request now', () => engine.browsers.stats().pages);
   gauge('refract_browser_queue', 'Requests waiting for a browser page', () => engine.browsers.stats().queued);
+  new Gauge({
+    name: 'refract_browser_endpoint_up', help: 'Each node of the browser tier: 1 when up, 0 when down or being tried again after a failure',
+    labelNames: ['endpoint'], registers: [registry],
+    collect() { for (const e of engine.browsers.endpoints()) this.set({ endpoint: e.endpoint }, e.state === 'up' ? 1 : 0); },
+  });
   gauge('refract_redis_up', '1 while Redis answers (or is not configured), 0 while it is unreachable', () => (engine.shared.healthy() ? 1 : 0));
   counted('refract_redis_errors_total', 'Redis operations that failed and were answered by their fallback', () => engine.shared.errors());
   const kinds = new Map<string, { requests: { inc(): void }; latency: { observe(v: number): void }; cache?: { inc(): void } }>();

@@ -25,6 +25,8 @@ export interface Browsers {
   closeShared(share: string): Promise<void>;
   /** Browsers open, launched in all, contexts open, requests served by a reused page, pages in use and requests waiting for one. */
   stats(): { open: number; launched: number; contexts: number; reused: number; pages: number; queued: number };
+  /** The nodes of the browser tier (REFRACT_BROWSER_ENDPOINTS, without their tokens) and whether each is up. */
+  endpoints(): { endpoint: string; state: ReturnType<RemoteEndpoint['state']> }[];
   /** False when Chromium is not there to run, or the last try to open a page failed with no browser running. */
   ready(): boolean;
   close(): Promise<void>;
@@ -70,8 +72,10 @@ function executable(file: string): boolean {
  */
 async function newPage(pool: RefractBrowserPool, endpoints: readonly RemoteEndpoint[] | undefined, options: { pageOptions: BrowserContextOptions; proxyUrl?: string }, start = 0): Promise<Page> {
   if (!endpoints?.length) return (await pool.newPage(options)) as Page;
-  // In turn from node `start`, those backing off last: each is tried once.
-  const order = endpoints.map((_, i) => (start + i) % endpoints.length).sort((a, b) => Number(!endpoints[a]!.usable()) - Number(!endpoints[b]!.usable()));
+  // In turn from node `start`: the nodes that are up, then one being tried again, then those backing off (which
+  // refuse at once); each is tried once.
+  const rank = { up: 0, probation: 1, down: 2 };
+  const order = endpoints.map((_, i) => (start + i) % endpoints.length).sort((a, b) => rank[endpoints[a]!.state()] - rank[endpoints[b]!.state()]);
   let last: unknown;
   for (const i of order) {
     try {
@@ -252,6 +256,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     },
     ready: () => (opts.endpoints?.length ? opts.endpoints.some((e) => e.usable()) : !launcher.failed() && executable(opts.chromePath)),
     stats: () => ({ ...poolStats(launcher), reused, pages: slots.load().active, queued: slots.load().queued }),
+    endpoints: () => (opts.endpoints ?? []).map((e) => ({ endpoint: redact(e.url), state: e.state() })),
     closeShared: (share) => shared.retire(share),
     refusalOf: (response, url) => opts.proxy.refusalOf(response, url),
     async close() {

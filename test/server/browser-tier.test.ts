@@ -1,7 +1,7 @@
 // Browsers on their own tier: Refract against two `refract browser-server` nodes (chromium.launchServer) on
 // loopback. Pages are spread over both; the SSRF guard still refuses a private subrequest made by a remote browser;
 // one node killed mid-run loses no request (each is answered, with a result or a typed error) and the rest go to
-// the other node.
+// the other node; a node that hangs is found by its heartbeat and its pages fail over within their deadline.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -95,7 +95,7 @@ test('the guard refuses what a remote browser asks of a private address: subrequ
 });
 
 test('a node killed mid-run: every request is answered (a result or a typed error), then the other node serves all', async () => {
-  const inflight = Array.from({ length: 10 }, (_, i) => shot(`k${i}`));
+  const inflight = Array.from({ length: 8 }, (_, i) => shot(`k${i}`));
   // Killed once the first answers are in: some pages are open on it, some not yet asked for.
   await Promise.race(inflight);
   nodes[0]!.child.kill('SIGKILL');
@@ -104,9 +104,41 @@ test('a node killed mid-run: every request is answered (a result or a typed erro
   const typed = answers.filter((a) => a.status !== 200 && typeof a.body?.code === 'string' && (a.body.status === 'fail' || a.body.status === 'error'));
   assert.is(ok + typed.length, answers.length, `every request answered: ${answers.map((a) => a.status).join(',')}`);
   console.log(`after the kill: ${ok} of ${answers.length} in flight succeeded, ${typed.length} typed errors (${typed.map((a) => a.body.code).join(',') || 'none'})`);
-  const after = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => shot(`after${i}`)));
-  assert.equal(after.map((a) => a.status), [200, 200, 200, 200, 200, 200], JSON.stringify(after.find((a) => a.status !== 200)?.body ?? {}).slice(0, 300));
+  const after = await Promise.all([1, 2, 3, 4].map((i) => shot(`after${i}`)));
+  assert.equal(after.map((a) => a.status), [200, 200, 200, 200], JSON.stringify(after.find((a) => a.status !== 200)?.body ?? {}).slice(0, 300));
   assert.is((await fetch(`${app.freeUrl}/readyz`)).status, 200, 'ready: one node is left');
+});
+
+test('a node that hangs (SIGSTOP: its connection stays open, nothing answers): its pages in flight are retried on the other node within their deadline, new pages go to the other node only, and /metrics says it is down', async () => {
+  const hanging = await browserServer();
+  const live = nodes[1]!;
+  const pair = await startRefract({ REFRACT_BROWSER_ENDPOINTS: `${hanging.url},${live.url}`, REFRACT_BROWSER_CONCURRENCY: '4' });
+  const on = (n: string) => call(pair.freeUrl, `url=${q(`${fx.url}/page?n=${n}`)}&screenshot&meta.title`);
+  const up = async () => (await (await fetch(`${pair.freeUrl}/metrics`)).text()).match(/^refract_browser_endpoint_up\{[^}]*\} \d/gm) ?? [];
+  try {
+    // Both nodes serve (pages are spread in turn).
+    assert.equal((await Promise.all(['h-a', 'h-b'].map(on))).map((a) => a.status), [200, 200]);
+    assert.is(pair.engine.browsers.stats().open, 2, 'a browser on each node');
+    const inflight = Array.from({ length: 4 }, (_, i) => on(`h${i}`));
+    hanging.child.kill('SIGSTOP');
+    const answers = await Promise.all(inflight);
+    assert.equal(answers.map((a) => a.status), [200, 200, 200, 200], JSON.stringify(answers.find((a) => a.status !== 200)?.body ?? {}).slice(0, 300));
+    for (const a of answers) assert.ok(a.body.data.screenshot, `a screenshot: ${JSON.stringify(a.body.warnings)}`);
+    assert.equal(pair.engine.browsers.endpoints().map((e) => e.state === 'up'), [false, true]);
+    assert.equal((await up()).map((line) => line.at(-1)), ['0', '1'], 'the hung node is down in /metrics');
+    // A new page never waits on the hung node (a connection to it takes its 5 s timeout before failing over).
+    for (const n of ['h-after1', 'h-after2']) {
+      const started = performance.now();
+      const a = await on(n);
+      assert.is(a.status, 200);
+      assert.ok(performance.now() - started < 5000, `${n} answered in ${Math.round(performance.now() - started)} ms`);
+    }
+  } finally {
+    hanging.child.kill('SIGCONT');
+    hanging.child.kill('SIGKILL');
+    await hanging.exited;
+    await pair.close();
+  }
 });
 
 test('a caller\'s proxy with a browser tier on another host: 400 EPROXY that says why, before any browser is asked', async () => {
