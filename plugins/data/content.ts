@@ -49,6 +49,51 @@ function linkDensity(el: El): number {
   return linked / total;
 }
 
+const isWordChar = (text: string, at: number): boolean => words(text.slice(at, at + (text.charCodeAt(at) >= 0xd800 && text.charCodeAt(at) <= 0xdbff ? 2 : 1))) > 0;
+/** A node's words and words inside links, and whether its text starts and ends inside a word (for joining). */
+interface Count { words: number; linked: number; empty: boolean; opens: boolean; closes: boolean }
+const NO_TEXT: Count = { words: 0, linked: 0, empty: true, opens: false, closes: false };
+
+/**
+ * `words(el.textContent)` and `linkDensity(el)` for many elements of one tree, each subtree counted once: the loops
+ * of `refine` ask for nearly every element, and their ancestors' text again and again. A count is the same as the
+ * text's (words that run across a child's edge are joined); `changed()` forgets them all after the tree changed.
+ */
+function createCounts() {
+  let memo = new WeakMap<Node, Count>();
+  const count = (node: Node): Count => {
+    if (node.nodeType === 3) {
+      const text = (node as Text).data;
+      if (!text) return NO_TEXT;
+      let last = text.length - 1;
+      const low = text.charCodeAt(last);
+      if (low >= 0xdc00 && low <= 0xdfff && last > 0) last--;
+      return { words: words(text), linked: 0, empty: false, opens: isWordChar(text, 0), closes: isWordChar(text, last) };
+    }
+    if (node.nodeType !== 1) return NO_TEXT;
+    const known = memo.get(node);
+    if (known) return known;
+    const out: Count = { words: 0, linked: 0, empty: true, opens: false, closes: false };
+    for (const child of node.childNodes) {
+      const c = count(child);
+      if (c.empty) continue;
+      out.words += c.words - (!out.empty && out.closes && c.opens ? 1 : 0);
+      out.linked += c.linked;
+      if (out.empty) out.opens = c.opens;
+      out.closes = c.closes;
+      out.empty = false;
+    }
+    if ((node as El).tagName === 'A') out.linked += out.words;
+    memo.set(node, out);
+    return out;
+  };
+  return {
+    words: (el: El) => count(el).words,
+    density: (el: El) => { const c = count(el); return c.words ? c.linked / c.words : 0; },
+    changed: () => { memo = new WeakMap(); },
+  };
+}
+
 /** True when a name (a class or id word list) marks an element as the site around the article. */
 function named(el: El): boolean {
   const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
@@ -129,16 +174,18 @@ function refine(root: El, evidence: string | undefined): void {
   const all = words(root.textContent);
   for (const el of [...root.querySelectorAll('[class], [id]')]) if (root.contains(el) && named(el) && words(el.textContent) < all * 0.3) el.remove();
   // Lists and blocks of links: related stories, tags, share bars.
+  const counts = createCounts();
+  const drop = (el: El) => { el.remove(); counts.changed(); };
   for (const el of [...root.querySelectorAll('ul, ol, dl, div, section, p, table')]) {
     if (!root.contains(el)) continue;
-    const n = words(el.textContent);
-    if (n === 0) { if (!el.querySelector('img, picture, video, pre, code, table')) el.remove(); continue; }
-    const density = linkDensity(el);
-    if ((el.tagName === 'UL' || el.tagName === 'OL' || el.tagName === 'DL') ? density > 0.6 : density > 0.7 && n < 80) el.remove();
+    const n = counts.words(el);
+    if (n === 0) { if (!el.querySelector('img, picture, video, pre, code, table')) drop(el); continue; }
+    const density = counts.density(el);
+    if ((el.tagName === 'UL' || el.tagName === 'OL' || el.tagName === 'DL') ? density > 0.6 : density > 0.7 && n < 80) drop(el);
   }
   // A block that is all link (a teaser's heading, "read more on ..."), whatever its tag.
   for (const el of [...root.querySelectorAll(`${BLOCKS}, div, span, strong, b, em`)]) {
-    if (root.contains(el) && words(el.textContent) > 0 && linkDensity(el) >= 0.9 && !el.querySelector('p, li')) el.remove();
+    if (root.contains(el) && counts.words(el) > 0 && counts.density(el) >= 0.9 && !el.querySelector('p, li')) drop(el);
   }
   images(root);
   furnitureLines(root);
