@@ -118,7 +118,7 @@ test('a node that hangs (SIGSTOP: its connection stays open, nothing answers): i
   try {
     // Both nodes serve (pages are spread in turn).
     assert.equal((await Promise.all(['h-a', 'h-b'].map(on))).map((a) => a.status), [200, 200]);
-    assert.is(pair.engine.browsers.stats().open, 2, 'a browser on each node');
+    assert.ok(pair.engine.browsers.stats().launched >= 2, 'a browser connected on each node');
     const inflight = Array.from({ length: 4 }, (_, i) => on(`h${i}`));
     hanging.child.kill('SIGSTOP');
     const answers = await Promise.all(inflight);
