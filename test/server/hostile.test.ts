@@ -134,15 +134,21 @@ test('every hostile target gets a typed answer within its timeout + 10% (+1 s on
   const seen = await expose();
   // The answers a user would expect of some of them.
   const answer = (label: string) => seen.find((s) => s.startsWith(`${label}:`))!;
-  assert.match(answer('loop'), /EMAXREDIRECTS/);
-  assert.match(answer('loop&screenshot'), /EMAXREDIRECTS/);
-  assert.match(answer('hop'), /EMAXREDIRECTS/);
-  assert.match(answer('charset'), /200 Café ok/);
-  assert.match(answer('charset&screenshot'), /200 Café ok/, 'the browser decodes as the fetch path does');
-  assert.match(answer('nocharset'), /200 Café unlabelled/);
-  assert.match(answer('nocharset&screenshot'), /200 Café unlabelled/);
-  assert.match(answer('neverload'), /200 Never loads/);
-  assert.match(answer('binary'), /^binary: 200 /, 'binary bytes are answered as a file, not parsed as a page');
+  const expect = (label: string, re: RegExp) => assert.match(answer(label), re, answer(label));
+  expect('loop', /EMAXREDIRECTS/);
+  expect('loop&screenshot', /EMAXREDIRECTS/);
+  expect('hop', /EMAXREDIRECTS/);
+  expect('charset', /200 Café ok/);
+  expect('nocharset', /200 Café unlabelled/);
+  expect('neverload', /200 Never loads/);
+  expect('binary', /^binary: 200 /);
+  // The browser decodes as the fetch path does. Asked with the default timeout: within the hostile 3 s, a busy
+  // machine may answer with what the page gave by the deadline, which is the typed answer checked above.
+  for (const [name, title] of [['charset', 'Café ok'], ['nocharset', 'Café unlabelled']]) {
+    const decoded = await call(app.url, `url=${q(`${fx.url}/${name}?decoded`)}&screenshot&force`);
+    assert.is(decoded.body.data?.title, title, `${name}&screenshot: ${JSON.stringify(decoded.body).slice(0, 300)}`);
+    assert.ok(decoded.body.data?.screenshot, `${name}&screenshot has its capture`);
+  }
   const health = await fetch(`${app.url}/healthz`);
   assert.is(health.status, 200);
   const after = await call(app.url, `url=${q(`${fx.url}/sites/article/index.html?after`)}&screenshot&meta=false`);
