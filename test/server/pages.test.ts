@@ -88,9 +88,10 @@ test('a page that fills itself on a timer after load is read once built under pr
 
 test('a page whose load never completes is captured as rendered when navigation\'s share runs out, said in a warning; nothing arrived is 408', async () => {
   const started = Date.now();
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/never-load`)}&screenshot&timeout=5s&force`);
+  // 8 s: at 5 s a busy machine once left the capture no time after navigation's share (no screenshot).
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/never-load`)}&screenshot&timeout=8s&force`);
   assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
-  assert.ok(Date.now() - started < 5500, `within the deadline: ${Date.now() - started} ms`);
+  assert.ok(Date.now() - started < 8800, `within the deadline: ${Date.now() - started} ms`);
   assert.is(res.body.data.title, 'Half loaded');
   assert.ok(res.body.data.screenshot?.url, 'captured');
   const png = Buffer.from(await (await fetch(res.body.data.screenshot.url)).arrayBuffer());
