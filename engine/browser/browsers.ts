@@ -254,7 +254,7 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
         slots.release();
       }
     },
-    ready: () => (opts.endpoints?.length ? opts.endpoints.some((e) => e.usable()) : !launcher.failed() && executable(opts.chromePath)),
+    ready: () => (opts.endpoints?.length ? opts.endpoints.some((e) => e.state() !== 'down') : !launcher.failed() && executable(opts.chromePath)),
     stats: () => ({ ...poolStats(launcher), reused, pages: slots.load().active, queued: slots.load().queued }),
     endpoints: () => (opts.endpoints ?? []).map((e) => ({ endpoint: redact(e.url), state: e.state() })),
     closeShared: (share) => shared.retire(share),

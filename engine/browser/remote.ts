@@ -15,8 +15,6 @@ export interface RemoteEndpoint {
   connect(): Promise<Browser>;
   /** `up`: its last connection held; `probation`: it failed lately and is being tried again; `down`: backing off. */
   state(): 'up' | 'probation' | 'down';
-  /** Whether it may be tried now (not backing off). */
-  usable(): boolean;
 }
 
 const SCHEMES = /^(ws|wss|cdp\+ws|cdp\+wss|cdp\+http|cdp\+https):\/\//i;
@@ -62,7 +60,6 @@ function createEndpoint(url: string, timeoutMs: number): RemoteEndpoint {
   };
   return {
     url,
-    usable: () => Date.now() >= until,
     state: () => (!failures ? 'up' : Date.now() < until ? 'down' : 'probation'),
     async connect() {
       if (Date.now() < until) throw new Error(`The browser endpoint ${redact(url)} is down; tried again in ${until - Date.now()} ms`);
