@@ -10,6 +10,18 @@ import { deadline } from '../deadline.ts';
 
 /** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
 const STEP_RESERVE_MS = 1000;
+/** Time kept back from a step for each step after it (a capture takes ~0.1-1 s), so one step cannot spend theirs. */
+const LATER_STEP_MS = 1000;
+
+/**
+ * When a step must end: at the steps' cutoff less the time kept for each later step, but never before its even
+ * share of the time left. (A page whose image host hangs once spent the probes' time up to the cutoff in `meta`,
+ * and the screenshot after it had 250 ms: under load, none.)
+ */
+export function stepCutoff(now: number, cutoff: number, later: number): number {
+  const left = cutoff - now;
+  return now + Math.max(left - later * LATER_STEP_MS, left / (later + 1));
+}
 
 /**
  * Starts `work` and settles with it, or rejects with ETIMEOUT as soon as `signal` aborts; past an abort `work` is
@@ -94,9 +106,10 @@ async function runStep(step: Step, plugin: Plugin, ctx: Context, services: Servi
  */
 export async function runSteps(plan: Plan, services: Services, ctx: Context, deadline: number, trace?: Trace): Promise<{ data: Record<string, unknown>; warnings: Warning[] }> {
   const warnings: Warning[] = [];
-  for (const step of plan.steps) {
+  for (const [i, step] of plan.steps.entries()) {
     const since = performance.now();
-    await runStep(step, services.registry.get(step.name)!, ctx, services, deadline - STEP_RESERVE_MS, warnings);
+    const cutoff = stepCutoff(since, deadline - STEP_RESERVE_MS, plan.steps.length - 1 - i);
+    await runStep(step, services.registry.get(step.name)!, ctx, services, cutoff, warnings);
     trace?.mark(`step.${step.name}`, since);
   }
   return { data: ctx.data, warnings };

@@ -4,6 +4,7 @@ import { getEventListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { deadline } from '../../engine/deadline.ts';
+import { stepCutoff } from '../../engine/request/steps.ts';
 import { fetchTarget } from '../../engine/fetch/http.ts';
 import { createGuard } from '../../engine/fetch/guard.ts';
 import { serveFixtures } from '../util/serve.ts';
@@ -12,6 +13,14 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 const aborted = (signal: AbortSignal) => new Promise<unknown>((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
+
+test('a step leaves a second to each step after it, but keeps at least its even share of the time left', () => {
+  assert.is(stepCutoff(0, 10_000, 0), 10_000, 'the last step runs to the cutoff');
+  assert.is(stepCutoff(0, 10_000, 2), 8000);
+  assert.is(stepCutoff(1000, 3200, 1), 2200, '2.2 s left, one step after: 1.2 s');
+  assert.is(stepCutoff(0, 1500, 2), 500, 'short of time: an even share each');
+  assert.is(stepCutoff(500, 500, 3), 500, 'no time left: none');
+});
 
 test('a deadline aborts with a TimeoutError when its time is up', async () => {
   const { signal } = deadline(20);
