@@ -103,7 +103,7 @@ function named(el: El): boolean {
     if (BOILERPLATE.test(name)) return true;
     // Compound names (`post-share-bar`, `related_articles`): their last or first word decides.
     const parts = name.split(/[-_]+/).filter(Boolean);
-    if (parts.length > 1 && (BOILERPLATE.test(parts.at(-1)!) || BOILERPLATE.test(parts[0]!)) && !/^(article|post|entry|story|content|main|body|text)$/.test(parts.at(-1)!)) return true;
+    if (parts.length > 1 && (BOILERPLATE.test(parts.at(-1)!) || BOILERPLATE.test(parts[0]!)) && !/^(article|post|entry|story|content|main|body|text|embed|embeds|embedded)$/.test(parts.at(-1)!)) return true;
   }
   return false;
 }
@@ -117,6 +117,7 @@ function prune(document: Document): void {
   for (const el of document.querySelectorAll(NEVER)) el.remove();
   const body = document.body;
   if (!body) return;
+  unwrapEmbeds(body);
   const pageWords = words([...body.querySelectorAll('p')].map((p) => p.textContent).join(' '));
   const rarely = new Set(body.querySelectorAll(RARELY));
   for (const el of [...body.querySelectorAll(`[role], ${RARELY}`)]) {
@@ -126,6 +127,25 @@ function prune(document: Document): void {
     const own = words([...el.querySelectorAll('p')].map((p) => p.textContent).join(' '));
     if (pageWords && own > pageWords * 0.3) continue;
     el.remove();
+  }
+}
+
+/** Posts quoted from social networks: the article's content, though their wrappers' names say `social`. */
+const EMBEDS = 'blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.reddit-embed-bq';
+
+/**
+ * Takes embedded posts out of wrappers that hold nothing else (`<div class="social-media-embed">`), which
+ * Readability drops by their name with the post in them.
+ */
+function unwrapEmbeds(body: El): void {
+  for (const post of body.querySelectorAll(EMBEDS)) {
+    const text = words(post.textContent);
+    let wrapper = post.parentElement;
+    while (wrapper && wrapper !== body && !/^(ARTICLE|MAIN)$/.test(wrapper.tagName) && words(wrapper.textContent) === text) {
+      const outer: El | null = wrapper.parentElement;
+      wrapper.replaceWith(...wrapper.childNodes);
+      wrapper = outer;
+    }
   }
 }
 
@@ -161,6 +181,7 @@ function covered(root: El, known: Set<string>): number {
   return own.size ? hit / own.size : 0;
 }
 
+const INLINE = new Set(['SPAN', 'STRONG', 'B', 'EM']);
 /** The blocks of a container: its leaves of text (paragraphs, headings, list items, quotes, tables, figures). */
 const BLOCKS = 'p, h1, h2, h3, h4, h5, h6, li, blockquote, pre, table, figure, dd, dt';
 
@@ -173,6 +194,9 @@ function refine(root: El, evidence: string | undefined): void {
   for (const el of [...root.querySelectorAll(FURNITURE)]) el.remove();
   const all = words(root.textContent);
   for (const el of [...root.querySelectorAll('[class], [id]')]) if (root.contains(el) && named(el) && words(el.textContent) < all * 0.3) el.remove();
+  // Teasers of other articles (cards of a heading that links elsewhere, a summary, a thumbnail), several in a row.
+  const teasers = [...root.querySelectorAll('article, [itemtype*="schema.org/"][itemtype$="Article"]')].filter((el) => el !== root && words(el.textContent) < all * 0.3 && el.querySelector('h1 a, h2 a, h3 a, h4 a, h5 a, h6 a, a h1, a h2, a h3, a h4, a h5, a h6'));
+  if (teasers.length >= 2) for (const el of teasers) el.remove();
   // Lists and blocks of links: related stories, tags, share bars.
   const counts = createCounts();
   const drop = (el: El) => { el.remove(); counts.changed(); };
@@ -184,11 +208,21 @@ function refine(root: El, evidence: string | undefined): void {
     if ((el.tagName === 'UL' || el.tagName === 'OL' || el.tagName === 'DL') ? density > 0.6 : density > 0.7 && n < 80) drop(el);
   }
   // A block that is all link (a teaser's heading, "read more on ..."), whatever its tag.
+  // (An inline element is judged by its block: a link wrapped in a `<span>` inside a sentence is the sentence's.)
   for (const el of [...root.querySelectorAll(`${BLOCKS}, div, span, strong, b, em`)]) {
-    if (root.contains(el) && counts.words(el) > 0 && counts.density(el) >= 0.9 && !el.querySelector('p, li')) drop(el);
+    if (!root.contains(el) || counts.words(el) === 0 || counts.density(el) < 0.9 || el.querySelector('p, li')) continue;
+    if (INLINE.has(el.tagName) && el.parentElement && counts.words(el.parentElement) > counts.words(el)) continue;
+    drop(el);
   }
   images(root);
   furnitureLines(root);
+  // Short lines only (a few children, a few hundred characters): a label, or a caption that ends with its credit.
+  for (const el of [...root.querySelectorAll(`${BLOCKS}, div`)]) {
+    if (el.children.length > 3 || !root.contains(el)) continue;
+    const text = el.textContent ?? '';
+    if (text.length > 400 || el.querySelector(`${BLOCKS}, div, img`)) continue;
+    if (isLabel(text) || (words(text) <= 60 && CAPTION_END.test(text))) el.remove();
+  }
   // A list of links that ends the article ("More great stories"): each item links elsewhere.
   const leaves = [...root.querySelectorAll('p, ul, ol, h1, h2, h3, h4, h5, h6, blockquote, pre, table')].filter((el) => !el.parentElement?.closest('ul, ol, blockquote, table'));
   const last = leaves.at(-1);
@@ -218,21 +252,52 @@ function refine(root: El, evidence: string | undefined): void {
  */
 function images(root: El): void {
   const seen = new Set<string>();
+  // An alt text that several images share was written for none of them (the page's title, "image"): no description.
+  const alts = new Map<string, Set<string>>();
+  for (const img of root.querySelectorAll('img[alt]')) {
+    const alt = img.getAttribute('alt')!.trim();
+    if (alt) alts.set(alt, (alts.get(alt) ?? new Set()).add(img.getAttribute('src') ?? ''));
+  }
   for (const img of [...root.querySelectorAll('img')]) {
     const src = img.getAttribute('src') ?? '';
+    // A link to the picture's own file (a larger size: a lightbox) is the picture, not a teaser of another page.
+    const link = img.closest('a');
+    if (link && root.contains(link) && IMAGE_FILE.test(link.getAttribute('href') ?? '') && words(link.textContent) === 0) link.replaceWith(...link.childNodes);
     const tiny = Number(img.getAttribute('width') ?? 99) <= 2 || Number(img.getAttribute('height') ?? 99) <= 2;
     if (img.closest('a') || !src || seen.has(src) || /^data:/.test(src) || img.getAttribute('alt') === '' || tiny) { (img.closest('picture') ?? img).remove(); continue; }
     seen.add(src);
-    // A file name is no description ("airpods-pro-2.jpg").
-    if (/^[\w.-]+\.(jpe?g|png|gif|webp|avif|svg)$/i.test(img.getAttribute('alt') ?? '')) img.setAttribute('alt', '');
+    // A file name is no description ("airpods-pro-2.jpg", "010_Clymer-2").
+    const alt = (img.getAttribute('alt') ?? '').trim();
+    if (/^[\w.-]+\.(jpe?g|png|gif|webp|avif|svg)$/i.test(alt) || (/^[\p{L}\p{N}_.-]+$/u.test(alt) && /[_\d]/.test(alt)) || (alts.get(alt)?.size ?? 0) > 1) img.setAttribute('alt', '');
     // The image's box: its largest ancestor with little text of its own; that text is a caption or a credit.
     let box: El = img;
     while (box.parentElement && box.parentElement !== root && words(box.parentElement.textContent) <= 40 && box.parentElement.querySelectorAll('img').length === 1) box = box.parentElement;
+    // A caption set as its own line in italics right under the picture ("*Kate Henshaw*").
+    const after = nextContent(box, root);
+    if (after?.tagName === 'P' && words(after.textContent) <= 30 && emphasised(after)) after.remove();
     if (box === img) continue;
     for (const child of [...box.querySelectorAll('*')]) if (root.contains(child) && !child.querySelector('img') && child.tagName !== 'IMG' && child.tagName !== 'SOURCE') child.remove();
     for (const node of [...box.childNodes]) if (node.nodeType === 3) node.remove();
   }
 }
+
+/** The whole text of a line that labels the site around an article (ads, comments, more stories, reading time). */
+const LABEL = /^(advert|advertisement|advertising|ads?|sponsored( content)?|anzeige|werbung|publicidad|publicité|pubblicità|reklama|реклама|iklan|\d* ?comments?|post (a )?comment.*|leave a (comment|reply)|tell us what you think.*|updated|you (may|might) also like.*|related( news| articles| stories| posts| content)?|more( stories| news| from .*)?|recent (articles|posts|news|stories)|popular( now| this week)?|most (read|popular)|trending( now)?|don'?t miss.*|subscribe( now)?|want more stories like this|(reading time|read time|tempo de leitura|lesezeit|temps de lecture)\b.*|filed under\b.*|share( this)?( article| story| post)?|read more|see also)$/i;
+
+/** A credit line of a picture or a story: a short line naming where it came from. */
+const CREDIT = /^\(?(image|images|photo|photos|foto|fotos|picture|credit|credits|source|quelle|fuente|fonte|crédit|bild)\s*[:：]|©|\bgetty images\b|\bshutterstock\b|^(reuters|ap|afp|dpa|efe|ansa|associated press)$/i;
+
+/** The end of a picture's caption: its credit in parentheses, "(AP Photo/Jane Doe, File)", "(Photo: Reuters)". */
+const CAPTION_END = /\((?:[^()]*\b(?:photo|photos|foto|image|picture|file photo)\b[^()]*)\)\s*$/i;
+
+/** True when a short line's whole text is a label of the site around the article. */
+function isLabel(line: string): boolean {
+  const text = line.replace(/\s+/g, ' ').replace(/^[\s\p{P}\p{S}]+|[\s\p{P}\p{S}]+$/gu, '');
+  return words(text) <= 8 && (LABEL.test(text) || CREDIT.test(text));
+}
+
+/** A URL of an image file. */
+const IMAGE_FILE = /\.(jpe?g|png|gif|webp|avif)([?#]|$)/i;
 
 const DATE = /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(19|20)\d{2}\b/;
 
@@ -251,10 +316,15 @@ function furnitureLines(root: El): void {
   }
   // An editor's note at either edge: a paragraph all in emphasis with a link in it (a disclosure, "subscribe to...").
   for (const el of [...leaves.slice(0, 3), ...leaves.slice(-3)]) {
-    if (!root.contains(el) || !el.querySelector('a') || /^H[1-6]$/.test(el.tagName)) continue;
-    const marked = [...el.querySelectorAll('em, i, strong, b, a')].filter((e) => !e.parentElement?.closest('em, i, strong, b, a'));
-    if (words(marked.map((e) => e.textContent).join(' ')) >= words(el.textContent) * 0.9) el.remove();
+    if (root.contains(el) && el.querySelector('a') && !/^H[1-6]$/.test(el.tagName) && emphasised(el, 'em, i, strong, b, a')) el.remove();
   }
+}
+
+/** True when (nearly) all of an element's words are inside emphasis (or the other marks given). */
+function emphasised(el: El, marks = 'em, i'): boolean {
+  const marked = [...el.querySelectorAll(marks)].filter((e) => !e.parentElement?.closest(marks));
+  const n = words(el.textContent);
+  return n > 0 && words(marked.map((e) => e.textContent).join(' ')) >= n * 0.9;
 }
 
 /** The element after `el` in document order, within `root`, that is not inside it and has text or media. */

@@ -55,6 +55,8 @@ function tidy(markdown: string): string {
 /** Removes the noise of an element and makes its links absolute (the element is changed). */
 function clean(root: Element, base: string): Element {
   for (const el of root.querySelectorAll(NOISE)) el.remove();
+  // A link with nothing to click (its icon or thumbnail gone) would be `[](url)`.
+  for (const a of root.querySelectorAll('a')) if (!(a.textContent ?? '').trim() && !a.querySelector('img')) a.remove();
   absolutize(root, base);
   return root;
 }

@@ -51,6 +51,49 @@ test('a content image stays once as ![alt](url) without its caption; decorative,
   for (const gone of ['seen from the bridge', 'spacer.gif', 'pixel.gif', 'teaser.jpg']) assert.not.match(out, gone);
 });
 
+test('teaser cards of other articles (each an <article> with a linked heading) go; the article stays', () => {
+  const card = (n: number) => `<article class="card"><a href="/s${n}"><img src="/t${n}.jpg" alt="Teaser ${n}"></a><header><div class="kicker">KICKER WORD ${n}</div><h2><a href="/s${n}">Headline of story ${n}</a></h2></header><div class="description"><p>Summary sentence of the other story number ${n} here.</p></div></article>`;
+  const out = md(`<div class="main">${para(8)}${para(6, 'stream')}</div><div class="grid">${card(1)}${card(2)}${card(3)}</div>`);
+  assert.match(out, /stone number 7/);
+  for (const gone of ['KICKER WORD', 'Summary sentence', 'Headline of story']) assert.not.match(out, gone);
+});
+
+test('lines that label the site around the article (ads, comments, more stories, reading time, credits) go', () => {
+  const labels = ['Advertisement', 'Iklan', '3 Comments', 'Tell us what YOU think...', 'You may also like...', 'RECENT ARTICLES', 'Tempo de leitura: 2 minutos', 'Reuters', '(Image: © Agency Collaboration)'];
+  const out = md(`<article>${para(5)}${labels.map((l) => `<p>${l}</p>`).join('')}${para(4, 'stream')}<p>More rain fell on the valley than in any year before.</p></article>`);
+  for (const label of labels) assert.not.match(out, label);
+  assert.match(out, /More rain fell/, 'a sentence that starts like a label stays');
+  assert.match(out, /The stream keeps flowing/);
+});
+
+test('a caption: a line ending with its photo credit, or in italics right under its picture, goes', () => {
+  const out = md(`<article>${para(5)}<p>Workers load trims into a truck outside a store in Hialeah, Fla. (AP Photo/Jane Doe, File)</p>
+    <p><img src="/river.jpg" alt="The river at dawn"></p><p><em>The river seen from the bridge</em></p>${para(4, 'stream')}</article>`);
+  for (const gone of ['Hialeah', 'seen from the bridge']) assert.not.match(out, gone);
+  assert.match(out, /!\[The river at dawn\]\(https:\/\/news\.example\/river\.jpg\)/);
+  assert.match(out, /The stream keeps flowing/);
+});
+
+test('a link inside a sentence stays even wrapped in a <span>; a picture linked to its own file stays; no empty links', () => {
+  const out = md(`<article>${para(5)}<p>According to the <span><a href="/study">study</a></span>, published in a journal, the flow doubled.</p>
+    <p><a href="/full/river-large.jpg"><img src="/river-small.jpg" alt="The river in spring"></a></p><p><a href="/x"><i class="icon"></i></a> ${para(2, 'creek')}</p>${para(3, 'stream')}</article>`);
+  assert.match(out, /According to the \[study\]\(https:\/\/news\.example\/study\), published/);
+  assert.match(out, /!\[The river in spring\]\(https:\/\/news\.example\/river-small\.jpg\)/);
+  assert.not.match(out, '[](');
+});
+
+test('an alt text several pictures share, or a file name, is no description: the pictures stay without it', () => {
+  const out = md(`<article>${para(4)}<p><img src="/a.jpg" alt="Story title image"></p>${para(3, 'stream')}<p><img src="/b.jpg" alt="Story title image"></p><p><img src="/c.jpg" alt="010_Clymer-2"></p>${para(2, 'creek')}</article>`);
+  assert.not.match(out, 'Story title image');
+  assert.not.match(out, 'Clymer');
+  for (const file of ['a.jpg', 'b.jpg', 'c.jpg']) assert.match(out, `![](https://news.example/${file})`);
+});
+
+test('a post quoted from a social network stays, though its wrapper is named like a share bar', () => {
+  const out = md(`<article>${para(5)}<div class="social-media-embed"><blockquote class="twitter-tweet"><p>Yes this is real and the state paid for it <a href="https://t.co/x">https://t.co/x</a></p>— A Person (@person) <a href="https://twitter.com/p/status/1">November 18, 2019</a></blockquote></div>${para(4, 'stream')}</article>`);
+  assert.match(out, /Yes this is real and the state paid for it/);
+});
+
 test('a byline or dateline among the first blocks, and a copyright line among the last, go', () => {
   const out = md(`<article><p>By Jane Writer - 11/18/19 11:04 PM EST</p>${para(6)}${para(4, 'stream')}<p>© 2019 News Example Publishing Corp. All rights reserved.</p></article>`);
   assert.not.match(out, 'Jane Writer');
