@@ -140,7 +140,7 @@ const EMBEDS = 'blockquote.twitter-tweet, blockquote.instagram-media, blockquote
 function unwrapEmbeds(body: El): void {
   for (const post of body.querySelectorAll(EMBEDS)) {
     const text = words(post.textContent);
-    let wrapper = post.parentElement;
+    let wrapper: El | null = post.parentElement;
     while (wrapper && wrapper !== body && !/^(ARTICLE|MAIN)$/.test(wrapper.tagName) && words(wrapper.textContent) === text) {
       const outer: El | null = wrapper.parentElement;
       wrapper.replaceWith(...wrapper.childNodes);
