@@ -18,11 +18,14 @@ RUN --mount=type=secret,id=hostca,required=false \
  && install -D "$(node -p process.execPath)" /opt/node/bin/node
 WORKDIR /app
 COPY package.json package-lock.json ./
-# No build of dist/ (the server runs the TypeScript source on Node 24) and no system packages from npm's hooks.
+COPY patches patches
+# No build of dist/ (the server runs the TypeScript source on Node 24) and no system packages from npm's hooks; the
+# patches of patches/ applied as `npm ci` applies them in a checkout.
 RUN --mount=type=secret,id=hostca,required=false \
     export NODE_EXTRA_CA_CERTS=/run/secrets/hostca; [ -f "$NODE_EXTRA_CA_CERTS" ] || unset NODE_EXTRA_CA_CERTS; \
     npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild --no-audit --no-fund \
+ && node_modules/.bin/patch-package --error-on-fail \
  && find node_modules -type f \( -name '*.map' -o -iname 'readme*.md' -o -iname 'changelog*' -o -iname 'history.md' \) -delete \
  && strip /opt/node/bin/node
 COPY engine engine

@@ -3,6 +3,9 @@
 // headings) and what stays (the article, its images, a page that lives inside a form).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { parseHTML } from 'linkedom';
 import { pageToMarkdown } from '../../plugins/data/markdown.ts';
 
 const BASE = 'https://news.example/2026/story';
@@ -132,6 +135,22 @@ test('a product page gives its name, price, description and specifications, with
     <p class="price">39 EUR</p><div class="description"><p>A 1.7 litre kettle in brushed steel with a blue light.</p></div>
     <ul class="specs"><li>1.7 l</li><li>2200 W</li></ul><button>Add to cart</button></main></body></html>`, BASE);
   assert.is(out, '# Steel Kettle\n\n39 EUR\n\nA 1.7 litre kettle in brushed steel with a blue light.\n\n- 1.7 l\n- 2200 W');
+});
+
+test('linkedom as patched at install (patches/): nodes get no listener map until one is added, and events still work', () => {
+  const file = createRequire(import.meta.url).resolve('linkedom').replace(/cjs[/\\]index\.js$/, 'esm/interface/event-target.js');
+  assert.match(readFileSync(file, 'utf8'), 'patched by Refract', 'patch-package applied patches/linkedom+*.patch');
+  const { document, Event: PageEvent } = parseHTML('<div><p id="a">x</p></div>') as unknown as { document: Document; Event: typeof Event };
+  const p = document.getElementById('a')!;
+  const seen: string[] = [];
+  const listener = (e: Event) => seen.push(e.type);
+  p.removeEventListener('ping', listener);
+  p.addEventListener('ping', listener);
+  p.dispatchEvent(new PageEvent('ping'));
+  p.removeEventListener('ping', listener);
+  p.dispatchEvent(new PageEvent('ping'));
+  document.body.dispatchEvent(new PageEvent('ping'));
+  assert.equal(seen, ['ping']);
 });
 
 test.run();
