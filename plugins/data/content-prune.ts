@@ -1,0 +1,69 @@
+// What the main-content rules remove before Readability looks (content.ts): noise, landmark roles and hidden parts,
+// and the wrappers of embedded posts; and the names (class or id words) of the site around an article.
+import { words, type El } from './content-text.ts';
+
+/** Markup that is never content. */
+const NEVER = 'script, style, noscript, template, iframe, svg, canvas, button, input, select, textarea';
+/** Markup that is rarely content: dropped unless it holds much of the page's text (a page inside a `<form>`). */
+const RARELY = 'form, nav, [aria-hidden="true"], [hidden]';
+export const NOISE = `${NEVER}, ${RARELY}, [role="navigation"]`;
+
+/** Names (class or id words) of the parts of a page around an article. */
+const BOILERPLATE = /^(related|recommended|recommendations?|share|sharing|social|sociallinks|newsletter|subscribe|subscription|signup|promo|promos|sponsored|advert|advertisement|ads?|adslot|banner|cookies?|consent|comments?|disqus|breadcrumbs?|byline|bylines|tags|tag-list|caption|credits?|sidebar|widget|widgets|popular|trending|most-read|mostread|more-stories|outbrain|taboola|print|toolbar|rating|pagination|pager|author-bio|author-box|authorbox|about-author|bio|share-bar|sharebar|social-share|share-buttons|related-posts|related-articles|read-more|readmore|see-also|jp-relatedposts|yarpp|disclaimer|copyright|footer|masthead|skip-link|screen-reader-text|sr-only|visually-hidden|visuallyhidden)$/;
+/** Roles of the parts of a page around an article. */
+const ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar', 'toolbar', 'dialog', 'alert']);
+
+/** True when a name (a class or id word list) marks an element as the site around the article. */
+export function named(el: El): boolean {
+  const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
+  if (!names.trim()) return false;
+  for (const name of names.split(/\s+/)) {
+    if (!name) continue;
+    if (BOILERPLATE.test(name)) return true;
+    // Compound names (`post-share-bar`, `related_articles`): their last or first word decides.
+    const parts = name.split(/[-_]+/).filter(Boolean);
+    if (parts.length > 1 && (BOILERPLATE.test(parts.at(-1)!) || BOILERPLATE.test(parts[0]!)) && !/^(article|post|entry|story|content|main|body|text|embed|embeds|embedded)$/.test(parts.at(-1)!)) return true;
+  }
+  return false;
+}
+
+/**
+ * Removes the site around the article before Readability looks: noise, and landmark roles and hidden parts unless
+ * one holds much of the page's paragraph text (a page inside a `<form>`). Names are judged after Readability
+ * (`refine`): judged before, they cost more articles than they saved on the corpus.
+ */
+export function prune(document: Document): void {
+  for (const el of document.querySelectorAll(NEVER)) el.remove();
+  const body = document.body;
+  if (!body) return;
+  unwrapEmbeds(body);
+  const pageWords = words([...body.querySelectorAll('p')].map((p) => p.textContent).join(' '));
+  const rarely = new Set(body.querySelectorAll(RARELY));
+  for (const el of [...body.querySelectorAll(`[role], ${RARELY}`)]) {
+    if (!el.isConnected || el.tagName === 'BODY' || el.tagName === 'MAIN' || el.tagName === 'ARTICLE') continue;
+    const role = el.getAttribute('role');
+    if (!rarely.has(el) && !(role && ROLES.has(role))) continue;
+    const own = words([...el.querySelectorAll('p')].map((p) => p.textContent).join(' '));
+    if (pageWords && own > pageWords * 0.3) continue;
+    el.remove();
+  }
+}
+
+/** Posts quoted from social networks: the article's content, though their wrappers' names say `social`. */
+const EMBEDS = 'blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.reddit-embed-bq';
+
+/**
+ * Takes embedded posts out of wrappers that hold nothing else (`<div class="social-media-embed">`), which
+ * Readability drops by their name with the post in them.
+ */
+function unwrapEmbeds(body: El): void {
+  for (const post of body.querySelectorAll(EMBEDS)) {
+    const text = words(post.textContent);
+    let wrapper: El | null = post.parentElement;
+    while (wrapper && wrapper !== body && !/^(ARTICLE|MAIN)$/.test(wrapper.tagName) && words(wrapper.textContent) === text) {
+      const outer: El | null = wrapper.parentElement;
+      wrapper.replaceWith(...wrapper.childNodes);
+      wrapper = outer;
+    }
+  }
+}
