@@ -137,7 +137,7 @@ test('a product page gives its name, price, description and specifications, with
   assert.is(out, '# Steel Kettle\n\n39 EUR\n\nA 1.7 litre kettle in brushed steel with a blue light.\n\n- 1.7 l\n- 2200 W');
 });
 
-test('linkedom as patched at install (patches/): nodes get no listener map until one is added, and events still work', () => {
+test('linkedom as patched at install (patches/): no listener map until one is added, selectors compiled once; events and queries still work', () => {
   const file = createRequire(import.meta.url).resolve('linkedom').replace(/cjs[/\\]index\.js$/, 'esm/interface/event-target.js');
   assert.match(readFileSync(file, 'utf8'), 'patched by Refract', 'patch-package applied patches/linkedom+*.patch');
   const { document, Event: PageEvent } = parseHTML('<div><p id="a">x</p></div>') as unknown as { document: Document; Event: typeof Event };
@@ -151,6 +151,12 @@ test('linkedom as patched at install (patches/): nodes get no listener map until
   p.dispatchEvent(new PageEvent('ping'));
   document.body.dispatchEvent(new PageEvent('ping'));
   assert.equal(seen, ['ping']);
+  // Selectors are compiled once and reused: on another document, in XML, and with `:scope` (never cached).
+  const other = (parseHTML('<ul><li class="x">1</li><li>2</li><li class="x">3</li></ul>') as unknown as { document: Document }).document;
+  assert.is(other.querySelectorAll('li.x').length, 2);
+  assert.is(document.querySelectorAll('li.x').length, 0);
+  assert.is(other.querySelector('ul')!.querySelectorAll(':scope > li').length, 3);
+  assert.is(document.querySelector('div')!.querySelectorAll(':scope > p').length, 1);
 });
 
 test.run();
