@@ -45,7 +45,7 @@ const LABEL = /^(advert|advertisement|advertising|ads?|sponsored( content)?|anze
 const CREDIT = /^\(?(image|images|photo|photos|foto|fotos|picture|credit|credits|source|quelle|fuente|fonte|crédit|bild)\s*[:：]|©|\bgetty images\b|\bshutterstock\b|^(reuters|ap|afp|dpa|efe|ansa|associated press)$/i;
 
 /** The end of a picture's caption: its credit in parentheses, "(AP Photo/Jane Doe, File)", "(Photo: Reuters)". */
-const CAPTION_END = /\((?:[^()]*\b(?:photo|photos|foto|image|picture|file photo)\b[^()]*)\)\s*$/i;
+const CAPTION_END = /\((?:\p{Lu}[\p{L}.&-]*\s+){0,3}(?:[Ff]ile\s+)?(?:[Pp]hotos?|PHOTOS?|[Ff]otos?|FOTOS?|[Ii]mages?|IMAGES?|[Pp]ictures?)(?:\s*(?:[/:]|by\b|[Cc]redit\b)[^()]*)?\)\s*$/u;
 
 /** True when a short line's whole text is a label of the site around the article. */
 function isLabel(line: string): boolean {

@@ -71,8 +71,10 @@ test('lines that label the site around the article (ads, comments, more stories,
 
 test('a caption: a line ending with its photo credit, or in italics right under its picture, goes', () => {
   const out = md(`<article>${para(5)}<p>Workers load trims into a truck outside a store in Hialeah, Fla. (AP Photo/Jane Doe, File)</p>
-    <p><img src="/river.jpg" alt="The river at dawn"></p><p><em>The river seen from the bridge</em></p>${para(4, 'stream')}</article>`);
+    <p><img src="/river.jpg" alt="The river at dawn"></p><p><em>The river seen from the bridge</em></p>${para(4, 'stream')}
+    <p>The water rose two metres and two villages were cut off for a week (see image)</p></article>`);
   for (const gone of ['Hialeah', 'seen from the bridge']) assert.not.match(out, gone);
+  assert.match(out, 'rose two metres', 'a sentence that refers to a picture is no caption');
   assert.match(out, /!\[The river at dawn\]\(https:\/\/news\.example\/river\.jpg\)/);
   assert.match(out, /The stream keeps flowing/);
 });
