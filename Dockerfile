@@ -9,7 +9,7 @@
 FROM debian:bookworm-slim AS build
 # No compilers: every native dependency ships a prebuilt binary for linux-x64 (sharp, isolated-vm); binutils strips node.
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm ca-certificates binutils \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm ca-certificates binutils patch \
  && rm -rf /var/lib/apt/lists/*
 # Debian's npm 9 ignores package.json's allowScripts (install scripts would try the internet): Node 24 and npm 11 first.
 RUN --mount=type=secret,id=hostca,required=false \
@@ -20,12 +20,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY patches patches
 # No build of dist/ (the server runs the TypeScript source on Node 24) and no system packages from npm's hooks; the
-# patches of patches/ applied as `npm ci` applies them in a checkout.
+# patches of patches/ applied as `npm ci` applies them in a checkout (patch-package is a development dependency).
 RUN --mount=type=secret,id=hostca,required=false \
     export NODE_EXTRA_CA_CERTS=/run/secrets/hostca; [ -f "$NODE_EXTRA_CA_CERTS" ] || unset NODE_EXTRA_CA_CERTS; \
     npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild --no-audit --no-fund \
- && node_modules/.bin/patch-package --error-on-fail \
+ && for p in patches/*.patch; do patch -p1 --forward --quiet < "$p"; done \
  && find node_modules -type f \( -name '*.map' -o -iname 'readme*.md' -o -iname 'changelog*' -o -iname 'history.md' \) -delete \
  && strip /opt/node/bin/node
 COPY engine engine

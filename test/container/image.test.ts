@@ -86,7 +86,7 @@ function waitForLog(re: RegExp): Promise<void> {
   });
 }
 
-test('the image is under 1.5 GB, runs as a user other than root, with Chromium\'s sandbox on', async () => {
+test('the image is under 1.5 GB, runs as a user other than root, with Chromium\'s sandbox on and the patches applied', async () => {
   assert.ok(built.bytes > 0 && built.bytes <= MAX_IMAGE_BYTES, `image ${built.bytes} bytes`);
   const uid = (await run('podman', ['exec', NAME, 'id', '-u'])).trim();
   assert.is.not(uid, '0');
@@ -94,6 +94,8 @@ test('the image is under 1.5 GB, runs as a user other than root, with Chromium\'
   assert.match(await run('podman', ['logs', NAME]), /Chromium sandbox on/);
   const health = (await run('podman', ['image', 'inspect', IMAGE, '--format', '{{json .Config.Healthcheck}}'])).trim();
   assert.match(health, /readyz/);
+  // The patches of patches/ are applied in the image as `npm ci` applies them in a checkout.
+  assert.match(await run('podman', ['exec', NAME, 'cat', '/app/node_modules/linkedom/esm/interface/event-target.js']), /patched by Refract/);
 });
 
 test('/readyz, metadata, and a screenshot whose link serves the PNG, through the container', async () => {
