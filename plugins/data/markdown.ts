@@ -17,14 +17,40 @@ function tableRows(): void {
   if ('rows' in table) return;
   Object.defineProperty(table, 'rows', {
     configurable: true,
-    get(this: Element) { return [...this.querySelectorAll('tr')].filter((tr) => tr.closest('table') === this); },
+    get(this: Element) {
+      // The GFM plugin asks again for every cell of a column (`rows.length`, `rows[i]`): during a conversion, which
+      // changes no table, each table's rows are found once (else a 500-row table took seconds).
+      if (!converting) return rowsOf(this);
+      let rows = converting.get(this);
+      if (!rows) converting.set(this, rows = rowsOf(this));
+      return rows;
+    },
   });
 }
+
+/** A table's own rows, in order (not a nested table's): its `<tr>` children and those of its sections. */
+function rowsOf(table: Element): Element[] {
+  const rows: Element[] = [];
+  for (const child of table.children) {
+    if (child.tagName === 'TR') rows.push(child);
+    else if (child.tagName === 'THEAD' || child.tagName === 'TBODY' || child.tagName === 'TFOOT') for (const tr of child.children) if (tr.tagName === 'TR') rows.push(tr);
+  }
+  return rows;
+}
+
+/** The rows of each table seen during the conversion under way, if one is. */
+let converting: WeakMap<Element, Element[]> | undefined;
 
 /** Markdown of an element (read, not changed; its adjacent text nodes are merged first, as a parser gives them). */
 function toMarkdown(root: Element): string {
   root.normalize();
-  return tidy(turndown().turndown(root as unknown as HTMLElement));
+  const service = turndown();
+  converting = new WeakMap();
+  try {
+    return tidy(service.turndown(root as unknown as HTMLElement));
+  } finally {
+    converting = undefined;
+  }
 }
 
 function turndown(): TurndownService {

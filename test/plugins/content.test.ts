@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseHTML } from 'linkedom';
-import { pageToMarkdown } from '../../plugins/data/markdown.ts';
+import { fragmentToMarkdown, pageToMarkdown } from '../../plugins/data/markdown.ts';
 
 const BASE = 'https://news.example/2026/story';
 const para = (n: number, word = 'river') => `<p>${Array.from({ length: n }, (_, i) => `The ${word} keeps flowing past stone number ${i} near the old mill.`).join(' ')}</p>`;
@@ -85,6 +85,22 @@ test('a link inside a sentence stays even wrapped in a <span>; a picture linked 
   assert.match(out, /According to the \[study\]\(https:\/\/news\.example\/study\), published/);
   assert.match(out, /!\[The river in spring\]\(https:\/\/news\.example\/river-small\.jpg\)/);
   assert.not.match(out, '[](');
+});
+
+test('a table in Markdown: its head, body and foot rows in order, every row of a long one; a nested table has its own rows', () => {
+  const body = Array.from({ length: 300 }, (_, i) => `<tr><td>r${i}</td><td>${i * 2}</td></tr>`).join('');
+  const out = fragmentToMarkdown(`<table><thead><tr><th>Name</th><th>Value</th></tr></thead><tbody>${body}</tbody><tfoot><tr><td>sum</td><td>all</td></tr></tfoot></table>`, BASE);
+  const lines = out.split('\n');
+  assert.is(lines[0], '| Name | Value |');
+  assert.match(lines[1]!, /^\| -+ \| -+ \|$/);
+  const cells = (line: string) => line.split('|').slice(1, -1).map((c) => c.trim());
+  assert.equal(lines.slice(2, 5).map(cells), [['r0', '0'], ['r1', '2'], ['r2', '4']]);
+  assert.is(lines.length, 2 + 300 + 1, out.slice(-200));
+  assert.equal(cells(lines[301]!), ['r299', '598']);
+  assert.equal(cells(lines.at(-1)!), ['sum', 'all']);
+  // A table inside a cell is a table of its own rows (the outer one, which GFM cannot hold, is its text).
+  const nested = fragmentToMarkdown('<table><tr><th>Outer</th><th>Other</th></tr><tr><td><table><tr><td>in1</td></tr><tr><td>in2</td></tr></table></td><td>x</td></tr></table>', BASE);
+  assert.equal(nested.split('\n').filter((l) => l.startsWith('|')).map(cells), [[''], ['---'], ['in1'], ['in2']]);
 });
 
 test('an alt text several pictures share, or a file name, is no description: the pictures stay without it', () => {
