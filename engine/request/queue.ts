@@ -28,6 +28,9 @@ export interface Executor {
 /** Settings of the executor. */
 export interface ExecutorOptions { concurrency: number; proxyUrls: readonly string[]; handlerTimeoutSecs: number }
 
+/** How often Crawlee samples the system for the executor's crawler (an hour: see createExecutor). */
+export const SYSTEM_INFO_INTERVAL_MS = 3_600_000;
+
 interface Job { task: Task<unknown>; resolve(v: unknown): void; reject(e: unknown): void }
 
 /** The crawler's options: fixed concurrency, sessions, and a handler that runs each request's task. */
@@ -77,7 +80,12 @@ function crawlerOptions(opts: ExecutorOptions, jobs: Map<string, Job>, log: Log,
 export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
   // The executor's own Crawlee log (Crawlee's global level stays the host application's).
   const log = new Log({ level: LogLevel.WARNING, prefix: 'refract-executor' });
-  const config = new Configuration({ persistStorage: false, storageClient: new MemoryStorage({ persistStorage: false, writeMetadata: false }) });
+  // Concurrency is fixed, so Crawlee's system samples are never read; taken every second (its default), each ran
+  // `ps -A` and read ~1,600 files of /proc: a fork of this process a second, on the machine the requests share.
+  const config = new Configuration({
+    persistStorage: false, storageClient: new MemoryStorage({ persistStorage: false, writeMetadata: false }),
+    systemInfoIntervalMillis: SYSTEM_INFO_INTERVAL_MS,
+  });
   const proxyConfiguration = opts.proxyUrls.length ? new ProxyConfiguration({ proxyUrls: [...opts.proxyUrls] }) : undefined;
   const jobs = new Map<string, Job>();
   const requests = new ServerRequestManager();

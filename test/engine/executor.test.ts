@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createExecutor } from '../../engine/request/queue.ts';
+import { createExecutor, SYSTEM_INFO_INTERVAL_MS } from '../../engine/request/queue.ts';
 
 test('tasks run inside Crawlee with a session, concurrently, and handled requests are not kept', async () => {
   const executor = await createExecutor({ concurrency: 8, proxyUrls: [], handlerTimeoutSecs: 30 });
@@ -20,6 +20,17 @@ test('tasks run inside Crawlee with a session, concurrently, and handled request
     // Crawlee marks a request handled just after its task settled: once it has, nothing is kept.
     await executor.drained();
     assert.is(await executor.storedRequests(), 0, 'handled requests do not accumulate');
+  } finally {
+    await executor.close();
+  }
+});
+
+test('the executor does not sample the system every second (Crawlee ran `ps -A` for it; its concurrency is fixed)', async () => {
+  const executor = await createExecutor({ concurrency: 2, proxyUrls: [], handlerTimeoutSecs: 30 });
+  try {
+    const interval = executor.crawler.config.get('systemInfoIntervalMillis') ?? 0;
+    assert.ok(interval >= 3_600_000, `system info every ${interval} ms`);
+    assert.is(interval, SYSTEM_INFO_INTERVAL_MS);
   } finally {
     await executor.close();
   }
