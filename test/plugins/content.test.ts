@@ -177,4 +177,35 @@ test('linkedom as patched at install (patches/): no listener map until one is ad
   assert.is(document.querySelector('div')!.querySelectorAll(':scope > p').length, 1);
 });
 
+test('linkedom as patched: the class attribute kept as written, its token list made on use and kept in step, tag lists matched by name in order', () => {
+  const { document } = parseHTML('<div id="d" class="  lead   story lead "><P>one</P><span>two</span><p class="x">three</p></div>') as unknown as { document: Document };
+  const div = document.getElementById('d')!;
+  assert.is(div.className, '  lead   story lead ', 'as a browser gives it');
+  assert.is(div.getAttribute('class'), '  lead   story lead ');
+  assert.ok(div.classList.contains('story'));
+  assert.is(div.classList.length, 2);
+  div.classList.add('wide');
+  assert.ok(div.getAttribute('class')!.split(' ').includes('wide'), 'a change through classList is written back');
+  div.className = 'plain';
+  assert.is(div.className, 'plain');
+  assert.ok(!div.classList.contains('wide'));
+  assert.is(document.querySelectorAll('.story, .plain').length, 1);
+  assert.is(document.querySelectorAll('[class*="lai"]').length, 1);
+  // A list of tag names, any case, matched in document order; anything else still goes through css-select.
+  assert.equal([...document.querySelectorAll('SPAN, p')].map((el) => el.textContent), ['one', 'two', 'three']);
+  assert.equal([...document.querySelectorAll('p.x, span')].map((el) => el.textContent), ['two', 'three']);
+  assert.is(document.querySelectorAll('div > p').length, 2);
+  assert.is(document.createElement('p').className, '');
+});
+
+test('Readability as patched at install (patches/): a page hidden by its style attribute is still left out, a byline still found', () => {
+  const file = createRequire(import.meta.url).resolve('@mozilla/readability/Readability.js');
+  assert.match(readFileSync(file, 'utf8'), 'patched by Refract', 'patch-package applied patches/@mozilla+readability+*.patch');
+  const out = md(`<article><h1>The River Story</h1><p class="byline">By Ana Reyes</p>${para(6)}<div style="color: red; display: none">${para(4, 'hidden')}</div><div style="visibility:hidden">${para(3, 'ghost')}</div>${para(5, 'stream')}</article>`);
+  assert.ok(out.includes('stream keeps flowing'), out.slice(0, 200));
+  assert.not.ok(out.includes('hidden keeps flowing'), 'display: none is not content');
+  assert.not.ok(out.includes('ghost keeps flowing'), 'visibility: hidden is not content');
+  assert.not.ok(out.includes('Ana Reyes'), 'the byline is not in the body');
+});
+
 test.run();
