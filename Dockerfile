@@ -25,7 +25,7 @@ RUN --mount=type=secret,id=hostca,required=false \
     export NODE_EXTRA_CA_CERTS=/run/secrets/hostca; [ -f "$NODE_EXTRA_CA_CERTS" ] || unset NODE_EXTRA_CA_CERTS; \
     npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild --no-audit --no-fund \
- && for p in patches/*.patch; do patch -p1 --forward --quiet < "$p"; done \
+ && for p in patches/*.patch; do patch -p1 --forward --quiet < "$p" || exit 1; done \
  && find node_modules -type f \( -name '*.map' -o -iname 'readme*.md' -o -iname 'changelog*' -o -iname 'history.md' \) -delete \
  && strip /opt/node/bin/node
 COPY engine engine
