@@ -1,5 +1,5 @@
 import { contentOutput } from '../data/content-output.ts';
-import { contentHtml } from '../data/markdown.ts';
+import { contentHtml } from '../data/content-render.ts';
 
 /** `html` (`html.main=false` for the whole page): see plugins/data/content.ts for how the main content is found. */
 export default contentOutput({

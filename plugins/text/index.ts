@@ -1,5 +1,5 @@
 import { contentOutput } from '../data/content-output.ts';
-import { contentText } from '../data/markdown.ts';
+import { contentText } from '../data/content-render.ts';
 
 /** `text` (`text.main=false` for the whole page): see plugins/data/content.ts for how the main content is found. */
 export default contentOutput({
