@@ -60,29 +60,37 @@ export function jobWebhook(job: Job, deps: { engine: Engine; webhookSecret: stri
 /** The job as its owner reads it. */
 export const publicJob = ({ id, status, pages, createdAt, finishedAt, code, message }: Job) => ({ id, status, pages, createdAt, finishedAt, ...(code ? { code, message } : {}) });
 
-/**
- * Crawl jobs of the embedded default: each runs in this process on the engine's crawl (the same walk as `refract
- * crawl`), its state and result lines on disk under `<dataDir>/crawls/<id>/`, its journal beside them, so that a
- * restarted process resumes unfinished jobs without redoing or losing a page. Every page is one request of the
- * owner's quota; past it the job fails with ERATE.
- */
-export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string; webhookSecret: string }): Jobs {
-  const root = path.join(deps.dataDir, 'crawls');
-  const running = new Map<string, { job: Job; cancel: () => void; pause: () => void; done: Promise<void> }>();
-  const dirOf = (id: string) => path.join(root, id);
-  const save = async (job: Job) => {
-    const file = path.join(dirOf(job.id), 'job.json');
+/** Jobs on disk: `<dataDir>/crawls/<id>/job.json` (the state, replaced whole) and `results.jsonl` (a line a page). */
+class JobFiles {
+  readonly root: string;
+  constructor(dataDir: string) { this.root = path.join(dataDir, 'crawls'); }
+  dirOf(id: string): string { return path.join(this.root, id); }
+  resultsOf(id: string): string { return path.join(this.dirOf(id), 'results.jsonl'); }
+
+  async create(job: Job): Promise<void> {
+    await mkdir(this.dirOf(job.id), { recursive: true });
+    await this.save(job);
+  }
+
+  async save(job: Job): Promise<void> {
+    const file = path.join(this.dirOf(job.id), 'job.json');
     await writeFile(`${file}.tmp`, JSON.stringify(job));
     await rename(`${file}.tmp`, file);
-  };
-  const load = async (id: string): Promise<Job | undefined> => (ID.test(id) ? readFile(path.join(dirOf(id), 'job.json'), 'utf8').then((t) => JSON.parse(t) as Job, () => undefined) : undefined);
+  }
+
+  async load(id: string): Promise<Job | undefined> {
+    if (!ID.test(id)) return undefined;
+    return readFile(path.join(this.dirOf(id), 'job.json'), 'utf8').then((t) => JSON.parse(t) as Job, () => undefined);
+  }
+
+  ids(): Promise<string[]> { return readdir(this.root).catch(() => [] as string[]); }
 
   /**
    * The results already written (a resumed job neither writes them again nor counts them twice). A kill during a
    * write leaves at most a torn last line: it is cut off, and that page is done again.
    */
-  async function written(id: string): Promise<{ urls: string[]; done: number; failed: number }> {
-    const file = path.join(dirOf(id), 'results.jsonl');
+  async written(id: string): Promise<{ urls: string[]; done: number; failed: number }> {
+    const file = this.resultsOf(id);
     const out = { urls: [] as string[], done: 0, failed: 0 };
     const text = await readFile(file, 'utf8').catch(() => '');
     const whole = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
@@ -96,102 +104,121 @@ export function createJobs(deps: { engine: Engine; quota: Quota; dataDir: string
     return out;
   }
 
-  async function run(job: Job): Promise<void> {
-    const dir = dirOf(job.id);
-    const webhook = jobWebhook(job, deps);
-    const send = webhook.send;
-    let cancelled = false;
-    let savedAt = Date.now();
-    const stop = new AbortController();
-    const done = (async () => {
-      const already = await written(job.id);
-      job.pages.done = already.done;
-      job.pages.failed = already.failed;
-      if (job.status === 'queued') send({ type: 'crawl.started', createdAt: job.createdAt });
-      job.status = 'running';
-      await save(job);
-      const crawl = deps.engine.crawl(job.request.input, {
-        ...job.request.options, stateDir: path.join(dir, 'state'), done: already.urls,
-        onKnown: (n) => { job.pages.queued = Math.max(0, n - job.pages.done - job.pages.failed); },
-      });
-      // One handle for the job's result lines (each line one write: a kill tears at most the last).
-      const out = await open(path.join(dir, 'results.jsonl'), 'a');
-      try {
-        for await (const line of crawl) {
-          const rate = await deps.quota.consume(job.owner, job.policy);
-          if (rate.exceeded) { job.status = 'failed'; job.code = 'ERATE'; job.message = 'The key\'s request quota ran out; the pages done so far are in the results'; break; }
-          await out.write(`${JSON.stringify(line)}\n`);
-          if (line.status === 'success') job.pages.done++; else job.pages.failed++;
-          job.pages.queued = Math.max(0, job.pages.queued - 1);
-          send({ type: 'crawl.page', page: line });
-          // The counts on disk are for a status read by another process; the results file is the truth on resume.
-          if (Date.now() - savedAt > SAVE_EVERY_MS) { savedAt = Date.now(); await save(job); }
-          if (cancelled || stop.signal.aborted) break;
-        }
-        // The process is stopping: the job stays running, and the next start resumes it.
-        if (stop.signal.aborted && !cancelled) { await save(job); await webhook.settled(); return; }
-        if (job.status === 'running') job.status = cancelled ? 'cancelled' : 'completed';
-      } catch (err) {
-        job.status = 'failed';
-        job.code = 'EFATAL';
-        job.message = (err as Error).message;
-      } finally {
-        await out.close();
+  /** Result lines from `cursor` (a line number), at most `limit`, and the cursor after them. */
+  async results(id: string, cursor: number, limit: number): Promise<{ lines: string[]; next: number; more: boolean }> {
+    const file = this.resultsOf(id);
+    const lines: string[] = [];
+    let n = 0;
+    let more = false;
+    if (existsSync(file)) {
+      for await (const line of createInterface({ input: createReadStream(file) })) {
+        if (!line) continue;
+        if (n++ < cursor) continue;
+        if (lines.length === limit) { more = true; break; }
+        lines.push(line);
       }
-      job.finishedAt = new Date().toISOString();
-      job.pages.queued = 0;
-      await save(job);
-      webhook.ended(job);
-      await webhook.settled();
-    })().catch((err) => deps.engine.logger.error('crawl job failed unexpectedly', err)).finally(() => running.delete(job.id));
-    running.set(job.id, { job, cancel: () => { cancelled = true; }, pause: () => stop.abort(), done });
+    }
+    return { lines, next: cursor + lines.length, more };
   }
+}
 
+type JobDeps = { engine: Engine; quota: Quota; dataDir: string; webhookSecret: string };
+/** How a running job is stopped: cancelled (it ends, as cancelled), or paused (it stays running, for the next start). */
+interface Stops { cancelled(): boolean; paused: AbortSignal }
+
+/**
+ * Walks a job's crawl, one result line and one quota request a page, and records how it ended. A paused job is
+ * saved as running and left for the next start.
+ */
+async function walkJob(job: Job, files: JobFiles, deps: JobDeps, stops: Stops): Promise<void> {
+  const webhook = jobWebhook(job, deps);
+  const already = await files.written(job.id);
+  job.pages.done = already.done;
+  job.pages.failed = already.failed;
+  if (job.status === 'queued') webhook.send({ type: 'crawl.started', createdAt: job.createdAt });
+  job.status = 'running';
+  await files.save(job);
+  const crawl = deps.engine.crawl(job.request.input, {
+    ...job.request.options, stateDir: path.join(files.dirOf(job.id), 'state'), done: already.urls,
+    onKnown: (n) => { job.pages.queued = Math.max(0, n - job.pages.done - job.pages.failed); },
+  });
+  // One handle for the job's result lines (each line one write: a kill tears at most the last).
+  const out = await open(files.resultsOf(job.id), 'a');
+  let savedAt = Date.now();
+  try {
+    for await (const line of crawl) {
+      const rate = await deps.quota.consume(job.owner, job.policy);
+      if (rate.exceeded) { job.status = 'failed'; job.code = 'ERATE'; job.message = 'The key\'s request quota ran out; the pages done so far are in the results'; break; }
+      await out.write(`${JSON.stringify(line)}\n`);
+      if (line.status === 'success') job.pages.done++; else job.pages.failed++;
+      job.pages.queued = Math.max(0, job.pages.queued - 1);
+      webhook.send({ type: 'crawl.page', page: line });
+      // The counts on disk are for a status read by another process; the results file is the truth on resume.
+      if (Date.now() - savedAt > SAVE_EVERY_MS) { savedAt = Date.now(); await files.save(job); }
+      if (stops.cancelled() || stops.paused.aborted) break;
+    }
+    // The process is stopping: the job stays running, and the next start resumes it.
+    if (stops.paused.aborted && !stops.cancelled()) { await files.save(job); await webhook.settled(); return; }
+    if (job.status === 'running') job.status = stops.cancelled() ? 'cancelled' : 'completed';
+  } catch (err) {
+    job.status = 'failed';
+    job.code = 'EFATAL';
+    job.message = (err as Error).message;
+  } finally {
+    await out.close();
+  }
+  job.finishedAt = new Date().toISOString();
+  job.pages.queued = 0;
+  await files.save(job);
+  webhook.ended(job);
+  await webhook.settled();
+}
+
+/**
+ * Crawl jobs of the embedded default: each runs in this process on the engine's crawl (the same walk as `refract
+ * crawl`), its state and result lines on disk under `<dataDir>/crawls/<id>/`, its journal beside them, so that a
+ * restarted process resumes unfinished jobs without redoing or losing a page. Every page is one request of the
+ * owner's quota; past it the job fails with ERATE.
+ */
+export function createJobs(deps: JobDeps): Jobs {
+  const files = new JobFiles(deps.dataDir);
+  const running = new Map<string, { job: Job; cancel: () => void; pause: () => void; done: Promise<void> }>();
+  const run = (job: Job) => {
+    let cancelled = false;
+    const pause = new AbortController();
+    const done = walkJob(job, files, deps, { cancelled: () => cancelled, paused: pause.signal })
+      .catch((err) => deps.engine.logger.error('crawl job failed unexpectedly', err))
+      .finally(() => running.delete(job.id));
+    running.set(job.id, { job, cancel: () => { cancelled = true; }, pause: () => pause.abort(), done });
+  };
   return {
     async create(owner: string, policy: QuotaPolicy, request: JobRequest): Promise<Job> {
       const job = newJob(deps.engine, owner, policy, request);
-      await mkdir(dirOf(job.id), { recursive: true });
-      await save(job);
+      await files.create(job);
       const asCreated = { ...job };
-      void run(job);
+      run(job);
       return asCreated;
     },
     /** The job, if it exists and belongs to `owner` (another key's job is not found). */
     async get(owner: string, id: string): Promise<Job | undefined> {
       // A running job is read as it is now; another one as it was saved.
       const live = running.get(id)?.job;
-      const job = live ? { ...live, pages: { ...live.pages } } : await load(id);
+      const job = live ? { ...live, pages: { ...live.pages } } : await files.load(id);
       return job && job.owner === owner ? job : undefined;
     },
-    /** Result lines from `cursor` (a line number), at most `limit`, and the cursor after them. */
-    async results(job: Job, cursor: number, limit: number): Promise<{ lines: string[]; next: number; more: boolean }> {
-      const file = path.join(dirOf(job.id), 'results.jsonl');
-      const lines: string[] = [];
-      let n = 0;
-      let more = false;
-      if (existsSync(file)) {
-        for await (const line of createInterface({ input: createReadStream(file) })) {
-          if (!line) continue;
-          if (n++ < cursor) continue;
-          if (lines.length === limit) { more = true; break; }
-          lines.push(line);
-        }
-      }
-      return { lines, next: cursor + lines.length, more };
-    },
+    results: (job: Job, cursor: number, limit: number) => files.results(job.id, cursor, limit),
     async cancel(job: Job): Promise<Job> {
       const live = running.get(job.id);
-      if (live) { live.cancel(); await live.done; return (await load(job.id))!; }
-      if (!TERMINAL.has(job.status)) { job.status = 'cancelled'; job.finishedAt = new Date().toISOString(); await save(job); }
+      if (live) { live.cancel(); await live.done; return (await files.load(job.id))!; }
+      if (!TERMINAL.has(job.status)) { job.status = 'cancelled'; job.finishedAt = new Date().toISOString(); await files.save(job); }
       return job;
     },
     /** Starts again the jobs a stopped process left unfinished (their journals skip what was done). */
     async resume(): Promise<number> {
-      const ids = await readdir(root).catch(() => [] as string[]);
       let resumed = 0;
-      for (const id of ids) {
-        const job = await load(id);
-        if (job && !TERMINAL.has(job.status) && !running.has(id)) { void run(job); resumed++; }
+      for (const id of await files.ids()) {
+        const job = await files.load(id);
+        if (job && !TERMINAL.has(job.status) && !running.has(id)) { run(job); resumed++; }
       }
       return resumed;
     },
