@@ -43,6 +43,127 @@ return 1`;
 
 type End = { status: Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>; code?: string; message?: string };
 
+/** Jobs' state (a hash) and result lines (a list, with the set of pages already in it) in Redis. */
+class RedisJobStore {
+  readonly redis: Redis;
+  constructor(redis: Redis) { this.redis = redis; }
+
+  async load(id: string): Promise<Job | undefined> {
+    if (!ID.test(id)) return undefined;
+    const h = await this.redis.hgetall(keysOf(id).job);
+    if (!h.spec) return undefined;
+    const spec = JSON.parse(h.spec) as Pick<Job, 'id' | 'owner' | 'request' | 'policy' | 'createdAt'>;
+    return {
+      ...spec, status: h.status as JobStatus, finishedAt: h.finishedAt || null,
+      pages: { done: Number(h.done ?? 0), failed: Number(h.failed ?? 0), queued: Number(h.queued ?? 0) },
+      ...(h.code ? { code: h.code, message: h.message } : {}),
+    };
+  }
+
+  async create(job: Job): Promise<void> {
+    const { id, owner, request, policy, createdAt } = job;
+    await this.redis.hset(keysOf(id).job, {
+      spec: JSON.stringify({ id, owner, request, policy, createdAt }), status: job.status, finishedAt: '', done: 0, failed: 0, queued: 0,
+    });
+  }
+
+  /** Moves a job that has not ended to `status` (an ended one keeps its keys KEEP_SECS); false when it had ended. */
+  async move(id: string, status: JobStatus, end?: End): Promise<boolean> {
+    const moved = await this.redis.eval(MOVE, 1, keysOf(id).job, status, end ? new Date().toISOString() : '', end?.code ?? '', end?.message ?? '') === 1;
+    if (end) await Promise.all(Object.values(keysOf(id)).map((key) => this.redis.expire(key, KEEP_SECS)));
+    return moved;
+  }
+
+  /** Appends a page's line once (see APPEND); true when this call added it. */
+  async append(id: string, line: CrawlResult): Promise<boolean> {
+    const k = keysOf(id);
+    return await this.redis.eval(APPEND, 3, k.emitted, k.results, k.job, pageKey(line.url), JSON.stringify(line), line.status === 'success' ? 'done' : 'failed') === 1;
+  }
+
+  async results(id: string, cursor: number, limit: number): Promise<{ lines: string[]; next: number; more: boolean }> {
+    const last = limit >= Number.MAX_SAFE_INTEGER ? -1 : cursor + limit;
+    const lines = await this.redis.lrange(keysOf(id).results, cursor, last);
+    const more = last >= 0 && lines.length > limit;
+    if (more) lines.pop();
+    return { lines, next: cursor + lines.length, more };
+  }
+}
+
+type RedisJobDeps = { engine: Engine; quota: Quota; redisUrl: string; webhookSecret: string; pages: number };
+/** What coordinating a job needs: the store, the jobs this process coordinates, and BullMQ's DelayedError. */
+interface Coordination {
+  store: RedisJobStore; deps: RedisJobDeps; DelayedError: new () => Error;
+  coordinating: Map<string, { pause: () => void; done: Promise<unknown> }>;
+}
+
+/**
+ * Reads a job's pages from the distributed crawl until it ends, its quota runs out, or `stop` (a cancel, a pause):
+ * each page counted once against the quota and appended once. The end, or undefined when stopped before it.
+ */
+async function walkPages(c: Coordination, job: Job, webhook: ReturnType<typeof jobWebhook>, stop: AbortSignal): Promise<End | undefined> {
+  const { redis } = c.store;
+  const k = keysOf(job.id);
+  try {
+    const crawl = crawlDistributed(c.deps.engine, job.request.input, {
+      ...job.request.options, redis: c.deps.redisUrl, id: job.id, signal: stop,
+      onKnown: (n) => { void redis.hset(k.job, 'queued', Math.max(0, n - job.pages.done - job.pages.failed)).catch(() => undefined); },
+    });
+    for await (const line of crawl) {
+      if (await redis.sismember(k.emitted, pageKey(line.url))) continue;
+      const rate = await c.deps.quota.consume(job.owner, job.policy);
+      if (rate.exceeded) return { status: 'failed', code: 'ERATE', message: 'The key\'s request quota ran out; the pages done so far are in the results' };
+      if (await c.store.append(job.id, line)) {
+        if (line.status === 'success') job.pages.done++; else job.pages.failed++;
+        webhook.send({ type: 'crawl.page', page: line });
+      }
+      if (stop.aborted) break;
+    }
+    return stop.aborted ? undefined : { status: 'completed' };
+  } catch (err) {
+    return { status: 'failed', code: 'EFATAL', message: (err as Error).message };
+  }
+}
+
+/** Coordinates one job until it ends, or hands it back to the queue when this process stops. */
+async function coordinate(c: Coordination, entry: BullJob, token?: string): Promise<void> {
+  const { store } = c;
+  const id = (entry.data as { id: string }).id;
+  const job = await store.load(id);
+  if (!job || isTerminal(job.status)) return;
+  const webhook = jobWebhook(job, c.deps);
+  if (job.status === 'queued' && await store.move(id, 'running')) webhook.send({ type: 'crawl.started', createdAt: job.createdAt });
+  const stop = new AbortController();
+  const watch = setInterval(() => {
+    void store.redis.hget(keysOf(id).job, 'status').then((status) => { if (status === 'cancelled') stop.abort('cancel'); }, () => undefined);
+  }, POLL_MS);
+  let done: () => void = () => undefined;
+  c.coordinating.set(id, { pause: () => stop.abort('pause'), done: new Promise<void>((resolve) => { done = resolve; }) });
+  let end: End | undefined;
+  try {
+    end = await walkPages(c, job, webhook, stop.signal);
+  } finally {
+    clearInterval(watch);
+  }
+  try {
+    if (end) {
+      if (await store.move(id, end.status, end)) webhook.ended((await store.load(id))!);
+      // The pages still queued are dropped by the workers rather than visited.
+      if (end.status !== 'completed') await cancelCrawl(store.redis, id);
+    } else if (stop.signal.reason === 'cancel') {
+      await cancelCrawl(store.redis, id);
+    }
+    await webhook.settled();
+    if (stop.signal.reason === 'pause' && !end) {
+      // This process is stopping: the job goes back to the queue for another process, or this one's next start.
+      await entry.moveToDelayed(Date.now(), token);
+      throw new c.DelayedError();
+    }
+  } finally {
+    c.coordinating.delete(id);
+    done();
+  }
+}
+
 /**
  * Crawl jobs with REDIS_URL: a job's state and result lines are in Redis, so any API process answers its status and
  * results; its pages go through the distributed crawl (engine/distributed.ts), visited by the page worker of every
@@ -52,7 +173,7 @@ type End = { status: Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>; c
  * and a stopping process hands its jobs back. A page's line is appended once (the first append wins), so a
  * takeover neither loses nor repeats a page.
  */
-export async function createRedisJobs(deps: { engine: Engine; quota: Quota; redisUrl: string; webhookSecret: string; pages: number }): Promise<Jobs> {
+export async function createRedisJobs(deps: RedisJobDeps): Promise<Jobs> {
   const { engine } = deps;
   const redis = new Redis(deps.redisUrl, { maxRetriesPerRequest: 2 });
   redis.on('error', () => undefined); // reconnects on its own; a failing command answers the request that made it
@@ -60,93 +181,16 @@ export async function createRedisJobs(deps: { engine: Engine; quota: Quota; redi
   // BullMQ loads with the first Redis-mode jobs store, not with every server.
   const { DelayedError, Queue, Worker } = await import('bullmq');
   const queue = new Queue(QUEUE, { connection: bull() });
-  const coordinating = new Map<string, { pause: () => void; done: Promise<unknown> }>();
-
-  const load = async (id: string): Promise<Job | undefined> => {
-    if (!ID.test(id)) return undefined;
-    const h = await redis.hgetall(keysOf(id).job);
-    if (!h.spec) return undefined;
-    const spec = JSON.parse(h.spec) as Pick<Job, 'id' | 'owner' | 'request' | 'policy' | 'createdAt'>;
-    return {
-      ...spec, status: h.status as JobStatus, finishedAt: h.finishedAt || null,
-      pages: { done: Number(h.done ?? 0), failed: Number(h.failed ?? 0), queued: Number(h.queued ?? 0) },
-      ...(h.code ? { code: h.code, message: h.message } : {}),
-    };
-  };
-  const move = async (id: string, status: JobStatus, end?: End): Promise<boolean> => {
-    const moved = await redis.eval(MOVE, 1, keysOf(id).job, status, end ? new Date().toISOString() : '', end?.code ?? '', end?.message ?? '') === 1;
-    if (end) await Promise.all(Object.values(keysOf(id)).map((key) => redis.expire(key, KEEP_SECS)));
-    return moved;
-  };
-
-  /** Coordinates one job until it ends, or hands it back to the queue when this process stops. */
-  async function coordinate(entry: BullJob, token?: string): Promise<void> {
-    const id = (entry.data as { id: string }).id;
-    const job = await load(id);
-    if (!job || isTerminal(job.status)) return;
-    const k = keysOf(id);
-    const webhook = jobWebhook(job, deps);
-    if (job.status === 'queued' && await move(id, 'running')) webhook.send({ type: 'crawl.started', createdAt: job.createdAt });
-    const stop = new AbortController();
-    const watch = setInterval(() => {
-      void redis.hget(k.job, 'status').then((status) => { if (status === 'cancelled') stop.abort('cancel'); }, () => undefined);
-    }, POLL_MS);
-    let end: End | undefined;
-    let done: () => void = () => undefined;
-    coordinating.set(id, { pause: () => stop.abort('pause'), done: new Promise<void>((resolve) => { done = resolve; }) });
-    try {
-      const crawl = crawlDistributed(engine, job.request.input, {
-        ...job.request.options, redis: deps.redisUrl, id, signal: stop.signal,
-        onKnown: (n) => { void redis.hset(k.job, 'queued', Math.max(0, n - job.pages.done - job.pages.failed)).catch(() => undefined); },
-      });
-      for await (const line of crawl) {
-        if (await redis.sismember(k.emitted, pageKey(line.url))) continue;
-        const rate = await deps.quota.consume(job.owner, job.policy);
-        if (rate.exceeded) { end = { status: 'failed', code: 'ERATE', message: 'The key\'s request quota ran out; the pages done so far are in the results' }; break; }
-        if (await append(id, line)) {
-          if (line.status === 'success') job.pages.done++; else job.pages.failed++;
-          webhook.send({ type: 'crawl.page', page: line });
-        }
-        if (stop.signal.aborted) break;
-      }
-      if (!end && !stop.signal.aborted) end = { status: 'completed' };
-    } catch (err) {
-      end = { status: 'failed', code: 'EFATAL', message: (err as Error).message };
-    } finally {
-      clearInterval(watch);
-    }
-    try {
-      if (end) {
-        if (await move(id, end.status, end)) webhook.ended((await load(id))!);
-        // The pages still queued are dropped by the workers rather than visited.
-        if (end.status !== 'completed') await cancelCrawl(redis, id);
-      } else if (stop.signal.reason === 'cancel') {
-        await cancelCrawl(redis, id);
-      }
-      await webhook.settled();
-      if (stop.signal.reason === 'pause' && !end) {
-        // This process is stopping: the job goes back to the queue for another process, or this one's next start.
-        await entry.moveToDelayed(Date.now(), token);
-        throw new DelayedError();
-      }
-    } finally {
-      coordinating.delete(id);
-      done();
-    }
-  }
-
-  async function append(id: string, line: CrawlResult): Promise<boolean> {
-    const k = keysOf(id);
-    return await redis.eval(APPEND, 3, k.emitted, k.results, k.job, pageKey(line.url), JSON.stringify(line), line.status === 'success' ? 'done' : 'failed') === 1;
-  }
-
-  const coordinator = new Worker(QUEUE, coordinate, {
+  const store = new RedisJobStore(redis);
+  const coordination: Coordination = { store, deps, DelayedError, coordinating: new Map() };
+  const { coordinating } = coordination;
+  const coordinator = new Worker(QUEUE, (entry, token) => coordinate(coordination, entry, token), {
     connection: bull(), concurrency: 64, lockDuration: LOCK_MS, stalledInterval: LOCK_MS / 2, maxStalledCount: 20,
     removeOnComplete: { age: KEEP_SECS }, removeOnFail: { age: KEEP_SECS },
   });
   // A job whose coordination failed for good (its processes died too often) ends failed instead of running forever.
   coordinator.on('failed', (entry, err) => {
-    if (entry) void move((entry.data as { id: string }).id, 'failed', { status: 'failed', code: 'EFATAL', message: err.message }).catch(() => undefined);
+    if (entry) void store.move((entry.data as { id: string }).id, 'failed', { status: 'failed', code: 'EFATAL', message: err.message }).catch(() => undefined);
   });
   // Redis going away is logged (and reported by readiness) where the cache sees it; the queue only reconnects.
   coordinator.on('error', () => undefined);
@@ -155,29 +199,20 @@ export async function createRedisJobs(deps: { engine: Engine; quota: Quota; redi
   return {
     async create(owner, policy, request) {
       const job = newJob(engine, owner, policy, request);
-      const { id, createdAt } = job;
-      await redis.hset(keysOf(id).job, {
-        spec: JSON.stringify({ id, owner, request, policy, createdAt }), status: job.status, finishedAt: '', done: 0, failed: 0, queued: 0,
-      });
-      await queue.add('job', { id }, { jobId: id });
+      await store.create(job);
+      await queue.add('job', { id: job.id }, { jobId: job.id });
       return job;
     },
     async get(owner, id) {
-      const job = await load(id);
+      const job = await store.load(id);
       return job && job.owner === owner ? job : undefined;
     },
-    async results(job, cursor, limit) {
-      const last = limit >= Number.MAX_SAFE_INTEGER ? -1 : cursor + limit;
-      const lines = await redis.lrange(keysOf(job.id).results, cursor, last);
-      const more = last >= 0 && lines.length > limit;
-      if (more) lines.pop();
-      return { lines, next: cursor + lines.length, more };
-    },
+    results: (job, cursor, limit) => store.results(job.id, cursor, limit),
     async cancel(job) {
       // The coordinator sees it within a second and stops; the workers drop the job's queued pages.
-      if (await move(job.id, 'cancelled', { status: 'cancelled' })) await cancelCrawl(redis, job.id);
+      if (await store.move(job.id, 'cancelled', { status: 'cancelled' })) await cancelCrawl(redis, job.id);
       await coordinating.get(job.id)?.done;
-      return (await load(job.id))!;
+      return (await store.load(job.id))!;
     },
     // The queue resumes jobs by itself: a job whose coordinator stopped is taken by the next process free.
     resume: async () => 0,
