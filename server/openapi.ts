@@ -198,6 +198,46 @@ function codesByStatus(): Map<number, Code[]> {
   return by;
 }
 
+/** The service's own paths: this description, liveness, readiness, generated files. */
+const OWN_PATHS = {
+  '/openapi.json': { get: { operationId: 'openapi', summary: 'This description', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+  '/healthz': { get: { operationId: 'healthz', summary: 'Liveness: the process answers', responses: { 200: { description: 'alive', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } } } } },
+  '/readyz': {
+    get: {
+      operationId: 'readyz', summary: 'Readiness: started, not draining, browser and Redis usable',
+      responses: {
+        200: { description: 'ready', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } },
+        503: { description: 'not ready (starting, draining, or a dependency down)', content: { 'application/json': { schema: { type: 'object' } } } },
+      },
+    },
+  },
+  '/assets/{name}': {
+    get: {
+      operationId: 'asset', summary: 'A generated file (screenshot, PDF, clip)',
+      parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: { 200: { description: 'the file', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }, 404: { description: 'ENOTFOUND', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } } },
+    },
+  },
+};
+
+/** The schemas the operations refer to. */
+const SCHEMAS = {
+  Media: media,
+  Data: data,
+  Success: {
+    type: 'object', required: ['status', 'data'],
+    properties: { status: { const: 'success' }, data: { $ref: '#/components/schemas/Data' }, message: { type: 'string' } },
+  },
+  Failure: {
+    type: 'object', required: ['status', 'code', 'message'],
+    properties: {
+      status: { enum: ['fail', 'error'] }, code: { enum: Object.keys(CODES) }, message: { type: 'string' },
+      more: { type: 'string', format: 'uri' }, report: { type: 'string', format: 'uri' }, id: { type: 'string' },
+      data: { anyOf: [{ type: 'object' }, { type: 'null' }] },
+    },
+  },
+};
+
 /** The whole description: the API operation on both endpoints, the service's own paths, schemas and security. */
 export function openApiDocument(registry: Registry, opts: { version: string; freeUrl: string; proUrl: string; docsUrl: string; testHooks?: boolean }): Record<string, unknown> {
   const failureResponses = Object.fromEntries([...codesByStatus()].sort(([a], [b]) => a - b).map(([status, codes]) => [String(status), {
@@ -245,43 +285,11 @@ export function openApiDocument(registry: Registry, opts: { version: string; fre
         },
       },
       ...CRAWL_PATHS,
-      '/openapi.json': { get: { operationId: 'openapi', summary: 'This description', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
-      '/healthz': { get: { operationId: 'healthz', summary: 'Liveness: the process answers', responses: { 200: { description: 'alive', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } } } } },
-      '/readyz': {
-        get: {
-          operationId: 'readyz', summary: 'Readiness: started, not draining, browser and Redis usable',
-          responses: {
-            200: { description: 'ready', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } },
-            503: { description: 'not ready (starting, draining, or a dependency down)', content: { 'application/json': { schema: { type: 'object' } } } },
-          },
-        },
-      },
-      '/assets/{name}': {
-        get: {
-          operationId: 'asset', summary: 'A generated file (screenshot, PDF, clip)',
-          parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { 200: { description: 'the file', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }, 404: { description: 'ENOTFOUND', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } } },
-        },
-      },
+      ...OWN_PATHS,
     },
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Required on the pro endpoint; sending it to the free endpoint is EPRO.' } },
-      schemas: {
-        Media: media,
-        Data: data,
-        Success: {
-          type: 'object', required: ['status', 'data'],
-          properties: { status: { const: 'success' }, data: { $ref: '#/components/schemas/Data' }, message: { type: 'string' } },
-        },
-        Failure: {
-          type: 'object', required: ['status', 'code', 'message'],
-          properties: {
-            status: { enum: ['fail', 'error'] }, code: { enum: Object.keys(CODES) }, message: { type: 'string' },
-            more: { type: 'string', format: 'uri' }, report: { type: 'string', format: 'uri' }, id: { type: 'string' },
-            data: { anyOf: [{ type: 'object' }, { type: 'null' }] },
-          },
-        },
-      },
+      schemas: SCHEMAS,
     },
   };
 }
