@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 // BullMQ (~220 modules) loads when a distributed crawl or a worker starts, not with every process of the engine.
 import type { Job, Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connect, connectChecked } from './redis-connect.ts';
 import { createWalk, failure, inputUrl, pageKey, type CrawlInput, type CrawlOptions, type CrawlResult, type Link, type Walk } from './crawl.ts';
 import type { Engine } from './engine.ts';
 
@@ -49,28 +50,6 @@ if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
   return 1
 end
 return 0`;
-
-function connect(url: string): Redis {
-  // BullMQ's workers need commands that wait for Redis indefinitely instead of failing after retries.
-  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
-  redis.on('error', () => undefined); // reconnects on its own; an unreachable Redis is reported by `connectChecked`
-  return redis;
-}
-
-/** Connects, and fails clearly when Redis does not answer in time instead of waiting for it forever. */
-async function connectChecked(url: string, ms = 5000): Promise<Redis> {
-  const redis = connect(url);
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([redis.ping(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`Redis at ${new URL(url).host} did not answer within ${ms / 1000} s`)), ms); })]);
-    return redis;
-  } catch (err) {
-    redis.disconnect();
-    throw err;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The job of a page: one id per crawl and page, so adding a page twice adds one job. */
 function jobOf(id: string, link: Link) {
@@ -205,6 +184,66 @@ export interface WorkerOptions {
 }
 
 /**
+ * The walks of the crawls a worker has pages of, each made once from the crawl's spec in Redis and let go once none
+ * of its pages came for `idleMs` (a worker outlives many crawls).
+ */
+class WalkCache {
+  readonly #walks = new Map<string, Promise<{ walk: Walk; spec: CrawlSpec }>>();
+  readonly #busy = new Map<string, number>();
+  readonly #idle = new Map<string, NodeJS.Timeout>();
+  readonly #engine: Engine;
+  readonly #redis: Redis;
+  readonly #idleMs: number;
+  constructor(engine: Engine, redis: Redis, idleMs: number) { this.#engine = engine; this.#redis = redis; this.#idleMs = idleMs; }
+
+  get size(): number { return this.#walks.size; }
+
+  /** The crawl's walk, made on first use. */
+  of(id: string): Promise<{ walk: Walk; spec: CrawlSpec }> {
+    let w = this.#walks.get(id);
+    if (!w) {
+      w = this.#redis.get(keys(id).spec).then((text) => {
+        if (!text) throw new Error(`crawl ${id} is not stored in Redis`);
+        const spec = JSON.parse(text) as CrawlSpec;
+        return { walk: createWalk(this.#engine, spec.input, spec.options), spec };
+      });
+      w.catch(() => this.#walks.delete(id));
+      this.#walks.set(id, w);
+    }
+    return w;
+  }
+
+  /** Runs a page of the crawl: its walk is not let go while a page of it runs, and `idleMs` after the last one ends. */
+  async using<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    clearTimeout(this.#idle.get(id));
+    this.#idle.delete(id);
+    this.#busy.set(id, (this.#busy.get(id) ?? 0) + 1);
+    try {
+      return await fn();
+    } finally {
+      const left = this.#busy.get(id)! - 1;
+      if (left > 0) this.#busy.set(id, left);
+      else {
+        this.#busy.delete(id);
+        if (this.#walks.has(id)) this.#idle.set(id, setTimeout(() => this.#letGo(id), this.#idleMs).unref());
+      }
+    }
+  }
+
+  #letGo(id: string): void {
+    const w = this.#walks.get(id);
+    this.#walks.delete(id);
+    this.#idle.delete(id);
+    void w?.then(({ walk }) => walk.close(), () => undefined);
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.#idle.values()) clearTimeout(timer);
+    for (const w of this.#walks.values()) await w.then(({ walk }) => walk.close(), () => undefined);
+  }
+}
+
+/**
  * A worker: takes page jobs of any crawl from the queue and visits them with this engine. The order within a
  * job makes every page's result land exactly once: visit; admit and queue its links (idempotent); commit the
  * result (the first commit wins). A worker killed mid-page leaves the job's lock to expire; BullMQ's stalled-job
@@ -214,45 +253,7 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
   const redis = await connectChecked(options.redis);
   const bull = await import('bullmq');
   const queue = new bull.Queue(QUEUE, { connection: redis });
-  const walks = new Map<string, Promise<{ walk: Walk; spec: CrawlSpec }>>();
-  // Each crawl's walk is let go once none of its pages came for a while (a worker outlives many crawls).
-  const idleMs = options.walkIdleMs ?? 60_000;
-  const busy = new Map<string, number>();
-  const idle = new Map<string, NodeJS.Timeout>();
-  const letGo = (id: string) => {
-    const w = walks.get(id);
-    walks.delete(id);
-    idle.delete(id);
-    void w?.then(({ walk }) => walk.close(), () => undefined);
-  };
-  const walkOf = (id: string) => {
-    let w = walks.get(id);
-    if (!w) {
-      w = redis.get(keys(id).spec).then((text) => {
-        if (!text) throw new Error(`crawl ${id} is not stored in Redis`);
-        const spec = JSON.parse(text) as CrawlSpec;
-        return { walk: createWalk(engine, spec.input, spec.options), spec };
-      });
-      w.catch(() => walks.delete(id));
-      walks.set(id, w);
-    }
-    return w;
-  };
-  const using = async <T>(id: string, fn: () => Promise<T>): Promise<T> => {
-    clearTimeout(idle.get(id));
-    idle.delete(id);
-    busy.set(id, (busy.get(id) ?? 0) + 1);
-    try {
-      return await fn();
-    } finally {
-      const left = busy.get(id)! - 1;
-      if (left > 0) busy.set(id, left);
-      else {
-        busy.delete(id);
-        if (walks.has(id)) idle.set(id, setTimeout(() => letGo(id), idleMs).unref());
-      }
-    }
-  };
+  const walks = new WalkCache(engine, redis, options.walkIdleMs ?? 60_000);
   const lockMs = options.lockMs ?? 30_000;
   const blocking = connect(options.redis);
   const worker = new bull.Worker(QUEUE, async (job: Job) => {
@@ -260,8 +261,8 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
     const [done, cancelled] = await Promise.all([redis.sismember(keys(id).done, pageKey(url)), redis.exists(keys(id).cancelled)]);
     if (done) return 'already done';
     if (cancelled) return 'cancelled';
-    return using(id, async () => {
-      const { walk, spec } = await walkOf(id);
+    return walks.using(id, async () => {
+      const { walk, spec } = await walks.of(id);
       const { result, links } = await walk.visit(url, depth);
       await admit(redis, queue, id, spec.options.maxPages, links);
       await commit(redis, id, result);
@@ -283,8 +284,7 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
     walks: () => walks.size,
     async close() {
       await worker.close();
-      for (const timer of idle.values()) clearTimeout(timer);
-      for (const w of walks.values()) await w.then(({ walk }) => walk.close(), () => undefined);
+      await walks.close();
       await queue.close();
       redis.disconnect();
       blocking.disconnect();

@@ -1,0 +1,25 @@
+// Connections of the distributed crawl (distributed.ts) to Redis: ones BullMQ's workers can block on, checked once.
+import { Redis } from 'ioredis';
+
+/** A connection whose commands wait for Redis indefinitely (BullMQ's workers need it), reconnecting on its own. */
+export function connect(url: string): Redis {
+  // BullMQ's workers need commands that wait for Redis indefinitely instead of failing after retries.
+  const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
+  redis.on('error', () => undefined); // reconnects on its own; an unreachable Redis is reported by `connectChecked`
+  return redis;
+}
+
+/** Connects, and fails clearly when Redis does not answer in time instead of waiting for it forever. */
+export async function connectChecked(url: string, ms = 5000): Promise<Redis> {
+  const redis = connect(url);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([redis.ping(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`Redis at ${new URL(url).host} did not answer within ${ms / 1000} s`)), ms); })]);
+    return redis;
+  } catch (err) {
+    redis.disconnect();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
