@@ -7,7 +7,8 @@ import { pageContent, type PageContent } from './markdown.ts';
  */
 const found = new WeakMap<FetchResult, Map<boolean, PageContent>>();
 
-function contentOf(ctx: Context, main: boolean): PageContent {
+/** The page content of a request (the whole page's, or its main content), found on first use and shared. */
+export function contentOf(ctx: Context, main: boolean): PageContent {
   let byScope = found.get(ctx.response);
   if (!byScope) found.set(ctx.response, byScope = new Map());
   let content = byScope.get(main);

@@ -3,7 +3,8 @@ import type { AnyNode, Element } from 'domhandler';
 import type { Context } from '../../engine/index.ts';
 import { clean, type Doc } from '../meta/helpers.ts';
 import { toType } from './types.ts';
-import { fragmentToMarkdown, pageToMarkdown } from './markdown.ts';
+import { contentMarkdown, fragmentToMarkdown } from './markdown.ts';
+import { contentOf } from './content-output.ts';
 import type { DataRule } from './index.ts';
 
 /** What the rules of one request read from: the document, its helpers, and the whole page's HTML (once). */
@@ -18,19 +19,20 @@ export function usesEvaluate(set: DataRule | DataRule[]): boolean {
 }
 
 function valueOf(scope: Scope, el: Cheerio<AnyNode> | undefined, attr: string): unknown {
-  const { $ } = scope;
+  // The parsed page is read only where an attribute needs it (`scope.$` parses it on first use).
   const node = el?.get(0) as Element | undefined;
   switch (attr) {
     case 'html':
       return el ? el.html() : scope.html();
     case 'outerHTML':
-      return el ? $.html(el) : scope.html();
+      return el ? scope.$.html(el) : scope.html();
     case 'text':
-      return clean((el ?? $('body')).text());
+      return clean((el ?? scope.$('body')).text());
     case 'markdown':
-      return el ? fragmentToMarkdown($.html(el), scope.doc.url) : pageToMarkdown(scope.html(), scope.doc.url);
+      // The whole page's is its main content, found once per request with the `markdown`, `text` and `html` outputs.
+      return el ? fragmentToMarkdown(scope.$.html(el), scope.doc.url) : contentMarkdown(contentOf(scope.ctx, true));
     case 'json': {
-      const text = (el ?? $('body')).text().trim();
+      const text = (el ?? scope.$('body')).text().trim();
       try { return JSON.parse(text); } catch { return undefined; }
     }
     case 'val': {

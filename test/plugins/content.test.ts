@@ -6,7 +6,10 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseHTML } from 'linkedom';
+import { load } from 'cheerio';
 import { fragmentToMarkdown, pageToMarkdown } from '../../plugins/data/markdown.ts';
+import dataPlugin from '../../plugins/data/index.ts';
+import type { Context } from '../../engine/index.ts';
 
 const BASE = 'https://news.example/2026/story';
 const para = (n: number, word = 'river') => `<p>${Array.from({ length: n }, (_, i) => `The ${word} keeps flowing past stone number ${i} near the old mill.`).join(' ')}</p>`;
@@ -206,6 +209,19 @@ test('Readability as patched at install (patches/): a page hidden by its style a
   assert.not.ok(out.includes('hidden keeps flowing'), 'display: none is not content');
   assert.not.ok(out.includes('ghost keeps flowing'), 'visibility: hidden is not content');
   assert.not.ok(out.includes('Ana Reyes'), 'the byline is not in the body');
+});
+
+test('a rule for the whole page\'s Markdown does not parse the page a second time (cheerio), a rule with a selector does', async () => {
+  const html = page(`<article><h1>The River Story</h1>${para(6)}${para(5, 'stream')}</article>`);
+  let parses = 0;
+  const ctx = { url: BASE, response: { text: html, kind: 'html' }, signal: new AbortController().signal, get $() { parses++; return load(html); } } as unknown as Context;
+  const run = dataPlugin.run as (ctx: Context, rules: unknown) => Promise<Record<string, unknown>>;
+  const out = await run(ctx, { body: { attr: 'markdown' } });
+  assert.is(out.body, pageToMarkdown(html, BASE));
+  assert.is(parses, 0, 'the Markdown of the page reads its HTML');
+  const picked = await run(ctx, { heading: { selector: 'h1', attr: 'text' } });
+  assert.is(picked.heading, 'The River Story');
+  assert.ok(parses > 0, 'a selector reads the parsed page');
 });
 
 test.run();
