@@ -93,6 +93,16 @@ async function ok(url: string, cache?: string): Promise<http.IncomingHttpHeaders
   return r.headers;
 }
 
+/** Adds the phases of an answer's Server-Timing header (`name;dur=ms, ...`) to `into`. */
+function collectTiming(headers: http.IncomingHttpHeaders, into: Map<string, number[]>): void {
+  for (const part of String(headers['server-timing'] ?? '').split(',')) {
+    const m = /^\s*([\w.-]+);dur=([\d.]+)/.exec(part);
+    if (!m) continue;
+    if (!into.has(m[1]!)) into.set(m[1]!, []);
+    into.get(m[1]!)!.push(Number(m[2]));
+  }
+}
+
 /** The proportional set size (kB) of a process and all its descendants: shared pages counted once, in parts. */
 async function treePss(root: number): Promise<number> {
   const children = new Map<number, number[]>();
@@ -214,12 +224,16 @@ export async function benchVersus(print: (line: string) => void, scale = Number(
     if (on('small')) {
     // 3a. The fixed cost of a request: a small article (fixtures/sites/article, 1.4 kB), no browser.
     out.push('', '## metadata of a small article (1.4 kB), prerender=false, cache MISS (sequential, interleaved)');
+    const phases = new Map<string, number[]>();
     const small = await sideBySide([
       { name: 'floor: got-scraping + cheerio + rules', run: floorMeta('/sites/article/index.html') },
       { name: 'peer: prerender=false', run: (i) => ok(`${peer.url}/?url=${article('ps', i)}&prerender=false`) },
-      { name: 'refract: prerender=false', run: (i) => ok(`${app.url}/?url=${article('rs', i)}&prerender=false`, 'MISS') },
+      { name: 'refract: prerender=false', run: async (i) => { if (i >= 0) collectTiming(await ok(`${app.url}/?url=${article('rs', i)}&prerender=false`, 'MISS'), phases); else await ok(`${app.url}/?url=${article('rs', i)}&prerender=false`, 'MISS'); } },
     ], n(60));
     out.push(...small.map(line));
+    // Where Refract's time went inside the server (Server-Timing, medians): what the client saw beyond `total` is
+    // the HTTP exchange and the wait for the process to be scheduled.
+    out.push(`  refract Server-Timing medians: ${[...phases].map(([name, v]) => `${name} ${[...v].sort((x, y) => x - y)[v.length >> 1]!.toFixed(2)}`).join(', ')} ms`);
     out.push(verdict('refract / peer, small page', ratio(small[2]!, small[1]!), 0.7));
     out.push(verdict('refract / floor, small page', ratio(small[2]!, small[0]!), 2.5));
     }
