@@ -1,6 +1,6 @@
 import { parse as parseSelector } from 'css-what';
 import { camelCase, definePlugin, RefractError, isRefractError, z, type Need } from '../../engine/index.ts';
-import { createDoc, type Doc } from '../meta/helpers.ts';
+import { lazyDoc } from '../meta/helpers.ts';
 import { TYPES, type ValueType } from './types.ts';
 import { rulesOf, runSet, usesEvaluate, type Scope } from './extract.ts';
 
@@ -68,12 +68,10 @@ export default definePlugin({
     // The page is parsed (cheerio) only when a rule reads it: a rule for the whole page's Markdown reads its HTML
     // (parsed by the main-content extractor), and parsing a 600 kB page for nothing cost ~15 ms.
     let html: string | undefined;
-    let doc: Doc | undefined;
-    const parsed = () => (doc ??= createDoc(ctx.$, ctx.url));
     const scope: Scope = {
       get $() { return ctx.$; },
       ctx,
-      doc: { get $() { return parsed().$; }, url: ctx.url, get jsonld() { return parsed().jsonld; }, get meta() { return parsed().meta; } },
+      doc: lazyDoc(() => ctx.$, ctx.url),
       html: () => (html ??= ctx.response.text || ctx.$.html()),
     };
     const out: Record<string, unknown> = {};

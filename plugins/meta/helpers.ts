@@ -37,13 +37,19 @@ export function indexMeta($: CheerioAPI): MetaIndex {
 
 /** Wraps a parsed page for the rules; the JSON-LD and the meta index are built on first use. */
 export function createDoc($: CheerioAPI, url: string): Doc {
+  return lazyDoc(() => $, url);
+}
+
+/** A page for the rules that is parsed (`parse`) only when a rule first reads it; the rest as `createDoc`. */
+export function lazyDoc(parse: () => CheerioAPI, url: string): Doc {
+  let $: CheerioAPI | undefined;
   let jsonld: Record<string, unknown>[] | undefined;
   let meta: MetaIndex | undefined;
   return {
-    $,
+    get $() { return ($ ??= parse()); },
     url,
-    get jsonld() { return (jsonld ??= readJsonLd($)); },
-    get meta() { return (meta ??= indexMeta($)); },
+    get jsonld() { return (jsonld ??= readJsonLd(this.$)); },
+    get meta() { return (meta ??= indexMeta(this.$)); },
   };
 }
 
