@@ -5,10 +5,11 @@ import { words, type El } from './content-text.ts';
 /** Markup that is never content. */
 const NEVER = 'script, style, noscript, template, iframe, svg, canvas, button, input, select, textarea';
 /** Markup that is rarely content: dropped unless it holds much of the page's text (a page inside a `<form>`). */
-const RARELY = 'form, nav, [aria-hidden="true"], [hidden]';
+const RARELY_TAGS = ['form', 'nav'];
+const RARELY = `${RARELY_TAGS.join(', ')}, [aria-hidden="true"], [hidden]`;
 export const NOISE = `${NEVER}, ${RARELY}, [role="navigation"]`;
-/** RARELY, tested on one element. */
-const rarelyContent = (el: El): boolean => el.tagName === 'FORM' || el.tagName === 'NAV' || el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('hidden');
+/** RARELY, tested on one element with plain reads (css-select on every element of the page cost more). */
+const rarelyContent = (el: El): boolean => RARELY_TAGS.includes(el.localName) || el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('hidden');
 
 /** Names (class or id words) of the parts of a page around an article. */
 const BOILERPLATE = /^(related|recommended|recommendations?|share|sharing|social|sociallinks|newsletter|subscribe|subscription|signup|promo|promos|sponsored|advert|advertisement|ads?|adslot|banner|cookies?|consent|comments?|disqus|breadcrumbs?|byline|bylines|tags|tag-list|caption|credits?|sidebar|widget|widgets|popular|trending|most-read|mostread|more-stories|outbrain|taboola|print|toolbar|rating|pagination|pager|author-bio|author-box|authorbox|about-author|bio|share-bar|sharebar|social-share|share-buttons|related-posts|related-articles|read-more|readmore|see-also|jp-relatedposts|yarpp|disclaimer|copyright|footer|masthead|skip-link|screen-reader-text|sr-only|visually-hidden|visuallyhidden)$/;
@@ -39,21 +40,23 @@ export function prune(document: Document): void {
   const body = document.body;
   if (!body) return;
   unwrapEmbeds(body);
-  const pageWords = words([...body.getElementsByTagName('p')].map((p) => p.textContent).join(' '));
+  const pageWords = paragraphWords(body);
   // One walk with plain attribute reads (the selectors `[role]` and RARELY ran css-select on every element, twice).
   for (const el of [...body.getElementsByTagName('*')]) {
     if (!el.isConnected || el.tagName === 'BODY' || el.tagName === 'MAIN' || el.tagName === 'ARTICLE') continue;
     const role = el.getAttribute('role');
     if (!rarelyContent(el) && !(role && ROLES.has(role))) continue;
-    const own = words([...el.querySelectorAll('p')].map((p) => p.textContent).join(' '));
-    if (pageWords && own > pageWords * 0.3) continue;
+    if (pageWords && paragraphWords(el) > pageWords * 0.3) continue;
     el.remove();
   }
 }
 
+/** The words of an element's paragraphs. */
+const paragraphWords = (el: El): number => words([...el.getElementsByTagName('p')].map((p) => p.textContent).join(' '));
+
 /** Posts quoted from social networks: the article's content, though their wrappers' names say `social`. */
-const EMBEDS = 'blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.reddit-embed-bq';
-const EMBED_CLASS = /(?:^|\s)(?:twitter-tweet|instagram-media|tiktok-embed|reddit-embed-bq)(?:\s|$)/;
+const EMBED_NAMES = ['twitter-tweet', 'instagram-media', 'tiktok-embed', 'reddit-embed-bq'];
+const EMBEDS = EMBED_NAMES.map((name) => `blockquote.${name}`).join(', ');
 
 /**
  * Takes embedded posts out of wrappers that hold nothing else (`<div class="social-media-embed">`), which
@@ -62,7 +65,7 @@ const EMBED_CLASS = /(?:^|\s)(?:twitter-tweet|instagram-media|tiktok-embed|reddi
 function unwrapEmbeds(body: El): void {
   // Most pages quote no post: their block quotes are looked for by name before the selector runs on the page.
   const quotes = body.getElementsByTagName('blockquote');
-  if (![...quotes].some((q) => EMBED_CLASS.test(q.getAttribute('class') ?? ''))) return;
+  if (![...quotes].some((q) => EMBED_NAMES.some((name) => q.classList.contains(name)))) return;
   for (const post of body.querySelectorAll(EMBEDS)) {
     const text = words(post.textContent);
     let wrapper: El | null = post.parentElement;

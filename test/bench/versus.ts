@@ -228,7 +228,7 @@ export async function benchVersus(print: (line: string) => void, scale = Number(
     const small = await sideBySide([
       { name: 'floor: got-scraping + cheerio + rules', run: floorMeta('/sites/article/index.html') },
       { name: 'peer: prerender=false', run: (i) => ok(`${peer.url}/?url=${article('ps', i)}&prerender=false`) },
-      { name: 'refract: prerender=false', run: async (i) => { if (i >= 0) collectTiming(await ok(`${app.url}/?url=${article('rs', i)}&prerender=false`, 'MISS'), phases); else await ok(`${app.url}/?url=${article('rs', i)}&prerender=false`, 'MISS'); } },
+      { name: 'refract: prerender=false', run: async (i) => { const headers = await ok(`${app.url}/?url=${article('rs', i)}&prerender=false`, 'MISS'); if (i >= 0) collectTiming(headers, phases); } },
     ], n(60));
     out.push(...small.map(line));
     // Where Refract's time went inside the server (Server-Timing, medians): what the client saw beyond `total` is
