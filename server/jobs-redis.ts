@@ -3,7 +3,7 @@ import type { Job as BullJob } from 'bullmq';
 import { Redis } from 'ioredis';
 import { cancelCrawl, crawlDistributed, pageKey, startWorker, type CrawlResult, type Engine } from '../engine/index.ts';
 import type { Quota } from './quota.ts';
-import { isTerminal, jobWebhook, newJob, type Job, type JobStatus, type Jobs } from './jobs.ts';
+import { isJobId, isTerminal, jobWebhook, newJob, type Job, type JobStatus, type Jobs } from './jobs.ts';
 
 /** The queue of jobs to coordinate: one entry a crawl job, taken by one API process at a time. */
 const QUEUE = 'refract-jobs';
@@ -16,7 +16,6 @@ const KEEP_SECS = 7 * 24 * 3600;
 const LOCK_MS = 10_000;
 /** How often a coordinator looks whether its job was cancelled. */
 const POLL_MS = 1000;
-const ID = /^[a-z0-9]{20}$/;
 
 const keysOf = (id: string) => ({ job: `refract:job:${id}`, results: `refract:job:${id}:results`, emitted: `refract:job:${id}:emitted` });
 
@@ -49,7 +48,7 @@ class RedisJobStore {
   constructor(redis: Redis) { this.redis = redis; }
 
   async load(id: string): Promise<Job | undefined> {
-    if (!ID.test(id)) return undefined;
+    if (!isJobId(id)) return undefined;
     const h = await this.redis.hgetall(keysOf(id).job);
     if (!h.spec) return undefined;
     const spec = JSON.parse(h.spec) as Pick<Job, 'id' | 'owner' | 'request' | 'policy' | 'createdAt'>;

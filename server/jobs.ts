@@ -27,6 +27,8 @@ export interface Job {
 const SAVE_EVERY_MS = 1000;
 const TERMINAL = new Set<JobStatus>(['completed', 'failed', 'cancelled']);
 const ID = /^[a-z0-9]{20}$/;
+/** Whether a string has the shape of a job's id (anything else is no job, and names no file or key). */
+export const isJobId = (id: string) => ID.test(id);
 
 export const isTerminal = (status: JobStatus) => TERMINAL.has(status);
 
@@ -79,7 +81,7 @@ class JobFiles {
   }
 
   async load(id: string): Promise<Job | undefined> {
-    if (!ID.test(id)) return undefined;
+    if (!isJobId(id)) return undefined;
     return readFile(path.join(this.dirOf(id), 'job.json'), 'utf8').then((t) => JSON.parse(t) as Job, () => undefined);
   }
 
