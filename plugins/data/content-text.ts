@@ -4,20 +4,36 @@
 export type El = Element;
 
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+let bmpTable: Uint8Array | undefined;
+/**
+ * Whether each code unit of the Basic Multilingual Plane is a letter or digit (`_` too), read once from the same
+ * expression: testing it on every non-ASCII character of a page (most of the corpus is not English) was 6% of an
+ * extraction.
+ */
+function wordUnits(): Uint8Array {
+  if (bmpTable) return bmpTable;
+  const table = new Uint8Array(0x10000);
+  for (let c = 0; c < 0x10000; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue;
+    table[c] = c === 95 || LETTER_OR_DIGIT.test(String.fromCharCode(c)) ? 1 : 0;
+  }
+  return (bmpTable = table);
+}
+
 /**
  * The words of a text (runs of letters, digits and `_`), counted without making them: this runs on the text of
  * nearly every element, several times, and a regular expression's array of matches cost 5x the time.
  */
 export function words(text: string | null | undefined): number {
   if (!text) return 0;
+  const units = wordUnits();
   let n = 0;
   let inWord = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     let w: boolean;
-    if (c < 128) w = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
-    else if (c >= 0xd800 && c <= 0xdbff) { w = LETTER_OR_DIGIT.test(text.slice(i, i + 2)); i++; }
-    else w = LETTER_OR_DIGIT.test(text[i]!);
+    if (c >= 0xd800 && c <= 0xdbff) { w = LETTER_OR_DIGIT.test(text.slice(i, i + 2)); i++; }
+    else w = units[c] === 1;
     if (w && !inWord) n++;
     inWord = w;
   }

@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseHTML } from 'linkedom';
 import { load } from 'cheerio';
+import fc from 'fast-check';
 import { fragmentToMarkdown, pageToMarkdown } from '../../plugins/data/markdown.ts';
+import { words } from '../../plugins/data/content-text.ts';
 import dataPlugin from '../../plugins/data/index.ts';
 import type { Context } from '../../engine/index.ts';
 
@@ -156,6 +158,13 @@ test('a product page gives its name, price, description and specifications, with
     <p class="price">39 EUR</p><div class="description"><p>A 1.7 litre kettle in brushed steel with a blue light.</p></div>
     <ul class="specs"><li>1.7 l</li><li>2200 W</li></ul><button>Add to cart</button></main></body></html>`, BASE);
   assert.is(out, '# Steel Kettle\n\n39 EUR\n\nA 1.7 litre kettle in brushed steel with a blue light.\n\n- 1.7 l\n- 2200 W');
+});
+
+test('words are counted as the runs of letters, digits and _ that Unicode names, in every script (a lookup table stands for the expression)', () => {
+  const reference = (text: string) => (text.match(/[\p{L}\p{N}_]+/gu) ?? []).length;
+  assert.is(words('Grüße, 東京 — 3 кота and x_y 𝒳yz'), 7);
+  fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (text) => words(text) === reference(text)), { numRuns: 5000 });
+  fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 80 }), (text) => words(text) === reference(text)), { numRuns: 5000 });
 });
 
 test('linkedom as patched at install (patches/): no listener map until one is added, selectors compiled once; events and queries still work', () => {
