@@ -110,7 +110,7 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
   const id = options.id ?? crawlId(input, options);
   const k = keys(id);
   const redis = await connectChecked(options.redis);
-  const reader = connect(options.redis);
+  const reader = await connect(options.redis);
   const queue = new (await import('bullmq')).Queue(QUEUE, { connection: redis });
   const written = new Set<string>();
   for (const url of options.done ?? []) written.add(pageKey(url));
@@ -255,7 +255,7 @@ export async function startWorker(engine: Engine, options: WorkerOptions): Promi
   const queue = new bull.Queue(QUEUE, { connection: redis });
   const walks = new WalkCache(engine, redis, options.walkIdleMs ?? 60_000);
   const lockMs = options.lockMs ?? 30_000;
-  const blocking = connect(options.redis);
+  const blocking = await connect(options.redis);
   const worker = new bull.Worker(QUEUE, async (job: Job) => {
     const { crawl: id, url, depth } = job.data as PageJob;
     const [done, cancelled] = await Promise.all([redis.sismember(keys(id).done, pageKey(url)), redis.exists(keys(id).cancelled)]);

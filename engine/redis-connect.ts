@@ -1,8 +1,10 @@
 // Connections of the distributed crawl (distributed.ts) to Redis: ones BullMQ's workers can block on, checked once.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 /** A connection whose commands wait for Redis indefinitely (BullMQ's workers need it), reconnecting on its own. */
-export function connect(url: string): Redis {
+export async function connect(url: string): Promise<Redis> {
+  // Loaded with the first connection, not with the engine (see engine/state.ts).
+  const { Redis } = await import('ioredis');
   // BullMQ's workers need commands that wait for Redis indefinitely instead of failing after retries.
   const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
   redis.on('error', () => undefined); // reconnects on its own; an unreachable Redis is reported by `connectChecked`
@@ -11,7 +13,7 @@ export function connect(url: string): Redis {
 
 /** Connects, and fails clearly when Redis does not answer in time instead of waiting for it forever. */
 export async function connectChecked(url: string, ms = 5000): Promise<Redis> {
-  const redis = connect(url);
+  const redis = await connect(url);
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([redis.ping(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`Redis at ${new URL(url).host} did not answer within ${ms / 1000} s`)), ms); })]);

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type Keyv from 'keyv';
 import type { Logger } from './log.ts';
 
@@ -211,7 +211,10 @@ export async function createState(redisUrl: string | undefined, clock: Clock, lo
     return { kind: 'memory', counters: memoryCounters(clock), healthy: () => true, errors: () => 0, attempt: (op) => op(), close: async () => undefined };
   }
   // Without an offline queue a command fails at once while the connection is down, instead of waiting for it.
-  // ioredis is the one Redis client of the service (BullMQ's too).
+  // ioredis is the one Redis client of the service (BullMQ's too), loaded only with Redis: it defines a String
+  // subclass at load, which slows every parser of the process (test/engine/v8-fast-paths.test.ts; patched here,
+  // but a project that installs this package gets it as published).
+  const { Redis } = await import('ioredis');
   const client = new Redis(redisUrl, { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 1 });
   // Reconnects are the client's job (it retries with backoff); the link logs the state change.
   const link = watchLink(client, logger);

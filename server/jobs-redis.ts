@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Job as BullJob } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { cancelCrawl, crawlDistributed, pageKey, startWorker, type CrawlResult, type Engine } from '../engine/index.ts';
 import type { Quota } from './quota.ts';
 import { isJobId, isTerminal, jobWebhook, newJob, type Job, type JobStatus, type Jobs } from './jobs.ts';
@@ -174,6 +174,7 @@ async function coordinate(c: Coordination, entry: BullJob, token?: string): Prom
  */
 export async function createRedisJobs(deps: RedisJobDeps): Promise<Jobs> {
   const { engine } = deps;
+  const { Redis } = await import('ioredis');
   const redis = new Redis(deps.redisUrl, { maxRetriesPerRequest: 2 });
   redis.on('error', () => undefined); // reconnects on its own; a failing command answers the request that made it
   const bull = () => new Redis(deps.redisUrl, { maxRetriesPerRequest: null }).on('error', () => undefined);

@@ -97,6 +97,7 @@ test('the image is under 1.5 GB, runs as a user other than root, with Chromium\'
   // The patches of patches/ are applied in the image as `npm ci` applies them in a checkout.
   assert.match(await run('podman', ['exec', NAME, 'cat', '/app/node_modules/linkedom/esm/interface/event-target.js']), /patched by Refract/);
   assert.match(await run('podman', ['exec', NAME, 'cat', '/app/node_modules/@mozilla/readability/Readability.js']), /patched by Refract/);
+  assert.match(await run('podman', ['exec', NAME, 'cat', '/app/node_modules/ioredis/built/resp/verbatim-string.js']), /patched by Refract/);
 });
 
 test('/readyz, metadata, and a screenshot whose link serves the PNG, through the container', async () => {
