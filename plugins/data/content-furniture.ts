@@ -39,7 +39,7 @@ export function images(root: El): void {
 }
 
 /** The whole text of a line that labels the site around an article (ads, comments, more stories, reading time). */
-const LABEL = /^(advert|advertisement|advertising|ads?|sponsored( content)?|anzeige|werbung|publicidad|publicité|pubblicità|reklama|реклама|iklan|\d* ?comments?|post (a )?comment.*|leave a (comment|reply)|tell us what you think.*|updated|you (may|might) also like.*|related( news| articles| stories| posts| content)?|more( stories| news| from( the)? \S+( \S+)?)?|recent (articles|posts|news|stories)|popular( now| this week)?|most (read|popular)|trending( now)?|don'?t miss( this| these| out)?|subscribe( now)?|want more stories like this|(reading time|read time|tempo de leitura|lesezeit|temps de lecture)\b.*|filed under\b.*|share( this)?( article| story| post)?|(did you )?(like|enjoy|enjoyed|love)( reading)? this (story|article|post)\b.*|share (it|this) with (a friend|friends|your friends)\b.*|read more|see also)$/i;
+const LABEL = /^(advert|advertisement|advertising|ads?|sponsored( content)?|anzeige|werbung|publicidad|publicité|pubblicità|reklama|реклама|iklan|\d* ?comments?|post (a )?comment.*|leave a (comment|reply)|tell us what you think.*|updated|you (may|might) also like.*|related( news| articles| stories| posts| content)?|more( stories| news| from( the)? \S+( \S+)?)?|recent (articles|posts|news|stories)|popular( now| this week)?|most (read|popular)|trending( now)?|don'?t miss( this| these| out)?|subscribe( now)?|want more stories like this|(reading time|read time|tempo de leitura|lesezeit|temps de lecture)\b.*|filed under\b.*|share( this)?( article| story| post)?|(did you )?(like|enjoy|enjoyed|love)( reading)? this (story|article|post)\b.*|share (it|this) with (a friend|friends|your friends)\b.*|(this |the )?(slideshow|gallery|video|player|content|page|site|feature|form) requires javascript\b.*|(please )?(enable|turn on) javascript\b.*|javascript (is )?(required|disabled)\b.*|read more|see also)$/i;
 
 /** A credit line of a picture or a story: a short line naming where it came from. */
 const CREDIT = /^\(?(image|images|photo|photos|foto|fotos|picture|credit|credits|source|quelle|fuente|fonte|crédit|bild)\s*[:：]|©|\bgetty images\b|\bshutterstock\b|^(reuters|ap|afp|dpa|efe|ansa|associated press)$/i;
@@ -57,6 +57,9 @@ function isLabel(line: string): boolean {
 const IMAGE_FILE = /\.(jpe?g|png|gif|webp|avif)([?#]|$)/i;
 
 const DATE = /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b|\b(19|20)\d{2}\b/;
+/** A writer's one-line bio: "Jane Doe is a freelance writer living in ...", "Eric Song is IGN's deal curator". */
+const AUTHOR_BIO = /^[*_]*\p{Lu}[\p{L}.'-]+(?: \p{Lu}[\p{L}.'-]+){0,3} is (?:a|an|the|\p{Lu}\S*['’]s)\b[^.]{0,80}\b(?:writer|editor|reporter|journalist|correspondent|contributor|columnist|curator|blogger|author|producer|freelancer)s?\b/u;
+
 /** Removes short lines (a few children, a few hundred characters) that are a label, or a caption that ends with its credit. */
 export function labelLines(root: El): void {
   for (const el of [...root.querySelectorAll(`${BLOCKS}, div`)]) {
@@ -77,8 +80,11 @@ export function furnitureLines(root: El): void {
     const n = words(el.textContent);
     if (n <= 14 && DATE.test(el.textContent ?? '') && !/^H[1-6]$/.test(el.tagName)) el.remove();
   }
-  for (const el of leaves.slice(-4)) {
-    if (words(el.textContent) <= 40 && /©|\(c\)\s*\d{4}|copyright/i.test(el.textContent ?? '')) el.remove();
+  const last = leaves.slice(-4);
+  for (const [i, el] of last.entries()) {
+    const text = el.textContent ?? '';
+    // A bio only as one of the last two lines: higher up, "... is a writer" is more likely the story's own words.
+    if (words(text) <= 40 && (/©|\(c\)\s*\d{4}|copyright/i.test(text) || (i >= last.length - 2 && AUTHOR_BIO.test(text.trim())))) el.remove();
   }
   // An editor's note at either edge: a paragraph all in emphasis with a link in it (a disclosure, "subscribe to...").
   for (const el of [...leaves.slice(0, 3), ...leaves.slice(-3)]) {

@@ -127,6 +127,21 @@ test('a byline or dateline among the first blocks, and a copyright line among th
   assert.match(out, /stone number 5/);
 });
 
+test('a writer\'s one-line bio among the last blocks goes; a sentence about a writer inside the article, or a last line that is no bio, stays', () => {
+  const out = md(`<article>${para(5)}<p>Dana Reyes is a freelance writer whose new book about the mill comes out in May.</p>${para(2, 'stream')}${para(2, 'lake')}<p><em>Dallas Robinson is a freelance writer living in Minneapolis.</em></p></article>`);
+  assert.not.match(out, 'Dallas Robinson');
+  assert.match(out, 'Dana Reyes is a freelance writer whose new book', 'inside the article: the story\'s own words');
+  const kept = md(`<article>${para(5)}${para(4, 'stream')}<p>Maria Lopez is a nurse in Ohio who saw the flood.</p></article>`);
+  assert.match(kept, 'Maria Lopez is a nurse', 'no writer\'s role: no bio');
+});
+
+test('a notice that the page needs JavaScript is no content', () => {
+  const out = md(`<article>${para(5)}<p>This slideshow requires JavaScript.</p>${para(4, 'stream')}<p>Please enable JavaScript to view the comments.</p></article>`);
+  assert.not.match(out, 'requires JavaScript');
+  assert.not.match(out, 'enable JavaScript');
+  assert.match(out, /The stream keeps flowing/);
+});
+
 test('the page\'s JSON-LD articleBody is evidence: a block it lacks goes when it has the whole text, and is ignored when it is a summary', () => {
   const article = `${para(6)}<p>Subscribe to our daily letter for more updates delivered every morning to you.</p>${para(4, 'stream')}`;
   const text = (html: string) => html.replace(/<[^>]+>/g, ' ');
