@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Context, Media, ProbeOutcome } from '../../engine/index.ts';
 import { candidatesOf, type Doc, type Rule } from './helpers.ts';
 import { rankIcons } from './rules/brand.ts';
@@ -56,11 +55,7 @@ function* logoCandidates(doc: Doc, rules: readonly Rule[]): Generator<Media> {
 /** Time kept for the rest of the answer when probes are cut short. */
 const ANSWER_RESERVE_MS = 250;
 
-/** What settling media needs of the request: its probe (bounded by the step's time) and its options. */
 /** What settling needs: a probe, and which of the optional fields (`audio`, `video`) were asked for. */
-/** Why the probe timer of a settled request is cancelled. */
-const SETTLED = new Error('media settled');
-
 type Probing = Pick<Context, 'probe'> & { want: Want };
 
 /** The optional media fields a request asks for (the top-level `audio` and `video` options). */
@@ -72,15 +67,18 @@ export interface Want { audio?: boolean; video?: boolean }
  * image host never turns the whole answer into a time-out).
  */
 export async function completeMedia(doc: Doc, ctx: Context, want: Want, rules: Record<'image' | 'logo' | 'video' | 'audio', readonly Rule[]>, normalizers: Record<'video' | 'audio', (v: unknown, d: Doc) => Media | undefined>): Promise<Record<'image' | 'logo' | 'video' | 'audio', Media | null>> {
-  const done = new AbortController();
-  const outOfTime = delay(Math.max(0, ctx.timeLeft() - ANSWER_RESERVE_MS), { status: 'unknown', reason: 'no time left to probe' } as ProbeOutcome, { signal: done.signal, ref: false })
-    .catch(() => new Promise<never>(() => {}));
+  // A plain timer, cleared once settled (an aborted `timers/promises` delay made an AbortError, a stack trace, on
+  // every request); a cleared one leaves its promise pending, which nothing waits for any more.
+  let timer: NodeJS.Timeout | undefined;
+  const outOfTime = new Promise<ProbeOutcome>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, ctx.timeLeft() - ANSWER_RESERVE_MS), { status: 'unknown', reason: 'no time left to probe' });
+    timer.unref();
+  });
   const probe = (url: string) => Promise.race([ctx.probe(url), outOfTime]);
   try {
     return await settleAll(doc, { probe, want }, rules, normalizers);
   } finally {
-    // A reason made once: abort() without one builds a DOMException (a stack trace) on every request.
-    done.abort(SETTLED);
+    clearTimeout(timer);
   }
 }
 
