@@ -1,5 +1,6 @@
 import type { CheerioAPI } from 'cheerio';
 import { readJsonLd } from './jsonld.ts';
+export { byJsonLd } from './jsonld.ts';
 
 /** The document and its address, as every rule sees them. */
 export interface Doc {
@@ -105,8 +106,6 @@ export function byAttr(selector: string, attr: string): Rule {
     return undefined;
   };
 }
-
-export { byJsonLd } from './jsonld.ts';
 
 /** Resolves a possibly relative URL against the document; undefined when it is not an http(s) URL. */
 export function absoluteUrl(value: unknown, base: string): string | undefined {

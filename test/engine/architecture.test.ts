@@ -52,6 +52,15 @@ test('plugins/ never import lib/, server/, bin/ or testing/', () => {
   assert.equal(violations(['plugins'], (t) => /^(lib|server|bin|testing)\//.test(t)), []);
 });
 
+test('no file of engine/ is over 300 lines, none of plugins/ over 150', () => {
+  assert.match(doc, /No file of `engine\/` is over 300 lines and no file of `plugins\/` over 150/);
+  const long = (folder: string, max: number) => sources(folder)
+    .map((file) => [file, readFileSync(path.join(ROOT, file), 'utf8').split('\n').filter((line, i, all) => i < all.length - 1 || line).length] as const)
+    .filter(([, lines]) => lines > max).map(([file, lines]) => `${file}: ${lines}`);
+  assert.equal([...long('engine', 300), ...long('plugins', 150)], []);
+  assert.ok(sources('plugins').some((file) => readFileSync(path.join(ROOT, file), 'utf8').split('\n').length > 140), 'the count is of lines (a file near the bound is seen)');
+});
+
 test('the rules find what they look for (a file that breaks one is caught)', () => {
   assert.ok(importsOf('lib/index.ts').includes('plugins/index.ts'), 'imports are read');
   assert.ok(importsOf('engine/request/render.ts').includes('engine/request/steps.ts'));
