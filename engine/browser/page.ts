@@ -126,6 +126,28 @@ function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded'
 }
 
 /**
+ * Whether a navigation failed only because the page started its own (net::ERR_ABORTED, or "interrupted by another
+ * navigation") after its document arrived: a page is there to read, unlike a download (which leaves about:blank).
+ */
+function interruptedBySelf(err: unknown, arrived: Response | undefined, page: Page): boolean {
+  const message = (err as Error)?.message ?? '';
+  return /net::ERR_ABORTED|interrupted by another navigation/.test(message) && !!arrived && arrived.status() < 400 && page.url() !== 'about:blank';
+}
+
+/**
+ * A navigation past its share of the time with its document there (a resource or a script holds `load` back):
+ * loading stops and the page is used as rendered, said in a warning (`onStopped`); nothing arrived is the error.
+ */
+async function stalled(err: unknown, page: Page, arrived: Response | undefined, budgetMs: number, onStopped?: (ms: number) => void): Promise<Response> {
+  if ((err as Error).name !== 'TimeoutError' || !onStopped || !arrived || arrived.status() >= 300 || page.url() === 'about:blank') throw err;
+  if (!await stopLoading(page)) {
+    throw new RefractError('EBRWSRTIMEOUT', `The page did not finish loading within ${budgetMs} ms, and a script of its own holds it: nothing can be captured`, { cause: err });
+  }
+  onStopped(budgetMs);
+  return arrived;
+}
+
+/**
  * Navigates and drives the page as the setup says: goto with the chosen lifecycle event, then styles, scripts
  * and modules, frozen animations, clicks, scroll and waits. EBRWSRTIMEOUT when navigation passes its budget.
  * `afterLoad` runs once the page has loaded and its requests settled, before anything else.
@@ -148,19 +170,19 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   // The document's answer, once it has come: a page whose load never completes is still there to capture.
   let arrived: Response | undefined;
   const onResponse = (res: Response) => { if (isMainDocument(res.request())) arrived = res; };
-  if (onStopped) page.on('response', onResponse);
+  page.on('response', onResponse);
   try {
     try {
       response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
     } catch (err) {
-      // Its share of the time is up and the document is there (a resource or a script holds `load` back):
-      // loading stops and the page is used as rendered, said in a warning; nothing arrived is EBRWSRTIMEOUT.
-      if ((err as Error).name !== 'TimeoutError' || !onStopped || !arrived || arrived.status() >= 300 || page.url() === 'about:blank') throw err;
-      if (!await stopLoading(page)) {
-        throw new RefractError('EBRWSRTIMEOUT', `The page did not finish loading within ${budgetMs} ms, and a script of its own holds it: nothing can be captured`, { cause: err });
+      // The page navigated itself (a reload or a redirect on a short timer) before the event the navigation waited
+      // for, as on a busy machine: its document did arrive, and it is read once its own navigation has loaded (below).
+      if (interruptedBySelf(err, arrived, page)) {
+        response = arrived!;
+        selfNavigations++;
+      } else {
+        response = await stalled(err, page, arrived, budgetMs, onStopped);
       }
-      response = arrived;
-      onStopped(budgetMs);
     }
     loaded = true;
     // A hop of the document's redirects that the guard's proxy refused: answered by the proxy in its place.
