@@ -20,14 +20,19 @@ const PROTECTORS = [
   'PromiseSpeciesProtector', 'TypedArraySpeciesProtector',
 ];
 
+/** Runs a module script in a fresh process from the checkout and resolves with the last line it printed. */
+function lastLine(script: string, flags: string[] = []): string {
+  const stdout = execFileSync(process.execPath, [...flags, '--conditions=refract-source', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  return stdout.trim().split('\n').at(-1)!;
+}
+
 /** Loads `modules` in a fresh process and reads every protector there (true: the fast path is still taken). */
 function protectorsAfter(modules: string[]): Record<string, boolean> {
   const script = `${modules.map((m) => `await import(${JSON.stringify(m)});`).join(' ')}
     const out = {};
     for (const name of ${JSON.stringify(PROTECTORS)}) out[name] = new Function('return %' + name + '()')();
     console.log(JSON.stringify(out));`;
-  const stdout = execFileSync(process.execPath, ['--allow-natives-syntax', '--conditions=refract-source', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
-  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, boolean>;
+  return JSON.parse(lastLine(script, ['--allow-natives-syntax'])) as Record<string, boolean>;
 }
 
 test('a String subclass defined at load is seen by this check (the check can fail)', () => {
@@ -44,8 +49,8 @@ test('without Redis, the server does not load ioredis at all (a project that ins
   const script = `await import('./server/app.ts'); await import('./plugins/index.ts'); await import('./engine/index.ts');
     const { createRequire } = await import('node:module');
     console.log(Object.keys(createRequire(import.meta.url).cache).filter((k) => k.includes('/node_modules/ioredis/')).length.toString());`;
-  const loaded = execFileSync(process.execPath, ['--conditions=refract-source', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
-  assert.is(Number(loaded.trim().split('\n').at(-1)), 0, loaded);
+  const loaded = lastLine(script);
+  assert.is(Number(loaded), 0, loaded);
 });
 
 test('ioredis as patched: its RESP3 verbatim string is still a String with its format, made on first use', () => {
