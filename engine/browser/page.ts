@@ -127,11 +127,12 @@ function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded'
 
 /**
  * Whether a navigation failed only because the page started its own (net::ERR_ABORTED, or "interrupted by another
- * navigation") after its document arrived: a page is there to read, unlike a download (which leaves about:blank).
+ * navigation") after its document arrived (a 2xx, not a redirect hop): a page is there to read, unlike a download
+ * (which leaves about:blank).
  */
 function interruptedBySelf(err: unknown, arrived: Response | undefined, page: Page): boolean {
   const message = (err as Error)?.message ?? '';
-  return /net::ERR_ABORTED|interrupted by another navigation/.test(message) && !!arrived && arrived.status() < 400 && page.url() !== 'about:blank';
+  return /net::ERR_ABORTED|interrupted by another navigation/.test(message) && !!arrived && arrived.status() < 300 && page.url() !== 'about:blank';
 }
 
 /**
