@@ -1,91 +1,8 @@
+// The content of a page as Markdown, HTML or text: its main content (content.ts), or the page without its furniture
+// when it has no article; noise removed and links absolute before it is written (markdown-turndown.ts).
 import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
-// @ts-expect-error: the GFM plugin ships no type declarations.
-import { gfm } from '@joplin/turndown-plugin-gfm';
-
 import { mainContent, NOISE } from './content.ts';
-
-let service: TurndownService | undefined;
-
-/**
- * linkedom's tables lack `rows`, which the GFM plugin reads (without it a table comes out as its cells run
- * together); given once to linkedom's table class, so that turndown reads our parsed nodes instead of their HTML
- * parsed again (half of turndown's time on the articles corpus).
- */
-function tableRows(): void {
-  const table = Object.getPrototypeOf(parseHTML('<table></table>').document.createElement('table')) as object;
-  if ('rows' in table) return;
-  Object.defineProperty(table, 'rows', {
-    configurable: true,
-    get(this: Element) {
-      // The GFM plugin asks again for every cell of a column (`rows.length`, `rows[i]`): during a conversion, which
-      // changes no table, each table's rows are found once (else a 500-row table took seconds).
-      if (!converting) return rowsOf(this);
-      let rows = converting.get(this);
-      if (!rows) converting.set(this, rows = rowsOf(this));
-      return rows;
-    },
-  });
-}
-
-/** A table's own rows, in order (not a nested table's): its `<tr>` children and those of its sections. */
-function rowsOf(table: Element): Element[] {
-  const rows: Element[] = [];
-  for (const child of table.children) {
-    if (child.tagName === 'TR') rows.push(child);
-    else if (child.tagName === 'THEAD' || child.tagName === 'TBODY' || child.tagName === 'TFOOT') for (const tr of child.children) if (tr.tagName === 'TR') rows.push(tr);
-  }
-  return rows;
-}
-
-/** The rows of each table seen during the conversion under way, if one is. */
-let converting: WeakMap<Element, Element[]> | undefined;
-
-/** Markdown of an element (read, not changed; its adjacent text nodes are merged first, as a parser gives them). */
-function toMarkdown(root: Element): string {
-  root.normalize();
-  const service = turndown();
-  converting = new WeakMap();
-  try {
-    return tidy(service.turndown(root as unknown as HTMLElement));
-  } finally {
-    converting = undefined;
-  }
-}
-
-function turndown(): TurndownService {
-  if (service) return service;
-  tableRows();
-  service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*', linkStyle: 'inlined' });
-  service.use(gfm);
-  // A fenced block keeps its language, read from the `language-*` / `lang-*` class highlighters use.
-  service.addRule('fencedWithLanguage', {
-    filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName === 'CODE',
-    replacement: (_content, node) => {
-      const code = node.firstChild as HTMLElement;
-      const lang = /(?:^|\s)(?:language|lang)-([\w+#-]+)/.exec(`${code.getAttribute('class') ?? ''} ${(node as HTMLElement).getAttribute('class') ?? ''}`)?.[1] ?? '';
-      const text = (code.textContent ?? '').replace(/\n$/, '');
-      const fence = text.includes('```') ? '~~~' : '```';
-      return `\n\n${fence}${lang}\n${text}\n${fence}\n\n`;
-    },
-  });
-  // List items with one space after the marker ("- item", "1. item"), as people and most renderers write them.
-  service.addRule('compactListItem', {
-    filter: 'li',
-    replacement: (content, node, options) => {
-      const parent = node.parentNode as HTMLElement | null;
-      let prefix = `${options.bulletListMarker} `;
-      if (parent?.nodeName === 'OL') {
-        const start = Number(parent.getAttribute('start') ?? 1);
-        prefix = `${start + Array.prototype.indexOf.call(parent.children, node)}. `;
-      }
-      const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
-      return prefix + body + (node.nextSibling && !/\n$/.test(body) ? '\n' : '');
-    },
-  });
-  service.remove(['script', 'style', 'noscript', 'template']);
-  return service;
-}
+import { toMarkdown } from './markdown-turndown.ts';
 
 /** Absolute links and image sources, so the Markdown reads the same away from the page. */
 function absolutize(root: ParentNode, base: string): void {
@@ -93,10 +10,6 @@ function absolutize(root: ParentNode, base: string): void {
     const attr = el.tagName === 'A' ? 'href' : 'src';
     try { el.setAttribute(attr, new URL(el.getAttribute(attr)!, base).href); } catch { /* left as written */ }
   }
-}
-
-function tidy(markdown: string): string {
-  return markdown.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
 }
 
 /** Removes the noise of an element and makes its links absolute (the element is changed). */

@@ -168,6 +168,21 @@ test('a home page of teasers gives its teasers (links kept), not its title alone
   assert.not.match(out, /\[World\]/);
 });
 
+test('a card (a link around a thumbnail, a heading and a summary) is its picture, then its text as one link', () => {
+  const card = (i: number) => `<li><a href="/episodes/${i}"><div class="thumb"><img src="/img/${i}.jpg" alt="Cover ${i}"></div>
+    <h3>Episode ${i}: the river at night</h3><p>Forty minutes on water, light and the town.</p></a></li>`;
+  const out = pageToMarkdown(`<html><head><title>Podcast</title></head><body><main><h1>Episodes</h1><ol>${[1, 2, 3].map(card).join('')}</ol></main></body></html>`, BASE);
+  for (const i of [1, 2, 3]) {
+    assert.ok(out.includes(`![Cover ${i}](https://news.example/img/${i}.jpg)`), out);
+    assert.ok(out.includes(`[Episode ${i}: the river at night Forty minutes on water, light and the town.](https://news.example/episodes/${i})`), out);
+  }
+  // No bracket left alone on a line, as a link around blocks came out before.
+  assert.not.match(out, /^\s*(?:\d+\.\s*)?\[\s*$|^\s*\]\(/m);
+  // A link around a picture alone is a linked picture; a link inside a sentence is unchanged.
+  assert.is(fragmentToMarkdown('<a href="/big.jpg"><figure><img src="/small.jpg" alt="River"></figure></a>', BASE), '[![River](https://news.example/small.jpg)](https://news.example/big.jpg)');
+  assert.is(fragmentToMarkdown('<p>Read <a href="/more">the (long) story</a> now.</p>', BASE), 'Read [the (long) story](https://news.example/more) now.');
+});
+
 test('a product page gives its name, price, description and specifications, without its cart button', () => {
   const out = pageToMarkdown(`<html><head><title>Steel Kettle | Shop</title></head><body><nav><a href="/">Home</a></nav><main><h1>Steel Kettle</h1>
     <p class="price">39 EUR</p><div class="description"><p>A 1.7 litre kettle in brushed steel with a blue light.</p></div>
