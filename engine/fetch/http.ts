@@ -3,6 +3,7 @@ import { RefractError } from '../errors.ts';
 import type { Guard } from './guard.ts';
 import { decodeBody } from './charset.ts';
 import { fromNetwork } from '../failures.ts';
+import { requestHeaders } from './browser-headers.ts';
 
 /** What kind of resource the target is, from its Content-Type. */
 export type TargetKind = 'html' | 'text' | 'image' | 'video' | 'audio' | 'pdf' | 'other';
@@ -76,7 +77,9 @@ async function requestOnce(url: URL, opts: FetchOptions, headers: Record<string,
   const stream = gotScraping.stream({
     url,
     method: 'GET',
-    headers,
+    // A browser's headers for the session, made here (see browser-headers.ts), the request's own over them.
+    headers: requestHeaders(opts.sessionToken, headers),
+    useHeaderGenerator: false,
     followRedirect: false,
     throwHttpErrors: false,
     http2: false,
@@ -85,7 +88,6 @@ async function requestOnce(url: URL, opts: FetchOptions, headers: Record<string,
     proxyUrl: opts.proxyUrl,
     sessionToken: opts.sessionToken,
     signal: opts.signal,
-    headerGeneratorOptions: { browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'] },
   } as never) as unknown as NodeJS.ReadableStream & { destroy(): void; on(e: string, f: (...a: never[]) => void): void };
   const response = await new Promise<{ statusCode: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
     stream.on('response', resolve as never);
