@@ -5,10 +5,11 @@ import { remoteBrowserType, type RemoteEndpoint } from './remote.ts';
 /**
  * Flags for a closed network without background traffic; `--no-sandbox` unless the sandbox is used (`chromeArgs`).
  * `--block-new-web-contents` makes `window.open` fail in the page: a popup storm creates no targets for this process
- * to attach to and close (it kept the event loop busy past the request's deadline).
+ * to attach to and close (it kept the event loop busy past the request's deadline). WebRTC may use only connections
+ * through the proxy (the SSRF guard's): its UDP (STUN, TURN, peers) went straight to any address a page named.
  */
 export const CHROME_ARGS = [
-  '--block-new-web-contents',
+  '--block-new-web-contents', '--webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-default-apps',
   '--disable-extensions', '--mute-audio', '--no-default-browser-check', '--metrics-recording-only',

@@ -4,6 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
+import dgram from 'node:dgram';
 import { serveFixtures, recordingServer, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
@@ -82,6 +83,34 @@ test('user code that navigates to a redirector does not get the private page', a
   const value = res.body.data.function.value as { html: string };
   assert.not.ok(value.html.includes('reached'), value.html.slice(0, 200));
   assert.equal(forbidden.seen, []);
+});
+
+test('WebRTC in the page sends nothing past the guard: no UDP to a private STUN or TURN server, no candidate gathered', async () => {
+  // UDP never goes through the guard's HTTP proxy: Chromium runs with WebRTC limited to proxied connections.
+  const udp = dgram.createSocket('udp4');
+  const packets: string[] = [];
+  udp.on('message', (_, from) => packets.push(`${from.address}:${from.port}`));
+  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.2', resolve));
+  const server = `127.0.0.2:${udp.address().port}`;
+  try {
+    const fn = `async ({ page }) => page.evaluate(async () => {
+      const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:${server}' }, { urls: 'turn:${server}?transport=udp', username: 'u', credential: 'p' }] });
+      pc.createDataChannel('leak');
+      const candidates = [];
+      pc.onicecandidate = (e) => { if (e.candidate && e.candidate.candidate) candidates.push(e.candidate.candidate); };
+      const done = new Promise((resolve) => { pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') resolve(); }; });
+      await pc.setLocalDescription(await pc.createOffer());
+      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 3000))]);
+      return { candidates, state: pc.iceGatheringState };
+    })`;
+    const res = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`);
+    assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    const value = res.body.data.function.value as { candidates: string[]; state: string };
+    assert.equal(value.candidates, [], JSON.stringify(value));
+    assert.equal(packets, []);
+  } finally {
+    udp.close();
+  }
 });
 
 test('an allowed redirect chain still loads through the browser', async () => {
