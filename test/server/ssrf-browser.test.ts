@@ -113,6 +113,28 @@ test('WebRTC in the page sends nothing past the guard: no UDP to a private STUN 
   }
 });
 
+test('WebTransport in the page (HTTP/3 over UDP, which no HTTP proxy carries) sends nothing to a private address', async () => {
+  const udp = dgram.createSocket('udp4');
+  const packets: string[] = [];
+  udp.on('message', (_, from) => packets.push(`${from.address}:${from.port}`));
+  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.2', resolve));
+  try {
+    const fn = `async ({ page }) => page.evaluate(async () => {
+      if (typeof WebTransport !== 'function') return 'no WebTransport';
+      try {
+        const wt = new WebTransport('https://127.0.0.2:${udp.address().port}/');
+        return await Promise.race([wt.ready.then(() => 'ready', (e) => 'refused: ' + e), new Promise((resolve) => setTimeout(() => resolve('pending'), 3000))]);
+      } catch (e) { return 'thrown: ' + e; }
+    })`;
+    const res = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`);
+    assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    assert.is.not(res.body.data.function.value, 'ready');
+    assert.equal(packets, []);
+  } finally {
+    udp.close();
+  }
+});
+
 test('an allowed redirect chain still loads through the browser', async () => {
   const res = await call(app.freeUrl, `url=${q(`${fx.url}/redirect?code=301&to=${encodeURIComponent(`${fx.url}/sites/article/index.html`)}`)}&prerender=true&force`);
   assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
