@@ -132,7 +132,12 @@ function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded'
  */
 function interruptedBySelf(err: unknown, arrived: Response | undefined, page: Page): boolean {
   const message = (err as Error)?.message ?? '';
-  return /net::ERR_ABORTED|interrupted by another navigation/.test(message) && !!arrived && arrived.status() < 300 && page.url() !== 'about:blank';
+  return /net::ERR_ABORTED|interrupted by another navigation/.test(message) && documentThere(arrived, page);
+}
+
+/** Whether the page holds a document to read: its answer came (a 2xx, not a redirect hop) and it is not about:blank. */
+function documentThere(arrived: Response | undefined, page: Page): arrived is Response {
+  return !!arrived && arrived.status() < 300 && page.url() !== 'about:blank';
 }
 
 /**
@@ -140,7 +145,7 @@ function interruptedBySelf(err: unknown, arrived: Response | undefined, page: Pa
  * loading stops and the page is used as rendered, said in a warning (`onStopped`); nothing arrived is the error.
  */
 async function stalled(err: unknown, page: Page, arrived: Response | undefined, budgetMs: number, onStopped?: (ms: number) => void): Promise<Response> {
-  if ((err as Error).name !== 'TimeoutError' || !onStopped || !arrived || arrived.status() >= 300 || page.url() === 'about:blank') throw err;
+  if ((err as Error).name !== 'TimeoutError' || !onStopped || !documentThere(arrived, page)) throw err;
   if (!await stopLoading(page)) {
     throw new RefractError('EBRWSRTIMEOUT', `The page did not finish loading within ${budgetMs} ms, and a script of its own holds it: nothing can be captured`, { cause: err });
   }

@@ -77,8 +77,8 @@ async function requestOnce(url: URL, opts: FetchOptions, headers: Record<string,
   const stream = gotScraping.stream({
     url,
     method: 'GET',
-    // A browser's headers for the session, made here (see browser-headers.ts), the request's own over them.
-    headers: requestHeaders(opts.sessionToken, headers),
+    headers,
+    // The browser's headers are made by fetchTarget (see browser-headers.ts), not by got-scraping.
     useHeaderGenerator: false,
     followRedirect: false,
     throwHttpErrors: false,
@@ -119,8 +119,10 @@ async function requestOnce(url: URL, opts: FetchOptions, headers: Record<string,
  */
 export async function fetchTarget(target: string, opts: FetchOptions): Promise<FetchResult> {
   const maxRedirects = opts.maxRedirects ?? 10;
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.userAgent) headers['user-agent'] = opts.userAgent;
+  const own: Record<string, string> = { ...opts.headers };
+  if (opts.userAgent) own['user-agent'] = opts.userAgent;
+  // A browser's headers for the session, the request's own over them: the same on every hop.
+  const headers = requestHeaders(opts.sessionToken, own);
   const redirects: FetchResult['redirects'] = [];
   let url = new URL(target);
   try {

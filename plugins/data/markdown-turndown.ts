@@ -89,8 +89,8 @@ function turndown(): TurndownService {
     filter: (node) => node.nodeName === 'A' && !!(node as HTMLElement).getAttribute('href') && !!(node as HTMLElement).querySelector(CARD_BLOCKS),
     replacement: (content, node) => {
       const href = (node as HTMLElement).getAttribute('href')!.replace(/[()]/g, '\\$&');
-      const pictures = content.match(/!\[[^\]]*\]\([^)]*\)/g) ?? [];
-      const text = content.replace(/!\[[^\]]*\]\([^)]*\)/g, ' ').replace(/^\s*(?:#{1,6}|[-*+]|\d+\.)\s+/gm, '').replace(/\s+/g, ' ').trim();
+      const pictures = content.match(PICTURE) ?? [];
+      const text = content.replace(PICTURE, ' ').replace(/^\s*(?:#{1,6}|[-*+]|\d+\.)\s+/gm, '').replace(/\s+/g, ' ').trim();
       const link = text ? `[${text}](${href})` : pictures.length === 1 ? `[${pictures.pop()}](${href})` : '';
       return `\n\n${[...pictures, link].filter(Boolean).join('\n\n')}\n\n`;
     },
@@ -98,6 +98,9 @@ function turndown(): TurndownService {
   service.remove(['script', 'style', 'noscript', 'template']);
   return service;
 }
+
+/** A picture in Markdown, `![alt](src)` (every one of a text). */
+const PICTURE = /!\[[^\]]*\]\([^)]*\)/g;
 
 /** Block elements that make a link a card (see the `blockLink` rule). */
 const CARD_BLOCKS = 'p, div, section, article, header, footer, figure, h1, h2, h3, h4, h5, h6, ul, ol, li, table, blockquote';
