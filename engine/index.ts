@@ -16,6 +16,7 @@ export { openAsset, readAsset, type AssetStore, type ServedAsset } from './asset
 export { createEngine, type Engine, type EngineOptions } from './engine.ts';
 export type { CrawlInput, CrawlOptions, CrawlResult } from './crawl.ts';
 export { cancelCrawl, crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';
+export { connect as connectRedisBlocking } from './redis-connect.ts';
 export { CHROME_ARGS, chromeArgs } from './browser/pool.ts';
 export { useSandbox, sandboxPossible } from './browser/sandbox.ts';
 export { startBrowserServer, type BrowserServer } from './browser/tier.ts';

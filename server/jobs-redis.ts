@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Job as BullJob } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { cancelCrawl, crawlDistributed, pageKey, startWorker, type CrawlResult, type Engine } from '../engine/index.ts';
+import { cancelCrawl, connectRedisBlocking, crawlDistributed, pageKey, startWorker, type CrawlResult, type Engine } from '../engine/index.ts';
 import type { Quota } from './quota.ts';
 import { isJobId, isTerminal, jobWebhook, newJob, type Job, type JobStatus, type Jobs } from './jobs.ts';
 
@@ -177,15 +177,15 @@ export async function createRedisJobs(deps: RedisJobDeps): Promise<Jobs> {
   const { Redis } = await import('ioredis');
   const redis = new Redis(deps.redisUrl, { maxRetriesPerRequest: 2 });
   redis.on('error', () => undefined); // reconnects on its own; a failing command answers the request that made it
-  const bull = () => new Redis(deps.redisUrl, { maxRetriesPerRequest: null }).on('error', () => undefined);
-  // BullMQ loads with the first Redis-mode jobs store, not with every server.
+  // BullMQ loads with the first Redis-mode jobs store, not with every server; its connections wait for Redis
+  // indefinitely (its workers block on them), as the distributed crawl's do.
   const { DelayedError, Queue, Worker } = await import('bullmq');
-  const queue = new Queue(QUEUE, { connection: bull() });
+  const queue = new Queue(QUEUE, { connection: await connectRedisBlocking(deps.redisUrl) });
   const store = new RedisJobStore(redis);
   const coordination: Coordination = { store, deps, DelayedError, coordinating: new Map() };
   const { coordinating } = coordination;
   const coordinator = new Worker(QUEUE, (entry, token) => coordinate(coordination, entry, token), {
-    connection: bull(), concurrency: 64, lockDuration: LOCK_MS, stalledInterval: LOCK_MS / 2, maxStalledCount: 20,
+    connection: await connectRedisBlocking(deps.redisUrl), concurrency: 64, lockDuration: LOCK_MS, stalledInterval: LOCK_MS / 2, maxStalledCount: 20,
     removeOnComplete: { age: KEEP_SECS }, removeOnFail: { age: KEEP_SECS },
   });
   // A job whose coordination failed for good (its processes died too often) ends failed instead of running forever.
