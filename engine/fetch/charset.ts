@@ -14,6 +14,11 @@ export function encodingOf(label: string): string {
   return decoderFor(label)?.encoding ?? label;
 }
 
+/** Whether a body starts with a byte order mark (UTF-8, UTF-16 BE or LE). */
+function hasBom(body: Buffer): boolean {
+  return (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) || (body[0] === 0xfe && body[1] === 0xff) || (body[0] === 0xff && body[1] === 0xfe);
+}
+
 /** The charset label a Content-Type names, if any. */
 const labelOf = (contentType: string | undefined): string | undefined => /charset\s*=\s*["']?([\w:.-]+)/i.exec(contentType ?? '')?.[1];
 
@@ -28,7 +33,12 @@ export function validCharset(contentType: string): boolean {
  * UTF-8), then UTF-8.
  */
 export function sniffCharset(body: Buffer, contentType: string | undefined): string {
-  const label = getEncoding(body, { transportLayerEncodingLabel: labelOf(contentType), defaultEncoding: 'utf-8', maxBytes: 4096 });
+  // Without a BOM, a charset the Content-Type names and decoders know decides before any markup would: the scan of
+  // the first 4 kB (byte by byte, ~35 us on a small page) would not change the answer.
+  const transport = labelOf(contentType);
+  const declared = transport && !hasBom(body) ? decoderFor(transport)?.encoding : undefined;
+  if (declared) return declared;
+  const label = getEncoding(body, { transportLayerEncodingLabel: transport, defaultEncoding: 'utf-8', maxBytes: 4096 });
   return encodingOf(label);
 }
 
