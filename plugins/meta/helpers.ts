@@ -1,4 +1,6 @@
 import type { CheerioAPI } from 'cheerio';
+import type { Element } from 'domhandler';
+import { select } from './select.ts';
 import { readJsonLd } from './jsonld.ts';
 export { byJsonLd } from './jsonld.ts';
 
@@ -25,7 +27,7 @@ function push(map: Map<string, string[]>, key: string, value: string): void {
 export function indexMeta($: CheerioAPI): MetaIndex {
   const byName = new Map<string, string[]>();
   const byItemprop = new Map<string, string[]>();
-  for (const el of $('meta').toArray()) {
+  for (const el of select($, 'meta')) {
     const attrs = el.attribs;
     const value = clean(attrs.content ?? attrs.value);
     if (!value) continue;
@@ -80,31 +82,26 @@ export function byMetaLike(fragment: string): Rule {
   };
 }
 
-/** A rule that takes the text of the first element matching a selector. */
-export function byText(selector: string): Rule {
+/** A rule that takes the first non-empty value `read` gives of the elements matching a selector. */
+function firstMatch(selector: string, read: ($: CheerioAPI, el: Element) => unknown): Rule {
   return ({ $ }) => {
-    for (const el of $(selector).toArray()) {
-      const v = clean($(el).text());
+    for (const el of select($, selector)) {
+      const v = clean(read($, el));
       if (v) return v;
     }
     return undefined;
   };
 }
+
+/** A rule that takes the text of the first element matching a selector. */
+export const byText = (selector: string): Rule => firstMatch(selector, ($, el) => $(el).text());
+
+/** A rule that takes an attribute of the first element matching a selector that has it. */
+export const byAttr = (selector: string, attr: string): Rule => firstMatch(selector, (_, el) => el.attribs[attr]);
 
 /** A rule that lists an attribute of every element matching a selector, for fields that probe candidates in turn. */
 export function byAttrs(selector: string, attr: string, limit = 8): Rule {
-  return ({ $ }) => $(selector).toArray().slice(0, limit).map((el) => clean($(el).attr(attr))).filter(Boolean);
-}
-
-/** A rule that takes an attribute of the first element matching a selector that has it. */
-export function byAttr(selector: string, attr: string): Rule {
-  return ({ $ }) => {
-    for (const el of $(selector).toArray()) {
-      const v = clean($(el).attr(attr));
-      if (v) return v;
-    }
-    return undefined;
-  };
+  return ({ $ }) => select($, selector).slice(0, limit).map((el) => clean(el.attribs[attr])).filter(Boolean);
 }
 
 /** Resolves a possibly relative URL against the document; undefined when it is not an http(s) URL. */

@@ -1,6 +1,7 @@
 import type { CheerioAPI } from 'cheerio';
 import { jsonrepair } from 'jsonrepair';
 import type { Rule } from './helpers.ts';
+import { select } from './select.ts';
 
 /** Adds a JSON-LD node and its `@graph` members to `out`. */
 function flatten(node: unknown, out: Record<string, unknown>[]): void {
@@ -14,16 +15,16 @@ function flatten(node: unknown, out: Record<string, unknown>[]): void {
 /** Parses every JSON-LD block of the page into a flat list of objects (`@graph` members included). */
 export function readJsonLd($: CheerioAPI): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  $('script[type="application/ld+json" i]').each((_, el) => {
+  for (const el of select($, 'script[type="application/ld+json" i]')) {
     const raw = $(el).text().trim();
-    if (!raw) return;
+    if (!raw) continue;
     try {
       flatten(JSON.parse(raw), out);
     } catch {
       // Publishers ship broken JSON-LD (`"width": ,`, control characters, trailing commas): repair, else a miss.
       try { flatten(JSON.parse(jsonrepair(raw)), out); } catch { /* unparsable block: a miss */ }
     }
-  });
+  }
   return out;
 }
 

@@ -1,4 +1,5 @@
 import { byAttr, byJsonLd, byMeta, byText, clean, type Doc, type Rule } from '../helpers.ts';
+import { select } from '../select.ts';
 import { typographic } from '../typography.ts';
 import { toDate } from './date.ts';
 
@@ -35,7 +36,7 @@ const strict = (rule: Rule): Rule => (doc) => {
 
 /** A byline's text, unless it is a date (`<div class="byline">July 4, 2019</div>`). */
 const bylineNotDate: Rule = ({ $ }) => {
-  for (const el of $('[class*="byline" i]').toArray()) {
+  for (const el of select($, '[class*="byline" i]')) {
     const text = clean($(el).text());
     if (text && !toDate(text)) return text;
   }

@@ -1,4 +1,5 @@
 import { absoluteUrl, byAttr, byJsonLd, byMeta, type Doc, type Rule } from '../helpers.ts';
+import { select } from '../select.ts';
 
 const logoUrl = (v: unknown): unknown => (v && typeof v === 'object' ? (v as { url?: unknown; contentUrl?: unknown }).url ?? (v as { contentUrl?: unknown }).contentUrl : v);
 
@@ -33,7 +34,7 @@ function formatWeight(href: string): number {
  */
 export function rankIcons({ $, url }: Doc): string[] {
   const icons: { href: string; square: boolean; score: number; order: number }[] = [];
-  $('link[rel*="icon" i][href]').each((order, el) => {
+  select($, 'link[rel*="icon" i][href]').forEach((el, order) => {
     const href = absoluteUrl(el.attribs.href, url);
     if (!href || href === url) return;
     const { width, square } = iconWidth(el.attribs.sizes, href);

@@ -1,4 +1,5 @@
 import { absoluteUrl, byAttr, byAttrs, byJsonLd, byMeta, type Doc, type Rule } from '../helpers.ts';
+import { select } from '../select.ts';
 import { mediaType, type Media } from '../../../engine/index.ts';
 
 export { mediaType, type Media };
@@ -39,7 +40,7 @@ const poster = byAttr('video[poster]', 'poster');
 /** The images a reader sees: not hidden from assistive technology, not inside `<noscript>` (a tracking pixel). */
 function visibleImages({ $ }: Doc): string[] {
   const out: string[] = [];
-  for (const el of $('img[src]:not([aria-hidden="true"])').toArray()) {
+  for (const el of select($, 'img[src]:not([aria-hidden="true"])')) {
     if ($(el).closest('noscript').length) continue;
     const src = $(el).attr('src')?.trim();
     if (src) out.push(src);
@@ -70,13 +71,13 @@ function declaredMeta(names: string[], typeName: string): Rule {
 
 /** The `src` of every element matching, with its `type` attribute. */
 function declaredElements(selector: string): Rule {
-  return ({ $ }) => $(selector).toArray().slice(0, 8).map((el) => ({ src: $(el).attr('src'), mime: $(el).attr('type') }) satisfies Declared);
+  return ({ $ }) => select($, selector).slice(0, 8).map((el) => ({ src: el.attribs.src, mime: el.attribs.type }) satisfies Declared);
 }
 
 /** The first link to a file of one of these types. */
 function linkTo(types: ReadonlySet<string>): Rule {
   return ({ $, url }) => {
-    for (const el of $('a[href]').toArray()) {
+    for (const el of select($, 'a[href]')) {
       const href = absoluteUrl(el.attribs.href, url);
       const type = href && mediaType(href);
       if (type && types.has(type)) return href;

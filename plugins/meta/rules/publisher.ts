@@ -1,4 +1,5 @@
 import { byJsonLd, byMeta, byAttr, byText, clean, type Rule, type Doc } from '../helpers.ts';
+import { select } from '../select.ts';
 
 const orgName = (v: unknown): unknown => (v && typeof v === 'object' ? (v as { name?: unknown }).name : v);
 
@@ -12,7 +13,7 @@ export const publisher: Rule[] = [
 ];
 
 function titleSuffix({ $ }: Doc): string | undefined {
-  const title = clean($('title').first().text());
+  const title = clean($(select($, 'title')[0]).text());
   if (!title) return undefined;
   const parts = title.split(/\s[|\-–—·:]\s/);
   return parts.length > 1 ? clean(parts[parts.length - 1]) : undefined;

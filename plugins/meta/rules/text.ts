@@ -1,4 +1,5 @@
 import { byAttr, byJsonLd, byMeta, byText, clean, type Rule, type Doc } from '../helpers.ts';
+import { select } from '../select.ts';
 import { typographic } from '../typography.ts';
 
 /** Ordered rules for the title (docs/metadata.md): social cards, the document's title, structured data, headings. */
@@ -15,7 +16,7 @@ export const description: Rule[] = [
 ];
 
 function firstParagraph({ $ }: Doc): string | undefined {
-  for (const el of $('article p, main p, p').toArray()) {
+  for (const el of select($, 'article p, main p, p')) {
     const text = clean($(el).text());
     if (text && text.length > 80) return text;
   }
