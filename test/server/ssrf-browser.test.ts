@@ -85,13 +85,19 @@ test('user code that navigates to a redirector does not get the private page', a
   assert.equal(forbidden.seen, []);
 });
 
-test('WebRTC in the page sends nothing past the guard: no UDP to a private STUN or TURN server, no candidate gathered', async () => {
-  // UDP never goes through the guard's HTTP proxy: Chromium runs with WebRTC limited to proxied connections.
+/** A UDP socket on a private address (127.0.0.2) that records every packet it receives. */
+async function udpListener(): Promise<{ port: number; packets: string[]; close(): void }> {
   const udp = dgram.createSocket('udp4');
   const packets: string[] = [];
   udp.on('message', (_, from) => packets.push(`${from.address}:${from.port}`));
   await new Promise<void>((resolve) => udp.bind(0, '127.0.0.2', resolve));
-  const server = `127.0.0.2:${udp.address().port}`;
+  return { port: udp.address().port, packets, close: () => udp.close() };
+}
+
+test('WebRTC in the page sends nothing past the guard: no UDP to a private STUN or TURN server, no candidate gathered', async () => {
+  // UDP never goes through the guard's HTTP proxy: Chromium runs with WebRTC limited to proxied connections.
+  const udp = await udpListener();
+  const server = `127.0.0.2:${udp.port}`;
   try {
     const fn = `async ({ page }) => page.evaluate(async () => {
       const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:${server}' }, { urls: 'turn:${server}?transport=udp', username: 'u', credential: 'p' }] });
@@ -107,29 +113,26 @@ test('WebRTC in the page sends nothing past the guard: no UDP to a private STUN 
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     const value = res.body.data.function.value as { candidates: string[]; state: string };
     assert.equal(value.candidates, [], JSON.stringify(value));
-    assert.equal(packets, []);
+    assert.equal(udp.packets, []);
   } finally {
     udp.close();
   }
 });
 
 test('WebTransport in the page (HTTP/3 over UDP, which no HTTP proxy carries) sends nothing to a private address', async () => {
-  const udp = dgram.createSocket('udp4');
-  const packets: string[] = [];
-  udp.on('message', (_, from) => packets.push(`${from.address}:${from.port}`));
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.2', resolve));
+  const udp = await udpListener();
   try {
     const fn = `async ({ page }) => page.evaluate(async () => {
       if (typeof WebTransport !== 'function') return 'no WebTransport';
       try {
-        const wt = new WebTransport('https://127.0.0.2:${udp.address().port}/');
+        const wt = new WebTransport('https://127.0.0.2:${udp.port}/');
         return await Promise.race([wt.ready.then(() => 'ready', (e) => 'refused: ' + e), new Promise((resolve) => setTimeout(() => resolve('pending'), 3000))]);
       } catch (e) { return 'thrown: ' + e; }
     })`;
     const res = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`);
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     assert.is.not(res.body.data.function.value, 'ready');
-    assert.equal(packets, []);
+    assert.equal(udp.packets, []);
   } finally {
     udp.close();
   }
