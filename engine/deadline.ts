@@ -10,7 +10,7 @@ export interface Deadline {
  * aborts (with the parent's reason), released by `dispose()` as soon as the work it bounds is over.
  *
  * Why not `AbortSignal.timeout` and `AbortSignal.any`: Node keeps such a signal, and everything its listeners
- * reach, in memory until it fires once a listener is added, and HTTP clients (got) leave their abort listener on
+ * reach, in memory until it fires once a listener is added, and HTTP clients (got did) leave their abort listener on
  * it. Every request's sockets, bodies and crawling context then stayed for the whole timeout after the answer
  * (500 requests' worth in a heap snapshot of the soak). A disposed deadline holds nothing.
  */

@@ -46,7 +46,8 @@ function once(url: URL, opts: LightOptions): Promise<{ statusCode: number; heade
 
 /**
  * A plain GET for sub-resources (media probes): node's own client on keep-alive agents, the same guard on every
- * hop and socket, no browser fingerprint. Targets themselves go through got-scraping and Crawlee instead.
+ * hop and socket, no browser fingerprint. Targets themselves go through http.ts (a browser's headers, TLS and
+ * proxies, from got-scraping) and Crawlee instead.
  */
 export async function lightGet(target: string, opts: LightOptions): Promise<FetchResult> {
   let url = new URL(target);

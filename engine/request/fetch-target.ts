@@ -9,7 +9,7 @@ import type { Services } from './extraction.ts';
 const LOOPBACK_GUARD = createGuard(['127.0.0.0/8', '::1']);
 
 /**
- * Fetches the plan's target over HTTP (got-scraping, through the lease's proxy and session): the SSRF guard on
+ * Fetches the plan's target over HTTP (got-scraping's agents, through the lease's proxy and session): the SSRF guard on
  * every hop, the body limit, the request's headers. With the `html_url` test hook, the HTML comes from that
  * loopback copy and is described as the target's.
  */

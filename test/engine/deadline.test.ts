@@ -51,9 +51,9 @@ test('dispose clears the timer and the link to the parents: the signal never abo
 });
 
 test('a fetch bounded by a long deadline leaves nothing reachable once it is disposed', async () => {
-  // The HTTP client leaves its abort listener on the signal. With AbortSignal.timeout(60 s) Node keeps such a
-  // signal, and the client's request, socket and response it reaches, for the full minute after the answer: the
-  // soak's heap held 500 requests that way. A disposed deadline's signal is collected.
+  // With AbortSignal.timeout(60 s) Node keeps the signal for the full minute, and whatever listens on it: got left its
+  // abort listener there, so the soak's heap held 500 requests (request, socket, response). A disposed deadline's
+  // signal is collected, whichever HTTP client took it.
   const fx = await serveFixtures({ '/big': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(`<html><body>${'x'.repeat(256 * 1024)}</body></html>`); } });
   try {
     const guard = createGuard(['127.0.0.1'], async () => [{ address: '127.0.0.1', family: 4 }]);
@@ -62,7 +62,6 @@ test('a fetch bounded by a long deadline leaves nothing reachable once it is dis
       const bound = deadline(60_000);
       const res = await fetchTarget(`${fx.url}/big?i=${i}`, { guard, signal: bound.signal, maxBytes: 1 << 20 });
       assert.is(res.statusCode, 200);
-      assert.ok(getEventListeners(bound.signal, 'abort').length > 0, 'the client listens on the signal');
       refs.push(new WeakRef(bound.signal));
       bound.dispose();
     };
