@@ -4,7 +4,7 @@ export { options, bool, num, text, oneOf, duration, list, device, z } from './sc
 export { RefractError, CODES, isRefractError, hasCode, timeoutError, type Code } from './errors.ts';
 export { toFailure, type Failure } from './failures.ts';
 export { createRegistry, loadPlugins, type Registry } from './registry.ts';
-export { buildPlan, type Plan, type Tier, type Step } from './plan.ts';
+export { buildPlan, retarget, type Plan, type Tier, type Step } from './plan.ts';
 export { viewportFields } from './options.ts';
 export { parseQuery, camelCase, type RawObject } from './params.ts';
 export { loadConfig, ENV_DOCS, type Config } from './config.ts';

@@ -134,12 +134,27 @@ export function canonicalTarget(url: URL): string {
   return url.href;
 }
 
+function missingUrl(): never {
+  fail('EINVALURL', 'The `url` parameter is required, e.g. ?url=https://example.com', 'url');
+}
+
+/**
+ * The plan of the same query for another target (`url`, as the query gives it). A plan takes nothing else from
+ * its target: its options, steps and every check of them come from the rest of the query, so a server keeps one
+ * plan per query-without-url and retargets it instead of validating the whole query again for each new target.
+ */
+export function retarget(plan: Plan, target: string): Plan {
+  if (target === '') missingUrl();
+  const url = canonicalTarget(checkTargetUrl(target));
+  return { ...plan, url, options: { ...plan.options, url } };
+}
+
 /**
  * Builds the plan of a request from its parsed query: validates every parameter, checks the plan tier, and
  * orders steps as the registry does. Pure and synchronous: a bad query never opens a socket.
  */
 export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limits: PlanLimits): Plan {
-  if (query.url === undefined || query.url === '') fail('EINVALURL', 'The `url` parameter is required, e.g. ?url=https://example.com', 'url');
+  if (query.url === undefined || query.url === '') missingUrl();
   const parsed = coreSchema.safeParse(query);
   if (!parsed.success) {
     const { param, message } = describeIssue('', parsed.error);

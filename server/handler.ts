@@ -1,7 +1,7 @@
 import fresh from 'fresh';
 import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { RefractError, parseQuery, type Engine, type Plan, type Tier, cacheStatusOf, formatDuration, filtered, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
+import { RefractError, parseQuery, camelCase, retarget, type Engine, type Plan, type Tier, cacheStatusOf, formatDuration, filtered, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
 import { success, failure } from './jsend.ts';
 import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
 import type { KeyRing, KeyOwner } from './keys.ts';
@@ -185,6 +185,24 @@ function createRenderings() {
 /** Most plans kept by request URL (a plan is pure: the same URL on the same endpoint always builds the same one). */
 const MAX_PLANS = 2000;
 
+/**
+ * A query split into its target (one plain `url`) and the rest, as a key: undefined when the target is missing,
+ * repeated or dotted (such a query is planned whole, and refused there).
+ */
+function splitTarget(search: URLSearchParams): { url: string; rest: string } | undefined {
+  let url: string | undefined;
+  let rest = '';
+  for (const [key, value] of search) {
+    if (camelCase(key.split('.', 1)[0]!) === 'url') {
+      if (url !== undefined || key !== 'url') return undefined;
+      url = value;
+    } else {
+      rest += `${key.length}:${key}=${value.length}:${value}&`;
+    }
+  }
+  return url === undefined ? undefined : { url, rest };
+}
+
 /** Names of unknown parameters as a header value: percent-encoded (any text is safe in it), at most 1 KB. */
 function unknownHeader(names: readonly string[]): string {
   let out = '';
@@ -202,11 +220,20 @@ export function createHandler(deps: HandlerDeps) {
   const { engine, quota } = deps;
   const renderings = createRenderings();
   const plans = new LRUCache<string, Plan>({ max: MAX_PLANS });
+  // Plans by query without the target: most clients send the same options for many targets.
+  const byOptions = new LRUCache<string, Plan>({ max: MAX_PLANS });
 
-  /** Builds the request's plan; one that depends on the URL alone is kept for the next request with that URL. */
+  /**
+   * Builds the request's plan; one that depends on the URL alone is kept for the next request with that URL, and
+   * retargeted for a request that differs from an earlier one in its target alone (see `retarget`).
+   */
   const build = (req: HandlerRequest, target: URL, custom: boolean): Plan => {
-    const plan = engine.plan(parseQuery(headerParams(req, target.searchParams)), deps.tier);
-    if (!custom) plans.set(req.url, Object.freeze(plan));
+    if (custom) return engine.plan(parseQuery(headerParams(req, target.searchParams)), deps.tier);
+    const split = splitTarget(target.searchParams);
+    const known = split && byOptions.get(split.rest);
+    const plan = Object.freeze(known ? retarget(known, split.url) : engine.plan(parseQuery(target.searchParams), deps.tier));
+    if (split && !known) byOptions.set(split.rest, plan);
+    plans.set(req.url, plan);
     return plan;
   };
 

@@ -20,6 +20,9 @@ test('tasks run inside Crawlee with a session, concurrently, and handled request
     // Crawlee marks a request handled just after its task settled: once it has, nothing is kept.
     await executor.drained();
     assert.is(await executor.storedRequests(), 0, 'handled requests do not accumulate');
+    // Nor the domains of the targets (Crawlee's same-domain delay, which the executor does not use, kept every one).
+    await Promise.all(Array.from({ length: 20 }, (_, i) => executor.run(`https://site-${i}.example.com/`, async () => i)));
+    assert.is((executor.crawler as unknown as { domainAccessedTime: Map<string, number> }).domainAccessedTime.size, 0);
   } finally {
     await executor.close();
   }

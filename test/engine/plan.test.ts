@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildPlan } from '../../engine/plan.ts';
+import { buildPlan, retarget } from '../../engine/plan.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { definePlugin } from '../../engine/plugin.ts';
 import { parseQuery } from '../../engine/params.ts';
@@ -102,6 +102,21 @@ test('parseDuration never throws, whatever text it is given (property)', () => {
     const n = parseDuration(text);
     return n === undefined || (Number.isFinite(n) && n >= 0);
   }), { numRuns: 5000 });
+});
+
+test('a plan retargeted to another url is the plan of that url, or fails as it would (property)', () => {
+  const OPTIONS = ['screenshot', 'screenshot.full_page', 'screenshot.type=gif', 'meta=false', 'prerender=false', 'pdf', 'palette', 'ttl=1h', 'ttl=abc',
+    'staleTtl=10m', 'staleTtl=2d', 'filter=title,image', 'embed=title', 'timeout=5s', 'timeout=2m', 'data.t.selector=h1', 'insights', 'function=() => 1',
+    'video', 'audio=false', 'adblock=false', 'force', 'headers.x-a=1', 'proxy=http://p:1', 'iframe', 'device=iPhone 12', 'waitUntil=load'];
+  const URLS = ['https://b.com/x?utm_source=1&y=2#f', 'http://c.org', ' https://d.com/ ', 'ftp://x.com', 'not a url', '', 'https://', 'http://[::1]/a', 'https://例え.jp/パス'];
+  const outcome = (build: () => unknown) => { try { return { plan: build() }; } catch (err) { const e = err as RefractError; return { code: e.code, message: e.message, data: e.data }; } };
+  fc.assert(fc.property(fc.subarray(OPTIONS), fc.constantFrom(...URLS), fc.constantFrom('free' as const, 'pro' as const), (options, url, tier) => {
+    const rest = options.map((o) => o.split('=').map(encodeURIComponent).join('=')).join('&');
+    const template = outcome(() => plan(`url=https://a.com/&${rest}`, tier));
+    fc.pre('plan' in template);
+    const direct = outcome(() => plan(`url=${encodeURIComponent(url)}&${rest}`, tier));
+    assert.equal(outcome(() => retarget(template.plan as never, url)), direct, `${url} ${rest}`);
+  }), { numRuns: 1000 });
 });
 
 test.run();

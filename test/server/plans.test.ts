@@ -288,6 +288,28 @@ test('ETag and If-None-Match answer 304 without a body', async () => {
   }
 });
 
+test('requests that differ in their target alone each answer for their own target, a bad one refused as such', async () => {
+  const app = await startRefract();
+  try {
+    const options = 'prerender=false&filter=title,url';
+    const first = await call(app.freeUrl, `${options}&url=${q(`${fx.url}/echo?n=1`)}`);
+    assert.is(first.body.data.title, 'echo');
+    // The same options for other targets: a plan kept for those options is taken for each, with its own target.
+    const second = await call(app.freeUrl, `${options}&url=${q(`${fx.url}/versioned?utm_source=x&n=2#top`)}`);
+    assert.is(second.body.data.url, `${fx.url}/versioned?n=2`, 'canonical, tracking parameters gone');
+    assert.match(second.body.data.title, /^version \d+$/);
+    for (const [bad, code] of [[q('ftp://example.com/'), 'EINVALURL'], ['', 'EINVALURL'], [q('no url at all'), 'EINVALURL']]) {
+      const res = await call(app.freeUrl, `${options}&url=${bad}`);
+      assert.is(res.status, 400, bad);
+      assert.is(res.body.code, code, bad);
+    }
+    // Two targets in one query are refused as before, however the options were kept.
+    assert.is((await call(app.freeUrl, `${options}&url=${q(`${fx.url}/echo`)}&url=${q(`${fx.url}/echo?2`)}`)).status, 400);
+  } finally {
+    await app.close();
+  }
+});
+
 test('a failure is remembered briefly: the same bad request does not reach the target again until it expires', async () => {
   const clock = manualClock();
   const app = await startRefract({ REFRACT_FAILURE_TTL: '30s' }, [], { clock });
