@@ -107,4 +107,21 @@ test('the forms of the issue: [::127.0.0.2] and [::ffff:0:7f00:2] are EFORBIDDEN
   for (const a of ['::ffff:93.184.216.34', '64:ff9b::5db8:d822', '2002:5db8:d822::1']) assert.ok(isPublicAddress(ipaddr.parse(a)), a);
 });
 
+test('property: a guard that remembers its verdicts answers each host as a new guard does, however often asked', () => {
+  const allow = ['10.1.0.0/16', '::ffff:192.168.7.0/120'];
+  const kept = createGuard(allow);
+  const publicV4 = fc.tuple(fc.integer({ min: 1, max: 223 }), fc.nat(255), fc.nat(255), fc.nat(255));
+  const host = fc.oneof(
+    fc.oneof(privateV4, publicV4).map((v) => v.join('.')),
+    fc.tuple(fc.oneof(privateV4, publicV4), fc.constantFrom(...Object.keys(FORMS))).map(([v, form]) => `[${FORMS[form]!(v)}]`),
+    fc.constantFrom('10.1.2.3', '10.2.0.1', '[::ffff:192.168.7.9]', 'example.com', 'intranet'),
+  );
+  const verdict = (guard: ReturnType<typeof createGuard>, h: string) => {
+    try { guard.checkUrl(new URL(`http://${h}/`)); return 'ok'; } catch (err) { return (err as RefractError).code; }
+  };
+  fc.assert(fc.property(fc.array(host, { minLength: 1, maxLength: 6 }), (hosts) => {
+    for (const h of [...hosts, ...hosts]) assert.is(verdict(kept, h), verdict(createGuard(allow), h), h);
+  }), { numRuns: 2000 });
+});
+
 test.run();
