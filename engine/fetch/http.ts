@@ -101,13 +101,16 @@ function tlsProfile(headers: Record<string, string>): TlsProfile {
 
 const FLUSH = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
 
-/** zlib's deflate or raw deflate, chosen by the first byte (servers send both as `deflate`). */
-function inflateEither(): Transform {
-  let inner: zlib.Inflate | zlib.InflateRaw | undefined;
+/**
+ * A decoder made when the first bytes arrive (`make` may look at them), so that an empty body, which servers send
+ * with any Content-Encoding (a 204, a HEAD-like answer), decodes to nothing instead of failing as truncated.
+ */
+function lazyDecoder(make: (first: Buffer) => Transform): Transform {
+  let inner: Transform | undefined;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       if (!inner) {
-        inner = (chunk[0]! & 0x0f) === 8 ? zlib.createInflate(FLUSH) : zlib.createInflateRaw(FLUSH);
+        inner = make(chunk);
         inner.on('data', (data: Buffer) => this.push(data));
         inner.on('error', (err) => this.destroy(err));
       }
@@ -121,13 +124,16 @@ function inflateEither(): Transform {
   });
 }
 
+const BROTLI_FLUSH = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
+
 /** A decoder for a Content-Encoding, or undefined to read the body as sent (identity or an unknown coding). */
 function decoderFor(encoding: string): Transform | undefined {
   switch (encoding.trim().toLowerCase()) {
-    case 'gzip': case 'x-gzip': return zlib.createGunzip(FLUSH);
-    case 'deflate': case 'x-deflate': return inflateEither();
-    case 'br': return zlib.createBrotliDecompress({ flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
-    case 'zstd': return zlib.createZstdDecompress();
+    case 'gzip': case 'x-gzip': return lazyDecoder(() => zlib.createGunzip(FLUSH));
+    // Servers send zlib-wrapped and raw deflate alike as `deflate`: the first byte tells which.
+    case 'deflate': case 'x-deflate': return lazyDecoder((first) => ((first[0]! & 0x0f) === 8 ? zlib.createInflate(FLUSH) : zlib.createInflateRaw(FLUSH)));
+    case 'br': return lazyDecoder(() => zlib.createBrotliDecompress(BROTLI_FLUSH));
+    case 'zstd': return lazyDecoder(() => zlib.createZstdDecompress());
     default: return undefined;
   }
 }
