@@ -13,17 +13,21 @@ const OPTIONS: Partial<HeaderGeneratorOptions> = {
 let generator: HeaderGenerator | undefined;
 const bySession = new WeakMap<object, Record<string, string>>();
 
-/** A browser's request headers; the same set for every request of `session` (a new one each time without). */
-export function browserHeaders(session?: object): Record<string, string> {
+/** A browser's request headers (frozen); the same set for every request of `session` (a new one each time without). */
+export function browserHeaders(session?: object): Readonly<Record<string, string>> {
   generator ??= new HeaderGenerator(OPTIONS);
-  if (!session) return generator.getHeaders();
+  if (!session) return Object.freeze(generator.getHeaders());
   let headers = bySession.get(session);
-  if (!headers) bySession.set(session, headers = generator.getHeaders());
+  if (!headers) bySession.set(session, headers = Object.freeze(generator.getHeaders()));
   return headers;
 }
 
 /** The browser's headers with the caller's own over them (names compared without case, the caller's spelling kept). */
-export function requestHeaders(session: object | undefined, own: Record<string, string>): Record<string, string> {
+export function requestHeaders(session: object | undefined, own: Record<string, string>): Readonly<Record<string, string>> {
+  // Most requests bring none of their own: the session's set is sent as it is.
+  let none = true;
+  for (const _ in own) { none = false; break; }
+  if (none) return browserHeaders(session);
   const merged = new Map<string, [string, string]>();
   for (const [name, value] of Object.entries(browserHeaders(session))) merged.set(name.toLowerCase(), [name, value]);
   for (const [name, value] of Object.entries(own)) merged.set(name.toLowerCase(), [name, value]);
