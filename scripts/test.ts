@@ -6,9 +6,11 @@
 //   node scripts/test.ts [pattern]      pattern: a regular expression on the file's path under test/
 //
 // The suite is CPU-bound on two cores (Chromium renders in nearly every file): files run one at a time, as a second
-// one only slows both and makes answers miss their deadlines. Two marks on a file's first line change that:
-//   `// refract-test: beside`   runs from the start beside the others (the container image build, mostly waiting on
-//                               downloads and disk), and must be done before any `alone` file starts
+// one only slows both and makes answers miss their deadlines. Marks on a file's first line change that:
+//   `// refract-test: beside`   runs from the start beside the others, and must be done before any `alone` file starts
+//   `// refract-test: image`    needs the container image: the runner builds it first (scripts/image-build.ts, mostly
+//                               waiting on downloads and disk, with a budget of its own: a cold build takes ~30 min),
+//                               beside the others, then runs the file beside them with its own deadline for its tests
 //   `// refract-test: alone`    runs last, with nothing beside it (it measures answers against their deadlines)
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -34,7 +36,7 @@ function testFiles(dir: string): string[] {
   return out.sort();
 }
 
-const mark = (file: string) => /^\/\/ refract-test: (alone|beside)/.exec(readFileSync(path.join(root, 'test', file), 'utf8'))?.[1];
+const mark = (file: string) => /^\/\/ refract-test: (alone|beside|image)/.exec(readFileSync(path.join(root, 'test', file), 'utf8'))?.[1];
 
 // Node's compile cache, shared by every process of the run (test files, servers and CLIs they start): each loads the
 // engine's few thousand modules, which costs ~0.8 s less per process once they are compiled.
@@ -45,11 +47,11 @@ const env: NodeJS.ProcessEnv = {
 delete env.FORCE_COLOR;
 
 /** Runs one file in its own uvu process; its output is printed whole when it ends, so parallel files do not interleave. */
-function runFile(file: string, slot: number): Promise<Result> {
+function runFile(file: string, slot: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<Result> {
   const started = performance.now();
   const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // Each slot has its own database on a shared Redis, so files that flush it do not meet.
-  const slotEnv = { ...env, REFRACT_TEST_REDIS_DB: String(15 - slot) };
+  const slotEnv = { ...env, ...extraEnv, REFRACT_TEST_REDIS_DB: String(15 - slot) };
   const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', '--import', testTimer, uvu, 'test', `^${escaped}$`, '-i', 'util', '-i', 'bench'], {
     cwd: root, env: slotEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
   });
@@ -85,10 +87,28 @@ function runFile(file: string, slot: number): Promise<Result> {
   });
 }
 
+/** Builds the container image once (its own budget, its own log), then runs the files that use it, one at a time. */
+async function withImage(imageFiles: string[], slot: number): Promise<void> {
+  if (!imageFiles.length) return;
+  const out = path.join(os.tmpdir(), `refract-image-build-${process.pid}.json`);
+  const started = performance.now();
+  const build = spawn(process.execPath, ['scripts/image-build.ts', '--out', out], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  build.stdout.on('data', (c: Buffer) => { log += c; });
+  build.stderr.on('data', (c: Buffer) => { log += c; });
+  await new Promise((resolve) => build.on('close', resolve));
+  process.stdout.write(`${log.trim()}\n  (image build: ${((performance.now() - started) / 1000).toFixed(0)} s)\n\n`);
+  for (const file of imageFiles) results.push(await runFile(file, slot, { REFRACT_IMAGE_BUILD_RESULT: out }));
+}
+
 const files = testFiles('');
 const results: Result[] = [];
 const started = performance.now();
-const beside = Promise.all(files.filter((f) => mark(f) === 'beside').map((f, i) => runFile(f, i + 1).then((r) => { results.push(r); })));
+const besideFiles = files.filter((f) => mark(f) === 'beside');
+const beside = Promise.all([
+  ...besideFiles.map((f, i) => runFile(f, i + 1).then((r) => { results.push(r); })),
+  withImage(files.filter((f) => mark(f) === 'image'), besideFiles.length + 1),
+]);
 for (const file of files.filter((f) => !mark(f))) results.push(await runFile(file, 0));
 await beside;
 for (const file of files.filter((f) => mark(f) === 'alone')) results.push(await runFile(file, 0));
