@@ -81,7 +81,8 @@ function cacheHeaders(entry: CacheEntry, status: string, now: number): Record<st
     'x-cache-status': status,
     'x-cache-expired-at': formatDuration(left),
     'x-cache-ttl': String(entry.expiresAt - entry.createdAt),
-    'cache-control': `public, max-age=${Math.floor(left / 1000)}`,
+    // An answer that lacks an output it was asked for is not kept here, and should not be kept downstream either.
+    'cache-control': entry.warnings.length ? 'no-store' : `public, max-age=${Math.floor(left / 1000)}`,
     'x-fetch-mode': entry.fetchMode,
     'x-fetch-time': `${entry.fetchTimeMs}ms`,
     ...(entry.prerenderReason ? { 'x-prerender-reason': entry.prerenderReason.replace(/[^\x20-\x7e]/g, '?') } : {}),

@@ -51,6 +51,11 @@ export function cacheStatusOf(err: unknown): CacheStatus {
   return ((err as { cacheStatus?: CacheStatus } | null)?.cacheStatus) ?? 'MISS';
 }
 
+/** Whether an answer lacks something it was asked for: a step's warning (it failed, or ran out of time). */
+export function degraded(entry: Pick<CacheEntry, 'warnings'>): boolean {
+  return entry.warnings.length > 0;
+}
+
 /** Runs the plan and stores the outcome; a failure worth remembering is stored briefly and returned as such. */
 async function compute(deps: LifecycleDeps, plan: Plan, key: string): Promise<CacheEntry> {
   const { cache, clock } = deps;
@@ -58,6 +63,9 @@ async function compute(deps: LifecycleDeps, plan: Plan, key: string): Promise<Ca
     // The run's phases are this request's (Server-Timing): they are answered, never stored.
     const { phases, ...result } = await deps.run(plan);
     const now = clock.now();
+    // An answer missing an output that was asked for (a step failed or ran out of time: its warning says so) is
+    // answered once and never kept: a repeat tries again instead of handing back the gap as a fresh answer.
+    if (degraded(result)) return { ...result, ...(phases ? { phases } : {}), createdAt: now, expiresAt: now };
     const fresh: CacheEntry = { ...result, createdAt: now, expiresAt: now + (plan.options.ttl ?? deps.cacheTtlMs) };
     const storing = performance.now();
     await cache.set(key, fresh);
@@ -142,7 +150,8 @@ export function createLifecycle(deps: LifecycleDeps) {
           if (!force) await opts.admit?.();
           return compute(deps, plan, key);
         }, plan.options.timeout + 5000);
-        return { entry, cache: mine || force ? status : 'HIT', lookupMs };
+        // A degraded answer shared with this caller was not stored: it is as new to this caller as to the one that ran it.
+        return { entry, cache: mine || force || degraded(entry) ? status : 'HIT', lookupMs };
       } catch (err) {
         // The request that computed was refused its own quota: that says nothing of this caller's, who tries itself.
         if (!mine && !force && tries < FOLLOWER_RETRIES && isRefractError(err) && err.code === 'ERATE') continue;
