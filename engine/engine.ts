@@ -17,7 +17,7 @@ import { createGuardProxy } from './browser/guard-proxy.ts';
 import { createAdblock } from './browser/adblock.ts';
 import { useSandbox } from './browser/sandbox.ts';
 import { parseEndpoints, endpointAddresses, redact } from './browser/remote.ts';
-import { assetsPresent, type AssetStore } from './assets/index.ts';
+import { assetsPresent, watchStore, type AssetStore, type WatchedStore } from './assets/index.ts';
 import { createLocalStore } from './assets/local.ts';
 import { HostMemory } from './fetch/prerender.ts';
 import { createProbeMemory } from './fetch/probe.ts';
@@ -46,8 +46,8 @@ export interface Engine {
   readonly logger: Logger;
   /** The SSRF guard every outbound fetch goes through. */
   readonly guard: Guard;
-  /** Where generated files are kept and served from. */
-  readonly assets: AssetStore;
+  /** Where generated files are kept and served from; `writable()` says whether the last write or probe succeeded. */
+  readonly assets: WatchedStore;
   /** The browser side (pages, pool). */
   readonly browsers: Browsers;
   /** What processes share: Redis when REDIS_URL is set (cache store, counters, locks), else this process's memory. */
@@ -105,7 +105,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const endpoints = (() => { try { return parseEndpoints(config.browserEndpoints); } catch (err) { void shared.close(); throw err; } })();
   const events = new EventEmitter();
   // Before the crawler and the browsers: a malformed bucket URL fails the start with nothing left running.
-  const assets = await createAssets(config, logger, events).catch(async (err) => { await shared.close(); throw err; });
+  const assets = watchStore(await createAssets(config, logger, events).catch(async (err) => { await shared.close(); throw err; }), logger);
   const executor = await createExecutor({
     concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
   });

@@ -34,6 +34,7 @@ export const CODES = {
   EPLUGINDUP: 500,
   EPLUGIN: 500,
   EBUSY: 503,
+  ESTORAGE: 503,
   ETOOLARGE: 431,
 } as const;
 

@@ -33,8 +33,10 @@ export function readiness(state: AppState) {
   const checks = {
     started: state.handlers.length > 0, draining: state.draining, browser: engine?.browsers.ready() ?? false,
     redis: engine ? engine.shared.healthy() : false, executor: engine?.alive() ?? false,
+    // A store that cannot write would answer every screenshot with ESTORAGE.
+    assets: engine?.assets.writable() ?? false,
   };
-  return { ready: checks.started && !state.draining && checks.browser && checks.redis && checks.executor, checks };
+  return { ready: checks.started && !state.draining && checks.browser && checks.redis && checks.executor && checks.assets, checks };
 }
 
 /** Answers that do not reach the engine's handlers: health, metrics, error docs and generated files. */

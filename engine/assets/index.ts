@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import parseRange from 'range-parser';
 import type { Media } from '../media.ts';
+import { RefractError } from '../errors.ts';
 
 // Generated files (screenshots, PDFs, videos) are content-addressed: `<sha256>.<ext>`, or with the caller's
 // `filename`, `<sha256>/<filename>.<ext>` (the same bytes, named). Stores keep `<sha256>.<ext>` only.
@@ -66,8 +67,54 @@ export interface AssetStore {
   has(stored: string): Promise<boolean>;
   /** The file name of an asset URL of this store, if it is one. */
   nameOf(url: string): string | undefined;
+  /** Writes and removes a small object: throws when the store cannot store (credentials, permissions, space). */
+  probe(): Promise<void>;
   /** Stops background work (retention) and releases connections. */
   close(): Promise<void>;
+}
+
+/** A store whose writes are watched: `writable()` is what the last write or probe found (readiness reads it). */
+export interface WatchedStore extends AssetStore { writable(): boolean }
+
+/**
+ * Watches a store: a write that fails is ESTORAGE (the request fails with it, never a null output in a 200) and
+ * marks the store unwritable; a write or a probe that succeeds marks it writable again. Probed at once, then every
+ * `intervalMs` (a store that failed is found again without waiting for a request).
+ */
+export function watchStore(store: AssetStore, logger: { error(msg: string, extra?: unknown): void; info(msg: string): void }, intervalMs = 30_000): WatchedStore {
+  // Not known to be writable until the first probe (or write) says so: readiness waits for it.
+  let writable = false;
+  let known = false;
+  const mark = (ok: boolean, err?: unknown) => {
+    if (ok && !writable && known) logger.info('assets: the store is writable again');
+    if (!ok && (writable || !known)) logger.error('assets: the store cannot write', { error: (err as Error)?.message ?? String(err) });
+    writable = ok;
+    known = true;
+  };
+  const probe = () => store.probe().then(() => mark(true), (err: unknown) => { mark(false, err); throw err; });
+  const first = probe().catch(() => undefined);
+  const timer = setInterval(() => { void probe().catch(() => undefined); }, intervalMs);
+  timer.unref();
+  return {
+    ...store,
+    async put(bytes, contentType, filename) {
+      try {
+        const media = await store.put(bytes, contentType, filename);
+        mark(true);
+        return media;
+      } catch (err) {
+        mark(false, err);
+        throw new RefractError('ESTORAGE', `The generated file could not be stored: ${(err as Error)?.message ?? String(err)}`.slice(0, 300), { cause: err });
+      }
+    },
+    probe,
+    writable: () => writable,
+    async close() {
+      clearInterval(timer);
+      await first;
+      await store.close();
+    },
+  };
 }
 
 /** Reads a whole asset by its file name (`<sha256>.<ext>` or `<sha256>/<filename>.<ext>`), or undefined. */

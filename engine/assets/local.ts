@@ -59,6 +59,13 @@ export function createLocalStore(opts: LocalStoreOptions): AssetStore {
     size: (stored) => stat(file(stored)).then((s) => s.isFile() ? s.size : undefined, () => undefined),
     has: async (stored) => (await store.size(stored)) !== undefined,
     nameOf: (url) => nameUnder(base, url),
+    async probe() {
+      ready ??= mkdir(dir, { recursive: true });
+      await ready;
+      const check = path.join(dir, `.refract-write-check-${process.pid}`);
+      await writeFile(check, 'ok');
+      await unlink(check);
+    },
     close: async () => retention.close(),
   };
   return store;

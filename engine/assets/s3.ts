@@ -69,6 +69,10 @@ export function createS3Store(opts: S3StoreOptions): AssetStore {
     // Asked each time a cached answer links the object (one HEAD): a lifecycle rule may have removed it since.
     has: async (stored) => (await store.size(stored)) !== undefined,
     nameOf: (url) => nameUnder(base, url),
+    // One small object, written again each time (a bucket may grant writes without deletes).
+    async probe() {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}.refract-write-check`, Body: 'ok', ContentType: 'text/plain' }));
+    },
     close: async () => client.destroy(),
   };
   return store;

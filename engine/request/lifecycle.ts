@@ -24,7 +24,7 @@ export interface ExtractOptions { admit?: () => Promise<void>; scope?: string }
 const FOLLOWER_RETRIES = 2;
 
 /** Errors of the extraction that are worth remembering for a while (not capacity or unexpected failures). */
-const NOT_REMEMBERED = new Set<Code>(['EFATAL', 'EBUSY', 'ERATE']);
+const NOT_REMEMBERED = new Set<Code>(['EFATAL', 'EBUSY', 'ERATE', 'ESTORAGE']);
 
 /** What the lifecycle works with: the cache, the one-shot runner, the clock, lifetimes, and where to report. */
 export interface LifecycleDeps {

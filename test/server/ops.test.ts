@@ -48,7 +48,7 @@ test('/healthz and /readyz answer on both endpoints, outside the quota', async (
       assert.is(ready.status, 200);
       const body = await ready.json() as { data: { ready: boolean; checks: Record<string, boolean> } };
       assert.is(body.data.ready, true);
-      assert.equal(body.data.checks, { started: true, draining: false, browser: true, redis: true, executor: true });
+      assert.equal(body.data.checks, { started: true, draining: false, browser: true, redis: true, executor: true, assets: true });
     }
     // The quota of one was not spent by the health checks.
     const first = await call(app.url, `url=${page('quota')}`);

@@ -1,6 +1,7 @@
 // Assets in S3-compatible object storage (a real S3 API server on loopback, s3rver): two Refract processes share
 // the bucket, so a link made by one is served by the other (with ranges), and an answer whose object was removed is
-// made again instead of linking a dead file.
+// made again instead of linking a dead file; a process whose credentials the bucket refuses is not ready and answers
+// ESTORAGE. (s3rver checks the access key id of a signature, not the secret.)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync } from 'node:fs';
@@ -19,6 +20,7 @@ let s3: S3rver;
 let client: S3Client;
 let endpoint = '';
 const apps: Child[] = [];
+let env: Record<string, string> = {};
 
 test.before(async () => {
   fx = await serveFixtures();
@@ -27,7 +29,7 @@ test.before(async () => {
   endpoint = `http://127.0.0.1:${port}`;
   client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
   await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
-  const env = {
+  env = {
     PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'info',
     REFRACT_ASSETS_S3: `s3://${BUCKET}/shots`, AWS_ENDPOINT_URL_S3: endpoint, AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER',
@@ -54,7 +56,7 @@ test('one process makes a screenshot into the bucket, the other serves its link 
   const link = new URL(body.data.screenshot.url as string);
   assert.match(link.pathname, /^\/assets\/[a-f0-9]{64}\.png$/);
   const listed = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'shots/' }));
-  assert.equal(listed.Contents?.map((o) => o.Key), [`shots${link.pathname.slice('/assets'.length)}`]);
+  assert.equal(listed.Contents?.map((o) => o.Key).filter((k) => !k?.includes('/.refract-')), [`shots${link.pathname.slice('/assets'.length)}`]);
   const other = await fetch(`${b.url}${link.pathname}`);
   assert.is(other.status, 200);
   assert.is(other.headers.get('content-type'), 'image/png');
@@ -81,6 +83,31 @@ test('a cached answer whose object is gone from the bucket is made again (MISS),
   assert.is(again.headers.get('x-cache-status'), 'MISS');
   const served = await fetch(`${b.url}${new URL(again.body.data.screenshot.url as string).pathname}`);
   assert.is(served.status, 200);
+});
+
+test('wrong credentials: the process is not ready, and a screenshot is 503 ESTORAGE (not a null in a 200), never cached', async () => {
+  const wrong = await startChild(ROOT, { ...env, AWS_ACCESS_KEY_ID: 'NOT-A-KEY', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')) }, { keepLog: true });
+  try {
+    const shot = await call(wrong.url, page());
+    assert.is(shot.status, 503, JSON.stringify(shot.body).slice(0, 300));
+    assert.is(shot.body.code, 'ESTORAGE');
+    assert.match(shot.body.message, /could not be stored/);
+    assert.is(shot.headers.get('x-cache-status'), 'MISS');
+    const again = await call(wrong.url, page());
+    assert.is(again.body.code, 'ESTORAGE');
+    assert.is(again.headers.get('x-cache-status'), 'MISS', 'a storage failure is not remembered');
+    const ready = await fetch(`${wrong.url}/readyz`);
+    assert.is(ready.status, 503);
+    const { checks } = (await ready.json() as { data: { checks: Record<string, boolean> } }).data;
+    assert.is(checks.assets, false);
+    assert.is(checks.browser, true);
+    assert.match(wrong.log(), /the store cannot write/);
+    // Metadata alone writes nothing: it is still answered.
+    const meta = await call(wrong.url, `url=${q(`${fx.url}/sites/article/index.html`)}`);
+    assert.is(meta.status, 200);
+  } finally {
+    await wrong.stop();
+  }
 });
 
 test.run();
