@@ -184,12 +184,18 @@ export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limi
     const need = needOf(registry.get(s.name)!, s.opts);
     return NEED_RANK[need] > NEED_RANK[max] ? need : max;
   }, 'http');
-  const unknownParams = Object.keys(query).filter((k) => !CORE_PARAMS.has(k) && !registry.get(k) && !registry.ownerOf(k));
+  let unknownParams = Object.keys(query).filter((k) => !CORE_PARAMS.has(k) && !registry.get(k) && !registry.ownerOf(k));
+  // A step that takes the query's other parameters (user code) gets them; they are then known.
+  const taker = finalSteps.find((s) => registry.get(s.name)!.takesQuery);
+  if (taker && unknownParams.length) {
+    taker.opts = { ...taker.opts, query: Object.fromEntries(unknownParams.map((k) => [k, query[k]])) };
+    unknownParams = [];
+  }
   // Nested typos too (`screenshot.fulPage`): named, never silently dropped.
   for (const [key, value] of Object.entries(query)) {
     const plugin = registry.get(key);
     const schema = plugin ? plugin.params : CORE_PARAMS.has(key) ? coreSchema.shape[key as keyof typeof coreSchema.shape] : registry.ownerOf(key)?.topLevel?.[key];
-    if (schema) unknownParams.push(...unknownKeys(schema, value, key));
+    if (schema) unknownParams.push(...unknownKeys(schema, value, key).filter((k) => !(taker && k.startsWith(`${taker.name}.query`))));
   }
   return { url, needs, steps: finalSteps, options: { ...options, url, timeout }, tier, unknownParams };
 }

@@ -106,6 +106,12 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
    * loaded, as it is for the steps that capture the loaded document.
    */
   navigates?: boolean;
+  /**
+   * True for a step that takes the query's other parameters (those no plugin or core option reads), as Microlink's
+   * `function` does: they reach its options as `query` (raw strings, dotted names as objects), go into the cache
+   * key, and are not reported as unknown.
+   */
+  takesQuery?: boolean;
   /** True when the step, with these options, closes the page (a video recording): no browser step may follow it. */
   closesPage?: (options: z.output<S>) => boolean;
   /** Settings of the service this plugin reads, as `ctx.settings` (see PluginSettings). */

@@ -17,15 +17,20 @@ export default definePlugin({
   standalone: true,
   // User code may navigate the page (page.goto): it is not kept on the loaded document.
   navigates: true,
+  // `&function=({ page, n }) => n&n=2`: the query's other parameters reach the function, as on Microlink.
+  takesQuery: true,
   params,
   shorthand: (value) => ({ code: value }),
-  async run(ctx, { code }) {
+  async run(ctx, opts) {
+    const { code } = opts;
+    // The plan adds the query's other parameters as `query` (takesQuery): never from the function's own options.
+    const query = (opts as { query?: Record<string, unknown> }).query ?? {};
     if (!ctx.page) throw new Error('function needs a browser page');
     const source = await decodeSource(code);
     // The request's other parameters reach the function as Microlink passes them (its options, minus the code).
     const { url, timeout: _timeout, ...rest } = ctx.options as Record<string, unknown>;
     // The sandbox ends a little before this step would be cut off, so a limit is reported as the function's own.
     const budget = Math.floor(Math.max(500, Math.min(MAX_RUN_MS, ctx.timeLeft() - 300)));
-    return runInSandbox(source, ctx.page, JSON.parse(JSON.stringify({ url, ...rest })), { memoryMb: MEMORY_MB, timeoutMs: budget });
+    return runInSandbox(source, ctx.page, JSON.parse(JSON.stringify({ url, ...rest, ...query })), { memoryMb: MEMORY_MB, timeoutMs: budget });
   },
 });

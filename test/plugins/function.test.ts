@@ -66,6 +66,19 @@ test('function drives the page (click, fill, waitForSelector, screenshot bytes) 
   assert.equal(out.value, { count: '2', name: 'Ada', png: [0x89, 0x50, 0x4e, 0x47], bytes: true, colorScheme: 'dark', html: true, at: page() });
 });
 
+test('the query\'s other parameters reach the function as given (not reported unknown), and each value is its own answer', async () => {
+  const two = await run('({ page, n, greeting, deep }) => ({ n, greeting, deep })', '&n=2&greeting=hello&deep.a=1');
+  assert.is(two.status, 200, JSON.stringify(two.body));
+  assert.equal(two.body.data.function.value, { n: '2', greeting: 'hello', deep: { a: '1' } });
+  assert.is(two.headers.get('x-refract-unknown-params'), null);
+  const three = await run('({ page, n, greeting, deep }) => ({ n, greeting, deep })', '&n=3&greeting=hello&deep.a=1');
+  assert.is(three.headers.get('x-cache-status'), 'MISS', 'another value is another answer');
+  assert.equal(three.body.data.function.value, { n: '3', greeting: 'hello', deep: { a: '1' } });
+  // Without a function, the same names are unknown and named.
+  const none = await call(app.freeUrl, `url=${q(page())}&n=2`);
+  assert.is(none.headers.get('x-refract-unknown-params'), 'n');
+});
+
 test('compressed forms as sent by Microlink clients: br#, gz#, lz#', async () => {
   const source = '({ page }) => page.title()';
   const b64 = (buf: Buffer) => buf.toString('base64');
