@@ -201,14 +201,19 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
     throw fromNavigation(refused ?? err, budgetMs);
   } finally {
     tracker?.stop();
-    page.off('requestfailed', onFailed);
     page.off('response', onResponse);
   }
-  // Once the page has loaded and settled (consent managers show their banners late), a banner is answered.
-  await afterLoad?.();
-  page.off('request', onRequest);
-  // A page that navigated itself (a script redirect, a refresh) is read once that navigation has loaded.
-  if (selfNavigations > 0) await page.waitForLoadState('load', { timeout: Math.min(SELF_NAVIGATION_MS, budgetMs) }).catch(() => undefined);
+  try {
+    // Once the page has loaded and settled (consent managers show their banners late), a banner is answered.
+    await afterLoad?.();
+    page.off('request', onRequest);
+    // A page that navigated itself (a script redirect, a refresh) is read once that navigation has loaded.
+    if (selfNavigations > 0) await page.waitForLoadState('load', { timeout: Math.min(SELF_NAVIGATION_MS, budgetMs) }).catch(() => undefined);
+    // Its own navigation failed (refused by the guard, or unreachable): the browser's error page is no answer.
+    if (onErrorPage(page)) throw selfNavigationFailure(page, failedHop, guarded);
+  } finally {
+    page.off('requestfailed', onFailed);
+  }
   for (const extra of setup.waitUntil?.filter((w) => w !== 'auto').slice(1) ?? []) {
     const state = lifecycle([extra]);
     await page.waitForLoadState(state === 'commit' ? 'domcontentloaded' : state, { timeout: budgetMs }).catch(() => undefined);
@@ -234,6 +239,22 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   }
   if (setup.waitForTimeout) await page.waitForTimeout(setup.waitForTimeout);
   return response;
+}
+
+/** Whether the page shows the browser's own error page (a navigation that failed), not a document of the web. */
+export function onErrorPage(page: Page): boolean {
+  return page.url().startsWith('chrome-error://');
+}
+
+/**
+ * Why the page's own navigation (a refresh, a script, a form) ended on the browser's error page: the guard's refusal
+ * (EFORBIDDENURL, EINVALURL) when it refused the document or a hop of it, else the network's failure.
+ */
+export function selfNavigationFailure(page: Page, failedHop?: string, guarded?: GuardedBy): RefractError {
+  const refused = takeRefusal(page) ?? (failedHop ? guarded?.refusalOf(undefined, failedHop) : undefined);
+  if (refused) return refused;
+  const where = failedHop ? ` to ${failedHop}` : '';
+  return new RefractError('EFATALCLIENT', `The page navigated itself${where}, and that page could not be loaded`);
 }
 
 /**

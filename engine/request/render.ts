@@ -10,7 +10,7 @@ import { lightGet } from '../fetch/light.ts';
 import { refuseChallenge } from '../fetch/antibot.ts';
 import { answer, untilAborted } from './steps.ts';
 import type { Extraction, Services, Warning } from './extraction.ts';
-import { contextOptions, guardContext, navigate, resetPage, type PageSetup } from '../browser/page.ts';
+import { contextOptions, guardContext, navigate, onErrorPage, resetPage, selfNavigationFailure, type PageSetup } from '../browser/page.ts';
 import { readContent, still, untilBuilt } from '../browser/settle.ts';
 import type { Preparation } from '../browser/browsers.ts';
 import type { Trace } from '../timing.ts';
@@ -173,6 +173,9 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       }
       // A page that builds itself (why `prerender=auto` chose the browser) is read once it has built its content.
       if (buildsItself) await trace.time('build', () => untilBuilt(page, Math.min(BUILD_CAP_MS, budgetMs)));
+      // A navigation of the page's own that failed after the checks above (a late refresh) leaves the browser's
+      // error page: never an answer (no `chrome-error://` URL, no title made of a refused host).
+      if (onErrorPage(page)) throw selfNavigationFailure(page, undefined, services.browsers);
       const result = await trace.time('content', () => browserResult(page, response, needsDocument, Math.min(budgetMs, NAVIGATION_SETTLE_MS)));
       // The steps work on this document: navigations the page starts from now on are refused (user code that
       // navigates is the exception, and is bounded by its own deadline).

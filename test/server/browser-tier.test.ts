@@ -48,6 +48,10 @@ test.before(async () => {
       res.end(`<html><head><title>Private</title></head><body><img src="http://${forbidden.url}/pixel.png"><script>fetch('http://${forbidden.url}/fetch').catch(() => {})</script></body></html>`);
     },
     '/redirect': (_, res) => { res.writeHead(302, { location: `http://${forbidden.url}/secret` }); res.end(); },
+    '/refresh': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html><head><title>Refresh</title><meta http-equiv="refresh" content="0;url=http://${forbidden.url}/secret"></head><body>moving</body></html>`);
+    },
   });
   nodes.push(await browserServer(), await browserServer());
   app = await startRefract({ REFRACT_BROWSER_ENDPOINTS: nodes.map((n) => n.url).join(','), REFRACT_BROWSER_CONCURRENCY: '4' });
@@ -91,6 +95,11 @@ test('the guard refuses what a remote browser asks of a private address: subrequ
   const redirect = await call(app.freeUrl, `url=${q(`${fx.url}/redirect`)}&screenshot&force`);
   assert.is(redirect.status, 403, JSON.stringify(redirect.body).slice(0, 300));
   assert.is(redirect.body.code, 'EFORBIDDENURL');
+  // The page's own navigation (a refresh) to the private host: refused as well, never the browser's error page.
+  const refresh = await call(app.freeUrl, `url=${q(`${fx.url}/refresh`)}&prerender=true&force`);
+  assert.is(refresh.status, 403, refresh.raw.slice(0, 300));
+  assert.is(refresh.body.code, 'EFORBIDDENURL');
+  assert.not.ok(refresh.raw.includes('chrome-error'));
   assert.equal(forbidden.seen, [], 'nothing reached the private host');
 });
 

@@ -26,6 +26,8 @@ test.before(async () => {
     },
     '/meta-refresh': (_, res) => html(res, `<title>Meta</title><meta http-equiv="refresh" content="0;url=${target()}"><p>moving`),
     '/script-nav': (_, res) => html(res, `<title>Script</title><script>location.href = ${JSON.stringify(target())}</script>`),
+    '/form-post': (_, res) => html(res, `<title>Form</title><form method="post" action="${target()}"><input name="a" value="1"></form><script>document.forms[0].submit()</script>`),
+    '/late-refresh': (_, res) => html(res, `<title>Late</title><script>addEventListener('load', () => setTimeout(() => { location.href = ${JSON.stringify(target())} }, 50))</script><p>moving soon`),
     '/subresources': (_, res) => {
       const r = (kind: string) => `/redirect?to=${encodeURIComponent(`${target()}?${kind}`)}`;
       html(res, `<title>Resources</title><link rel="icon" href="${r('favicon')}"><h1>Resources</h1>
@@ -42,10 +44,10 @@ test.after(async () => {
   await forbidden.close();
 });
 
-const KINDS = ['302', '303', '307', '308', 'meta', 'script'] as const;
+const KINDS = ['302', '303', '307', '308', 'meta', 'script', 'form'] as const;
 const OUTPUTS = ['prerender=true', 'screenshot', 'pdf', 'meta=false&screenshot&prerender=true'] as const;
 const urlOf = (kind: (typeof KINDS)[number]) =>
-  kind === 'meta' ? `${fx.url}/meta-refresh` : kind === 'script' ? `${fx.url}/script-nav` : `${fx.url}/redirect?code=${kind}`;
+  kind === 'meta' ? `${fx.url}/meta-refresh` : kind === 'script' ? `${fx.url}/script-nav` : kind === 'form' ? `${fx.url}/form-post` : `${fx.url}/redirect?code=${kind}`;
 
 test('an HTTP redirect to a private address followed inside the browser is 403 EFORBIDDENURL, and never reaches it', async () => {
   for (const output of ['prerender=true', 'screenshot', 'pdf']) {
@@ -61,9 +63,22 @@ test('property: every redirect kind through the browser, with every output, neve
     const res = await call(app.freeUrl, `url=${q(urlOf(kind))}&${output}&force`);
     assert.ok(res.status < 500, `${kind} ${output}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
     assert.not.ok(res.raw.includes('reached'), `${kind} ${output}: the private page's body is not in the answer`);
-    if (kind !== 'meta' && kind !== 'script') assert.is(res.body.code, 'EFORBIDDENURL', `${kind} ${output}`);
+    assert.not.ok(res.raw.includes('chrome-error'), `${kind} ${output}: ${res.raw.slice(0, 200)}`);
+    assert.is(res.body.code, 'EFORBIDDENURL', `${kind} ${output}: ${res.status} ${res.raw.slice(0, 200)}`);
     assert.equal(forbidden.seen, [], `${kind} ${output}`);
   }), { numRuns: 16 });
+});
+
+test('the page\'s own navigation to a private address (refresh, script, form POST, a late script) is 403 EFORBIDDENURL, never the browser\'s error page', async () => {
+  for (const path of ['/meta-refresh', '/script-nav', '/form-post', '/late-refresh']) {
+    for (const output of ['prerender=true', 'screenshot&meta=false']) {
+      const res = await call(app.freeUrl, `url=${q(`${fx.url}${path}`)}&${output}&force`);
+      assert.is(res.status, 403, `${path} ${output}: ${res.raw.slice(0, 300)}`);
+      assert.is(res.body.code, 'EFORBIDDENURL', path);
+      assert.not.ok(res.raw.includes('chrome-error'), path);
+    }
+  }
+  assert.equal(forbidden.seen, []);
 });
 
 test('subresources that redirect to a private address (img, iframe, fetch, video, favicon, worker) never reach it', async () => {
