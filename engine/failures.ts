@@ -12,13 +12,21 @@ function findCoded(err: unknown, depth = 0): RefractError | undefined {
   return findCoded(e.cause, depth + 1) ?? findCoded(e.originalError, depth + 1);
 }
 
+/** What the resolver answers for a name it cannot look up (c-ares and getaddrinfo codes). */
+const NAME_FAILURES = new Set(['EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA', 'ENODATA', 'ENONAME', 'EBADNAME', 'EFORMERR', 'ESERVFAIL', 'ENOTIMP', 'EREFUSED']);
+
+/** Whether a failure came from looking a name up (an EINVAL there is the name's fault, not the service's). */
+const lookedUp = (err: unknown) => { const e = err as { syscall?: string; hostname?: string }; return e.syscall === 'getaddrinfo' || e.syscall === 'queryA' || typeof e.hostname === 'string'; };
+
 /** A network failure of a fetch: guard refusals keep their code, a deadline is ETIMEOUT, a bad host EINVALURL. */
 export function fromNetwork(err: unknown, signal: AbortSignal | undefined, url: string): RefractError {
   const found = findCoded(err);
   if (found) return found;
   if (signal?.aborted) return timeoutError('before the target answered', err);
   const code = (err as { code?: string }).code ?? '';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RefractError('EINVALURL', `The URL host of ${url} does not resolve`, { cause: err });
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || NAME_FAILURES.has(code) || (code === 'EINVAL' && lookedUp(err))) {
+    return new RefractError('EINVALURL', `The URL host of ${url} does not resolve`, { cause: err });
+  }
   if (code === 'ETIMEDOUT') return new RefractError('ETIMEOUT', `The target ${url} did not answer in time`, { cause: err });
   const reason = code || (err as Error).message || 'unknown error';
   return new RefractError('EFATALCLIENT', `The target ${url} could not be fetched (${reason})`, { cause: err });

@@ -35,6 +35,14 @@ test('a missing url is EINVALURL', async () => {
   assertFail(await call(app.freeUrl, ''), 400, 'EINVALURL');
 });
 
+test('a host name the resolver cannot take (a label over 63 characters, a name over 253) is 400 EINVALURL, not a 500', async () => {
+  for (const host of [`${'a'.repeat(64)}.example.com`, `${'abcdefghi.'.repeat(26)}com`, 'a..b.example.com']) {
+    for (const extra of ['', '&prerender=true']) {
+      assertFail(await call(app.freeUrl, `url=${q(`http://${host}/`)}${extra}`), 400, 'EINVALURL');
+    }
+  }
+});
+
 test('a malformed or non-http url is EINVALURL naming the parameter', async () => {
   const res = await call(app.freeUrl, 'url=not-a-url');
   assertFail(res, 400, 'EINVALURL');
