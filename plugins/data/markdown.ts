@@ -4,11 +4,23 @@ import { parseHTML } from 'linkedom';
 import { mainContent, NOISE } from './content.ts';
 import { toMarkdown } from './markdown-turndown.ts';
 
-/** Absolute links and image sources, so the Markdown reads the same away from the page. */
+/** Attributes that hold one URL, and the elements that carry them. */
+const URL_ATTRS = 'a[href], area[href], img[src], video[src], video[poster], audio[src], source[src], track[src], iframe[src], embed[src], object[data]';
+const SRCSET = 'img[srcset], source[srcset]';
+
+/** Absolute links and media sources (images, video, audio, their sources and posters), so the content reads the same away from the page. */
 function absolutize(root: ParentNode, base: string): void {
-  for (const el of root.querySelectorAll('a[href], img[src]')) {
-    const attr = el.tagName === 'A' ? 'href' : 'src';
-    try { el.setAttribute(attr, new URL(el.getAttribute(attr)!, base).href); } catch { /* left as written */ }
+  const absolute = (value: string) => { try { return new URL(value, base).href; } catch { return value; } };
+  for (const el of root.querySelectorAll(URL_ATTRS)) {
+    for (const attr of ['href', 'src', 'poster', 'data']) {
+      const value = el.getAttribute(attr);
+      if (value !== null && !(attr === 'data' && el.tagName !== 'OBJECT')) el.setAttribute(attr, absolute(value));
+    }
+  }
+  // `srcset`: candidates apart by commas, each a URL and an optional width or density.
+  for (const el of root.querySelectorAll(SRCSET)) {
+    const set = el.getAttribute('srcset')!;
+    el.setAttribute('srcset', set.split(/,\s+/).map((c) => c.trim().replace(/^\S+/, (u) => absolute(u))).join(', '));
   }
 }
 

@@ -20,13 +20,19 @@ async function bytesOf(ctx: Context, media: Media): Promise<Buffer | undefined> 
   return (await ctx.readAsset(media.url)) ?? ctx.fetchBytes(media.url, 'image');
 }
 
+/**
+ * Captures of the page itself: what is transparent there (a page that sets no background, captured with
+ * `omitBackground`) is the browser's white to a reader, so it counts as white in the palette.
+ */
+const PAGE_CAPTURES = new Set(['screenshot']);
+
 /** The `palette`, `background_color`, `color` and `alternative_color` of one image Media, or undefined. */
-async function colours(ctx: Context, media: Media): Promise<Record<string, unknown> | undefined> {
+async function colours(ctx: Context, media: Media, field: string): Promise<Record<string, unknown> | undefined> {
   const bytes = await bytesOf(ctx, media);
   if (!bytes) return undefined;
   let palette: string[];
   try {
-    palette = await (ctx.state as Tinypool).run(bytes, { signal: ctx.signal });
+    palette = await (ctx.state as Tinypool).run({ bytes, background: PAGE_CAPTURES.has(field) ? '#ffffff' : undefined }, { signal: ctx.signal });
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     ctx.warn(`palette of ${media.url} failed: ${(err as Error).message}`);
@@ -45,7 +51,7 @@ export default definePlugin({
   init: createWorkers,
   async run(ctx) {
     const images = Object.entries(ctx.data).filter(([, value]) => isImageMedia(value)) as [string, Media][];
-    const found = await Promise.all(images.map(async ([field, media]) => [field, await colours(ctx, media)] as const));
+    const found = await Promise.all(images.map(async ([field, media]) => [field, await colours(ctx, media, field)] as const));
     // Amendments by field, merged by the engine into copies of the Media objects.
     return Object.fromEntries(found.filter(([, c]) => c));
   },

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { parseHTML } from 'linkedom';
 import { load } from 'cheerio';
 import fc from 'fast-check';
-import { fragmentToMarkdown, pageToMarkdown } from '../../plugins/data/markdown.ts';
+import { fragmentToMarkdown, pageContent, pageToMarkdown } from '../../plugins/data/markdown.ts';
 import { words } from '../../plugins/data/content-text.ts';
 import dataPlugin from '../../plugins/data/index.ts';
 import type { Context } from '../../engine/index.ts';
@@ -49,6 +49,33 @@ test('lists and paragraphs of links (related stories) go, and the heading left o
 test('links inside sentences stay, absolute', () => {
   const out = md(`<article>${para(5)}<p>Read <a href="/report">the full report</a> from the agency, which explains the flow in detail and more.</p></article>`);
   assert.match(out, /\[the full report\]\(https:\/\/news\.example\/report\)/);
+});
+
+test('video and audio: a link to the clip in Markdown (absolute), so no heading is left empty; headings over nothing go', () => {
+  const out = md(`<article><h2>The River Story</h2>${para(5)}<h2>Video</h2><video src="/clip.mp4" controls></video>
+    <h2>Sound</h2><audio controls><source src="/sound.mp3" type="audio/mpeg"></audio><h2>Widgets</h2><h3>Empty</h3>
+    <h2>Code</h2><pre><code># not a heading\n## nor this</code></pre></article>`);
+  assert.match(out, /\n\[Video\]\(https:\/\/news\.example\/clip\.mp4\)\n/);
+  assert.match(out, /\n\[Audio\]\(https:\/\/news\.example\/sound\.mp3\)\n/);
+  assert.not.match(out, /Widgets|### Empty/);
+  // No heading heads nothing: each is followed by text, or by a heading one level deeper.
+  let inCode = false;
+  const levels = out.split('\n').filter((l) => l.trim()).map((l) => {
+    if (l.startsWith('```')) inCode = !inCode;
+    return inCode || l.startsWith('```') ? 7 : /^(#+) /.exec(l)?.[1]!.length ?? 7;
+  });
+  levels.forEach((own, i) => { if (own < 7) assert.ok((levels[i + 1] ?? 0) > own, `heading ${i} heads nothing:\n${out}`); });
+  assert.match(out, /## Code\n\n```\n# not a heading\n## nor this\n```/);
+});
+
+test('HTML output: media sources, posters and srcsets are absolute like links', () => {
+  const root = pageContent(page(`<article>${para(6)}<video src="/clip.mp4" poster="poster.jpg"><source src="/clip.webm"></video>
+    <picture><source srcset="/a.webp 1x, /b.webp 2x"><img src="/r.jpg" srcset="/r-1.jpg 480w, r-2.jpg 800w" alt="River in spring"></picture>${para(4, 'stream')}</article>`), BASE).root;
+  const html = root.innerHTML;
+  for (const url of ['https://news.example/clip.mp4', 'https://news.example/2026/poster.jpg', 'https://news.example/clip.webm', 'https://news.example/a.webp 1x, https://news.example/b.webp 2x', 'https://news.example/r-1.jpg 480w, https://news.example/2026/r-2.jpg 800w']) {
+    assert.ok(html.includes(url), `${url} in ${html.slice(0, 600)}`);
+  }
+  assert.not.match(html, /(src|poster)="\//);
 });
 
 test('a content image stays once as ![alt](url) without its caption; decorative, tracking and linked ones go', () => {

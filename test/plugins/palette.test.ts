@@ -44,6 +44,7 @@ test.before(async () => {
     '/photo.jpg': image(photo, 'image/jpeg'),
     '/page': html('<html><head><title>Colours</title><meta property="og:image" content="/hero.png"><link rel="icon" href="/logo.png"></head><body><p>A page about colours with enough words to be static.</p></body></html>'),
     '/photo': html('<html><head><title>Photo</title><meta property="og:image" content="/photo.jpg"></head><body><p>A photo page.</p></body></html>'),
+    '/white': html('<html><head><title>White</title></head><body><h1>A white page</h1><p>With a paragraph of dark text, a <a href="/x">link</a> and nothing else to see, as most articles are.</p></body></html>'),
     '/blue': html('<html><head><title>Blue</title><style>html,body{margin:0;background:#1e90ff}</style></head><body></body></html>'),
   });
   app = await startRefract();
@@ -92,6 +93,15 @@ test('the screenshot gets a palette too (its dominant colour is the page backgro
   const shot = res.body.data.screenshot;
   assert.is(shot.palette[0], '#1e90ff');
   assert.is(shot.background_color, '#1e90ff');
+});
+
+test('a white page: white is its palette\'s first colour and its background, the text dark over it', async () => {
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/white`)}&screenshot=true&palette=true&meta=false`);
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  const shot = res.body.data.screenshot;
+  assert.is(shot.palette[0], '#ffffff', JSON.stringify(shot.palette));
+  assert.is(shot.background_color, '#ffffff');
+  assert.ok(contrast(shot.background_color, shot.color) >= 4.5, `${shot.color} over ${shot.background_color}`);
 });
 
 test('enrichers compose: a third-party plugin\'s image gets a palette and is pinged, and no producer\'s object is changed', async () => {
