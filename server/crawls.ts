@@ -13,7 +13,7 @@ const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: str
 
 /** The largest body `POST /crawls` reads (a list of URLs). */
 const MAX_BODY = 1024 * 1024;
-const EVENTS = ['started', 'page', 'completed', 'failed'] as const;
+const EVENTS = ['started', 'page', 'completed', 'failed', 'cancelled'] as const;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 const bodySchema = z.object({
@@ -41,6 +41,31 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   }
 }
 
+/** The pages an HTTP job visits at most when its body sets no `maxPages` (a link-following crawl has no end). */
+export const DEFAULT_JOB_PAGES = 1000;
+
+/**
+ * The targets of a job through the SSRF guard now, as a webhook is: a private or loopback address (unless allowed),
+ * in any form (`2130706434`, `[::ffff:127.0.0.2]`), is 403 EFORBIDDENURL naming the field, not a job that fails
+ * page by page. Each host is asked once; a name that does not resolve now is left to its page.
+ */
+async function refuseForbidden(engine: Engine, input: { start?: string; sitemap?: string; urls?: string[] }): Promise<void> {
+  const fields = new Map<string, string>();
+  if (input.start) fields.set(new URL(input.start).hostname, 'start');
+  if (input.sitemap) fields.set(new URL(input.sitemap).hostname, 'sitemap');
+  input.urls?.forEach((u, i) => { const host = new URL(u).hostname; if (!fields.has(host)) fields.set(host, `urls.${i}`); });
+  const hosts = [...fields];
+  for (let i = 0; i < hosts.length; i += 16) {
+    await Promise.all(hosts.slice(i, i + 16).map(async ([host, field]) => {
+      try {
+        await engine.guard.resolve(host.replace(/^\[|\]$/g, ''));
+      } catch (err) {
+        if ((err as { code?: string }).code === 'EFORBIDDENURL') throw new RefractError('EFORBIDDENURL', `\`${field}\`: ${(err as Error).message}`, { data: { field } });
+      }
+    }));
+  }
+}
+
 /** A body checked into a job request: one input, the CLI's options, a webhook the guard lets through (also the Actor's input). */
 export async function jobRequest(raw: unknown, engine: Engine, secret: string): Promise<JobRequest> {
   const parsed = bodySchema.safeParse(raw);
@@ -53,7 +78,8 @@ export async function jobRequest(raw: unknown, engine: Engine, secret: string): 
   const inputs = [b.start, b.urls, b.sitemap].filter((v) => v !== undefined);
   if (inputs.length !== 1) throw fieldError('EINVALDATA', 'start', 'give exactly one of `start`, `urls` or `sitemap`');
   const checkUrl = (field: string, url: string) => { try { return checkTargetUrl(url).href; } catch (err) { throw fieldError('EINVALURL', field, (err as Error).message); } };
-  const input = b.start !== undefined ? { start: checkUrl('start', b.start) } : b.sitemap !== undefined ? { sitemap: checkUrl('sitemap', b.sitemap) } : { urls: b.urls! };
+  const input = b.start !== undefined ? { start: checkUrl('start', b.start) } : b.sitemap !== undefined ? { sitemap: checkUrl('sitemap', b.sitemap) } : { urls: b.urls!.map((u, i) => checkUrl(`urls.${i}`, u)) };
+  await refuseForbidden(engine, input);
   let webhook: JobRequest['webhook'];
   if (b.webhook) {
     if (!secret) throw fieldError('EINVALDATA', 'webhook', 'this service has no REFRACT_WEBHOOK_SECRET to sign deliveries with');
@@ -62,7 +88,7 @@ export async function jobRequest(raw: unknown, engine: Engine, secret: string): 
     await engine.guard.resolve(url.hostname.replace(/^\[|\]$/g, '')).catch((err: unknown) => { throw new RefractError('EFORBIDDENURL', `\`webhook.url\`: ${(err as Error).message}`, { data: { field: 'webhook.url' } }); });
     webhook = { url: url.href, events: b.webhook.events };
   }
-  const { maxPages, maxDepth, include, exclude, anyHost, robots, query } = b;
+  const { maxPages = DEFAULT_JOB_PAGES, maxDepth, include, exclude, anyHost, robots, query } = b;
   return { input, options: { maxPages, maxDepth, include, exclude, anyHost, robots, query: query as JobRequest['options']['query'] }, webhook };
 }
 

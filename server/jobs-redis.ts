@@ -150,6 +150,7 @@ async function coordinate(c: Coordination, entry: BullJob, token?: string): Prom
       if (end.status !== 'completed') await cancelCrawl(store.redis, id);
     } else if (stop.signal.reason === 'cancel') {
       await cancelCrawl(store.redis, id);
+      webhook.ended((await store.load(id))!);
     }
     await webhook.settled();
     if (stop.signal.reason === 'pause' && !end) {
@@ -210,9 +211,17 @@ export async function createRedisJobs(deps: RedisJobDeps): Promise<Jobs> {
     results: (job, cursor, limit) => store.results(job.id, cursor, limit),
     async cancel(job) {
       // The coordinator sees it within a second and stops; the workers drop the job's queued pages.
-      if (await store.move(job.id, 'cancelled', { status: 'cancelled' })) await cancelCrawl(redis, job.id);
+      const moved = await store.move(job.id, 'cancelled', { status: 'cancelled' });
+      if (moved) await cancelCrawl(redis, job.id);
       await coordinating.get(job.id)?.done;
-      return (await store.load(job.id))!;
+      const ended = (await store.load(job.id))!;
+      // A job no coordinator had taken yet has nobody else to tell its webhook.
+      if (moved && job.status === 'queued') {
+        const webhook = jobWebhook(ended, deps);
+        webhook.ended(ended);
+        void webhook.settled();
+      }
+      return ended;
     },
     // The queue resumes jobs by itself: a job whose coordinator stopped is taken by the next process free.
     resume: async () => 0,

@@ -50,10 +50,11 @@ export function jobWebhook(job: Job, deps: { engine: Engine; webhookSecret: stri
   const send = (event: Omit<WebhookEvent, 'id'>) => webhook?.send({ ...event, id: job.id } as WebhookEvent);
   return {
     send,
-    /** The event of a job that ended (a cancelled one has none: its owner asked for it). */
+    /** The event of a job that ended: completed, failed (with its code) or cancelled by its owner. */
     ended(ended: Job) {
       if (ended.status === 'completed') send({ type: 'crawl.completed', pages: ended.pages, finishedAt: ended.finishedAt });
       else if (ended.status === 'failed') send({ type: 'crawl.failed', pages: ended.pages, code: ended.code, message: ended.message, finishedAt: ended.finishedAt });
+      else if (ended.status === 'cancelled') send({ type: 'crawl.cancelled', pages: ended.pages, finishedAt: ended.finishedAt });
     },
     settled: async () => { await webhook?.settled(); },
   };
@@ -212,7 +213,14 @@ export function createJobs(deps: JobDeps): Jobs {
     async cancel(job: Job): Promise<Job> {
       const live = running.get(job.id);
       if (live) { live.cancel(); await live.done; return (await files.load(job.id))!; }
-      if (!TERMINAL.has(job.status)) { job.status = 'cancelled'; job.finishedAt = new Date().toISOString(); await files.save(job); }
+      if (!TERMINAL.has(job.status)) {
+        Object.assign(job, { status: 'cancelled', finishedAt: new Date().toISOString(), pages: { ...job.pages, queued: 0 } });
+        await files.save(job);
+        // No walk runs to tell its webhook: told here.
+        const webhook = jobWebhook(job, deps);
+        webhook.ended(job);
+        void webhook.settled();
+      }
       return job;
     },
     /** Starts again the jobs a stopped process left unfinished (their journals skip what was done). */

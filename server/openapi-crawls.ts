@@ -1,3 +1,4 @@
+import { DEFAULT_JOB_PAGES } from './crawls.ts';
 /** The crawl jobs' paths in the OpenAPI description (server/crawls.ts answers them; README, "Crawl jobs over HTTP"). */
 const failure = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };
 const job = {
@@ -26,11 +27,11 @@ export const CRAWL_PATHS = {
               type: 'object', additionalProperties: false,
               properties: {
                 start: { type: 'string', format: 'uri' }, urls: { type: 'array', items: { type: 'string' } }, sitemap: { type: 'string', format: 'uri' },
-                maxPages: { type: 'integer', minimum: 1 }, maxDepth: { type: 'integer', minimum: 0, default: 3 },
+                maxPages: { type: 'integer', minimum: 1, default: DEFAULT_JOB_PAGES }, maxDepth: { type: 'integer', minimum: 0, default: 3 },
                 include: { type: 'array', items: { type: 'string' } }, exclude: { type: 'array', items: { type: 'string' } },
                 anyHost: { type: 'boolean', default: false }, robots: { type: 'boolean', default: true },
                 query: { anyOf: [{ type: 'string' }, { type: 'object' }] },
-                webhook: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' }, events: { type: 'array', items: { enum: ['started', 'page', 'completed', 'failed'] } } } },
+                webhook: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' }, events: { type: 'array', items: { enum: ['started', 'page', 'completed', 'failed', 'cancelled'] } } } },
               },
             },
           },

@@ -1,18 +1,33 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import { Webhook } from 'standardwebhooks';
 import type { Guard } from '../engine/index.ts';
 
 /** What a crawl job tells its webhook: the event type with the job's id and the event's own fields. */
-export interface WebhookEvent { type: 'crawl.started' | 'crawl.page' | 'crawl.completed' | 'crawl.failed'; id: string; [field: string]: unknown }
+export interface WebhookEvent { type: 'crawl.started' | 'crawl.page' | 'crawl.completed' | 'crawl.failed' | 'crawl.cancelled'; id: string; [field: string]: unknown }
 
 /** How a delivery is tried: a bounded number of times, with a doubling wait, each within a deadline. */
 const TRIES = 4;
 const FIRST_WAIT_MS = 500;
 const DEADLINE_MS = 10_000;
 
-/** The signature of a raw body: `sha256=<hex HMAC-SHA256>` keyed by REFRACT_WEBHOOK_SECRET. */
-export const signatureOf = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+/**
+ * The Standard Webhooks signer of a secret: a `whsec_<base64>` secret as the specification writes keys, any other
+ * text as its UTF-8 bytes (`new Webhook(Buffer.from(secret), { format: 'raw' })` verifies those).
+ */
+export function webhookSigner(secret: string): Webhook {
+  return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
+}
+
+/**
+ * The headers of one delivery as the Standard Webhooks specification has them: `webhook-id` (the same on every try
+ * of it), `webhook-timestamp` (seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`), so
+ * a receiver can refuse a replay or a stale delivery.
+ */
+export function signedHeaders(signer: Webhook, id: string, body: string, at = new Date()): Record<string, string> {
+  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signer.sign(id, at, body) };
+}
 
 /** One POST of a body to a webhook URL, through the SSRF guard (each connection to the addresses it checked). */
 function post(url: URL, body: string, headers: Record<string, string>, guard: Guard): Promise<number> {
@@ -33,22 +48,22 @@ function post(url: URL, body: string, headers: Record<string, string>, guard: Gu
 }
 
 /**
- * A job's webhook: events are delivered in order, one at a time, each retried with backoff on an error, a
- * time-out or a non-2xx answer, a bounded number of times, without ever holding up the crawl (`send` returns at
- * once). Each carries `x-refract-signature`, `x-refract-delivery` (its id, the same on every try) and
- * `x-refract-timestamp`.
+ * A job's webhook: events are delivered in order, one at a time, each tried at most four times (retried with a
+ * doubling wait on an error, a time-out or a non-2xx answer), without ever holding up the crawl (`send` returns at
+ * once). Each try is signed anew (signedHeaders) under the delivery's one id.
  */
 export function createWebhook(opts: { url: string; events: readonly string[]; secret: string; guard: Guard; onGiveUp?: (event: WebhookEvent, reason: string) => void }) {
   const target = new URL(opts.url);
+  const signer = webhookSigner(opts.secret);
   let chain: Promise<void> = Promise.resolve();
   const deliver = async (event: WebhookEvent) => {
     const body = JSON.stringify(event);
-    const headers = { 'x-refract-signature': signatureOf(opts.secret, body), 'x-refract-delivery': randomUUID(), 'x-refract-timestamp': String(Math.floor(Date.now() / 1000)) };
+    const id = `msg_${randomUUID()}`;
     let reason = '';
     for (let attempt = 0; attempt < TRIES; attempt++) {
       if (attempt) await new Promise((r) => setTimeout(r, FIRST_WAIT_MS * 2 ** (attempt - 1)));
       try {
-        const status = await post(target, body, headers, opts.guard);
+        const status = await post(target, body, signedHeaders(signer, id, body), opts.guard);
         if (status >= 200 && status < 300) return;
         reason = `answered ${status}`;
       } catch (err) {

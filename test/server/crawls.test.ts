@@ -102,6 +102,12 @@ test('refused: the free endpoint (EPRO), no key (EAUTH), a bad body naming the f
     [{ start: `${fx.url}/site/0`, query: 'screenshot.type=gif' }, 400, 'EINVALQUERY', ''],
     [{ start: `${fx.url}/site/0`, webhook: { url: 'http://127.0.0.2:9/hook' } }, 403, 'EFORBIDDENURL', 'webhook.url'],
     [{ start: `${fx.url}/site/0`, surprise: true }, 400, 'EINVALDATA', 'surprise'],
+    // Targets are checked now, like a webhook: a private address in any form, in any input.
+    [{ start: 'http://127.0.0.2:9/' }, 403, 'EFORBIDDENURL', 'start'],
+    [{ start: 'http://2130706434:9/' }, 403, 'EFORBIDDENURL', 'start'],
+    [{ sitemap: 'http://[::ffff:127.0.0.2]:9/sitemap.xml' }, 403, 'EFORBIDDENURL', 'sitemap'],
+    [{ urls: [`${fx.url}/site/1`, 'http://127.0.0.2:9/a'] }, 403, 'EFORBIDDENURL', 'urls.1'],
+    [{ urls: [`${fx.url}/site/1`, 'not a url'] }, 400, 'EINVALURL', 'urls.1'],
   ];
   for (const [body, status, code, field] of cases) {
     const res = await post(app.proUrl, body);
@@ -114,16 +120,22 @@ test('refused: the free endpoint (EPRO), no key (EAUTH), a bad body naming the f
   assert.is(bad.status, 400);
 });
 
-test('DELETE /crawls/<id> stops a crawl mid-way: cancelled, and the results so far stay readable', async () => {
+test('DELETE /crawls/<id> stops a crawl mid-way: cancelled (queued 0), told to the webhook, and the results so far stay readable', async () => {
   let release!: () => void;
   held = new Promise<void>((resolve) => { release = resolve; });
-  const res = await post(app.proUrl, { urls: Array.from({ length: 12 }, (_, i) => `${fx.url}/held/c${i}`) });
+  const hook = await webhookReceiver(SECRET);
+  const res = await post(app.proUrl, { urls: Array.from({ length: 12 }, (_, i) => `${fx.url}/held/c${i}`), webhook: { url: hook.url } });
   const { data } = await res.json() as { data: { id: string; url: string } };
   const cancelling = fetch(`${app.proUrl}${data.url}`, { method: 'DELETE', headers: { 'x-api-key': 'key-a' } });
   release();
-  const cancelled = await (await cancelling).json() as { data: { status: string; pages: { done: number } } };
+  const cancelled = await (await cancelling).json() as { data: { status: string; pages: { done: number; queued: number } } };
   assert.is(cancelled.data.status, 'cancelled');
   assert.ok(cancelled.data.pages.done < 12, `stopped early: ${cancelled.data.pages.done} done`);
+  assert.is(cancelled.data.pages.queued, 0);
+  await hook.when((d) => d.event.type === 'crawl.cancelled');
+  const ended = hook.got.find((d) => d.event.type === 'crawl.cancelled')!;
+  assert.ok(ended.verified && ended.event.id === data.id);
+  await hook.close();
   const results = await (await get(app.proUrl, `${data.url}/results`)).json() as { data: { results: unknown[]; next: string | null } };
   assert.is(results.data.results.length, cancelled.data.pages.done);
   assert.is(results.data.next, null);
