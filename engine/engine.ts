@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { RefractError } from './errors.ts';
 import { pathToFileURL } from 'node:url';
 import { EventEmitter } from 'node:events';
 import { loadConfig, type Config } from './config.ts';
@@ -37,6 +38,10 @@ export interface EngineOptions {
   plugins?: readonly Plugin[];
   logger?: Logger;
   clock?: Clock;
+  /** Test seams: what makes the executor and the browsers (a start that fails there must leave nothing running). */
+  makeExecutor?: typeof createExecutor;
+  makeBrowsers?: typeof createBrowsers;
+  makeAssets?: typeof createAssets;
 }
 
 /** The engine: plans, caches and runs extractions; usable without the HTTP server. */
@@ -97,69 +102,94 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const registry = createRegistry(options.plugins ?? []);
-  // Cache, counters and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them. Connected
-  // first: an unreachable Redis fails the start before a crawler or a browser pool exists to be left running.
-  const shared = await createState(config.redisUrl, clock, logger);
-  const guard = createGuard(config.allowPrivateHosts);
-  // Checked before anything runs: a malformed endpoint fails the start.
-  const endpoints = (() => { try { return parseEndpoints(config.browserEndpoints); } catch (err) { void shared.close(); throw err; } })();
-  const events = new EventEmitter();
-  // Before the crawler and the browsers: a malformed bucket URL fails the start with nothing left running.
-  const assets = watchStore(await createAssets(config, logger, events).catch(async (err) => { await shared.close(); throw err; }), logger);
-  const executor = await createExecutor({
-    concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
-  });
-  const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks, defaultTtlMs: config.cacheTtlMs };
-  const sandbox = !endpoints.length && useSandbox(config.chromiumSandbox);
-  if (endpoints.length) logger.info(`browser tier: ${endpoints.map((e) => redact(e.url)).join(', ')}`);
-  else logger.info(`Chromium sandbox ${sandbox ? 'on' : 'off (--no-sandbox)'} (REFRACT_CHROMIUM_SANDBOX=${config.chromiumSandbox})`);
-  const browsers = createBrowsers({
-    concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages,
-    maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath, warmPages: config.browserWarmPages, sandbox,
-    endpoints,
-    proxy: createGuardProxy(guard, endpoints.length ? { host: config.guardProxyHost, allow: memo(() => endpointAddresses(endpoints)) } : {}),
-  });
-  const agents = createLightAgents();
-  const runtimes = pluginRuntimes(registry.plugins, config);
-  const services: Services = {
-    registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs,
-    prerenderBudgetMs: config.prerenderBudgetMs, browsers, adblock: createAdblock(), assets, hosts: new HostMemory(), probes: createProbeMemory(), logger,
-    proxies: createProxyChooser(config, guard),
-  };
-  const cache = createCache<CacheEntry>({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, attempt: shared.attempt, now: () => clock.now() });
-  const run = (plan: Plan) => {
-    const trace = startTrace();
-    return executor.run(plan.url, async (lease) => {
-      trace.mark('queue', trace.started);
-      return { ...(await executePlan(plan, services, lease, trace)), phases: trace.phases };
+  // What was started so far, closed in reverse order when a later part fails to start: a partial start leaves
+  // nothing running (Redis connections, the asset store's timers, a crawler).
+  const started: (() => Promise<unknown>)[] = [];
+  const undo = async () => { for (const close of started.reverse()) await close().catch(() => undefined); };
+  try {
+    return await compose();
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+
+  async function compose(): Promise<Engine> {
+    // Cache, counters and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them. Connected
+    // first: an unreachable Redis fails the start before a crawler or a browser pool exists to be left running.
+    const shared = await createState(config.redisUrl, clock, logger);
+    started.push(() => shared.close());
+    const guard = createGuard(config.allowPrivateHosts);
+    // Checked before anything runs: a malformed endpoint fails the start.
+    const endpoints = parseEndpoints(config.browserEndpoints);
+    const events = new EventEmitter();
+    // Before the crawler and the browsers: a malformed bucket URL fails the start with nothing left running.
+    const assets = watchStore(await (options.makeAssets ?? createAssets)(config, logger, events), logger);
+    started.push(() => assets.close());
+    const executor = await (options.makeExecutor ?? createExecutor)({
+      concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
     });
-  };
-  const lifecycle = createLifecycle({
-    cache, run, clock, cacheTtlMs: config.cacheTtlMs, failureTtlMs: config.failureTtlMs, logger, events,
-    // A cached answer whose generated file is gone (pruned, or the bucket's lifecycle rule) is made again.
-    usable: (entry) => assetsPresent(entry.data, assets),
-  });
-  const engine: Engine = {
-    registry, config, logger, guard, assets, browsers, shared, events,
-    plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
-    extract: ((target: Plan | string, arg?: ExtractOptions | string | Record<string, unknown>) => (typeof target === 'string'
-      ? lifecycle.extract(engine.plan(toQuery(target, arg as string | Record<string, unknown> | undefined), 'pro'))
-      : lifecycle.extract(target, arg as ExtractOptions | undefined))) as Engine['extract'],
-    run,
-    get: (url, opts) => lightGet(url, { ...opts, guard, agents }),
-    crawl: (input, opts) => crawl(engine, input, opts),
-    alive: () => executor.alive(),
-    close: async () => {
-      await executor.close();
-      await browsers.close();
-      await Promise.all(registry.plugins.map((p) => p.close?.(runtimes.get(p.name)?.state)));
-      agents.destroy();
-      await assets.close();
-      await cache.close();
-      await shared.close();
-    },
-  };
-  return engine;
+    started.push(() => executor.close());
+    const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks, defaultTtlMs: config.cacheTtlMs };
+    const sandbox = !endpoints.length && useSandbox(config.chromiumSandbox);
+    if (endpoints.length) logger.info(`browser tier: ${endpoints.map((e) => redact(e.url)).join(', ')}`);
+    else logger.info(`Chromium sandbox ${sandbox ? 'on' : 'off (--no-sandbox)'} (REFRACT_CHROMIUM_SANDBOX=${config.chromiumSandbox})`);
+    const browsers = (options.makeBrowsers ?? createBrowsers)({
+      concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages,
+      maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath, warmPages: config.browserWarmPages, sandbox,
+      endpoints,
+      proxy: createGuardProxy(guard, endpoints.length ? { host: config.guardProxyHost, allow: memo(() => endpointAddresses(endpoints)) } : {}),
+    });
+    started.push(() => browsers.close());
+    const agents = createLightAgents();
+    const runtimes = pluginRuntimes(registry.plugins, config);
+    const services: Services = {
+      registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs,
+      prerenderBudgetMs: config.prerenderBudgetMs, browsers, adblock: createAdblock(), assets, hosts: new HostMemory(), probes: createProbeMemory(), logger,
+      proxies: createProxyChooser(config, guard),
+    };
+    const cache = createCache<CacheEntry>({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, attempt: shared.attempt, now: () => clock.now() });
+    const run = (plan: Plan) => {
+      const trace = startTrace();
+      return executor.run(plan.url, async (lease) => {
+        trace.mark('queue', trace.started);
+        return { ...(await executePlan(plan, services, lease, trace)), phases: trace.phases };
+      });
+    };
+    const lifecycle = createLifecycle({
+      cache, run, clock, cacheTtlMs: config.cacheTtlMs, failureTtlMs: config.failureTtlMs, logger, events,
+      // A cached answer whose generated file is gone (pruned, or the bucket's lifecycle rule) is made again.
+      usable: (entry) => assetsPresent(entry.data, assets),
+    });
+    // A closed engine takes no more work: a call is refused at once (it would wait forever on a stopped crawler).
+    let closed = false;
+    const open = () => { if (closed) throw new RefractError('EBUSY', 'The engine is closed: create another to extract again'); };
+    const engine: Engine = {
+      registry, config, logger, guard, assets, browsers, shared, events,
+      plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
+      extract: (async (target: Plan | string, arg?: ExtractOptions | string | Record<string, unknown>) => {
+        open();
+        return typeof target === 'string'
+          ? lifecycle.extract(engine.plan(toQuery(target, arg as string | Record<string, unknown> | undefined), 'pro'))
+          : lifecycle.extract(target, arg as ExtractOptions | undefined);
+      }) as Engine['extract'],
+      run: async (plan) => { open(); return run(plan); },
+      get: (url, opts) => lightGet(url, { ...opts, guard, agents }),
+      crawl: (input, opts) => { open(); return crawl(engine, input, opts); },
+      alive: () => !closed && executor.alive(),
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await executor.close();
+        await browsers.close();
+        await Promise.all(registry.plugins.map((p) => p.close?.(runtimes.get(p.name)?.state)));
+        agents.destroy();
+        await assets.close();
+        await cache.close();
+        await shared.close();
+      },
+    };
+    return engine;
+  }
 }
 
 /**

@@ -190,7 +190,7 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
       closing = true;
       crawler.autoscaledPool?.abort();
       await crawler.teardown();
-      for (const job of jobs.values()) job.reject(new Error('Executor closed'));
+      for (const job of jobs.values()) job.reject(new RefractError('EBUSY', 'The engine closed before this request ran'));
       jobs.clear();
     },
   };

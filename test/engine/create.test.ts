@@ -7,6 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createEngine, loadConfig, loadPlugins, isRefractError, type Engine } from '../../lib/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
+import { createEngine as createBareEngine } from '../../engine/engine.ts';
+import { createExecutor } from '../../engine/request/queue.ts';
+import { createLocalStore } from '../../engine/assets/local.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 
@@ -53,6 +56,38 @@ test('a plugin module that is not an ES module fails with EPLUGIN and says what 
   const missing = await loadPlugins(['./no-such-plugin.js'], dir).then(() => undefined, (e: unknown) => e);
   assert.is((missing as { code: string }).code, 'EPLUGIN');
   assert.match((missing as Error).message, /resolved from the working directory/);
+});
+
+test('extract, run and crawl after close are refused at once with EBUSY (they would wait forever)', async () => {
+  const engine = await createEngine({ config: config(), builtins: false, plugins: [wordCount] });
+  await engine.close();
+  await engine.close();
+  for (const call of [() => engine.extract(`${fx.url}/sites/article/index.html`), () => engine.run(engine.plan({ url: `${fx.url}/` }))]) {
+    const err = await call().then(() => undefined, (e: unknown) => e);
+    assert.ok(isRefractError(err) && err.code === 'EBUSY', String(err));
+  }
+  assert.throws(() => engine.crawl({ urls: [`${fx.url}/`] }), (e: unknown) => isRefractError(e) && e.code === 'EBUSY');
+  assert.is(engine.alive(), false);
+});
+
+test('a start that fails after some parts started (the browsers) closes them: the executor, the assets, the shared state', async () => {
+  const closed: string[] = [];
+  const err = await createBareEngine({
+    config: loadConfig({ REFRACT_LOG_LEVEL: 'silent', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-create-')), ...(process.env.REFRACT_TEST_REDIS_URL ? { REDIS_URL: process.env.REFRACT_TEST_REDIS_URL } : {}) }),
+    plugins: [wordCount],
+    makeAssets: async () => {
+      const store = createLocalStore({ dir: mkdtempSync(path.join(os.tmpdir(), 'refract-create-')), publicUrl: 'http://x' });
+      return { ...store, close: async () => { closed.push('assets'); await store.close(); } };
+    },
+    makeExecutor: async (o) => {
+      const made = await createExecutor(o);
+      return { ...made, close: async () => { closed.push('executor'); await made.close(); } };
+    },
+    makeBrowsers: () => { throw new Error('no browser today'); },
+  }).then(() => undefined, (e: unknown) => e);
+  assert.match(String(err), /no browser today/);
+  // In the reverse order of their start.
+  assert.equal(closed, ['executor', 'assets']);
 });
 
 test.run();
