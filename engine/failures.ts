@@ -45,7 +45,9 @@ export function throughProxy(err: unknown, proxyUrl: string | undefined): unknow
   return new RefractError('EPROXY', `The request through the proxy ${host} failed: ${message.split('\n')[0]}`, { cause: err, data: { proxy: host } });
 }
 
-const CRASH = /target (page, context or browser )?(has been )?closed|browser has (been )?(closed|disconnected)|browser closed|crash|protocol error|websocket error|econnreset|not connected/i;
+// `browserController.newPage() failed` (timed out, or its browser gone): Crawlee's pool could not open a page, as
+// when its browser was killed while the page was being made.
+const CRASH = /target (page, context or browser )?(has been )?closed|browser has (been )?(closed|disconnected)|browser closed|crash|protocol error|websocket error|econnreset|not connected|newPage\(\) (failed|timed out)/i;
 
 /** True for failures caused by the browser going away rather than by the page (worth a retry). */
 export function isCrash(err: unknown): boolean {
@@ -67,13 +69,29 @@ export function fromNavigation(err: unknown, budgetMs: number): unknown {
   return err;
 }
 
+/**
+ * Any failure as a coded error, for callers of the engine (a library's `extract()`): a coded one anywhere in its
+ * causes, else EFATAL saying what happened (a browser that went away says so, and that a retry may do).
+ */
+export function coded(err: unknown): RefractError {
+  const found = findCoded(err);
+  if (found) return found;
+  const message = (err as Error)?.message?.split('\n')[0] ?? String(err);
+  const made = isCrash(err)
+    ? new RefractError('EFATAL', `The browser went away while this request used it (${message}); retry`, { cause: err })
+    : new RefractError('EFATAL', `An unexpected error occurred: ${message}`, { cause: err });
+  // Still unexpected: the server logs it and answers its own words, never the library's message.
+  return Object.defineProperty(made, 'unexpected', { value: true });
+}
+
 /** A failure as answers carry it: its code, message, HTTP status, JSend status and data. */
 export interface Failure { code: Code; message: string; status: number; jsend: 'fail' | 'error'; data: Record<string, unknown> | undefined; unexpected: boolean }
 
 /** Turns anything thrown into a Failure; what carries no code is EFATAL (and `unexpected`, worth logging). */
 export function toFailure(err: unknown, fallbackMessage = 'An unexpected error occurred; quote the id when reporting it'): Failure {
   const coded = isRefractError(err) ? err : undefined;
+  const unexpected = !coded || (coded as { unexpected?: boolean }).unexpected === true;
   const code: Code = coded?.code ?? 'EFATAL';
   const status = coded?.status ?? 500;
-  return { code, message: coded?.message ?? fallbackMessage, status, jsend: status < 500 ? 'fail' : 'error', data: coded?.data, unexpected: !coded };
+  return { code, message: unexpected ? fallbackMessage : coded!.message, status, jsend: status < 500 ? 'fail' : 'error', data: coded?.data, unexpected };
 }

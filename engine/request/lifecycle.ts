@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { RefractError, isRefractError, type Code } from '../errors.ts';
 import type { Cache } from '../cache.ts';
+import { coded } from '../failures.ts';
 import { cacheKeyOf } from './cache-key.ts';
 import type { Plan } from '../plan.ts';
 import type { CacheEntry, Extraction } from './extraction.ts';
@@ -155,7 +156,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       } catch (err) {
         // The request that computed was refused its own quota: that says nothing of this caller's, who tries itself.
         if (!mine && !force && tries < FOLLOWER_RETRIES && isRefractError(err) && err.code === 'ERATE') continue;
-        throw withCacheStatus(err, status);
+        throw withCacheStatus(coded(err), status);
       }
     }
   }
