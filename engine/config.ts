@@ -136,7 +136,7 @@ export const SETTINGS = {
   /** How long requests in flight may take to finish after SIGTERM before the process ends anyway. */
   shutdownGraceMs: setting('REFRACT_SHUTDOWN_GRACE', duration, 25_000, 'On SIGTERM, how long requests in flight may take to finish (readiness is false and new connections are refused meanwhile) before browsers, Redis and the process close (default {default}).'),
   /** Bearer token that `/metrics` requires; empty: open. */
-  metricsToken: setting('REFRACT_METRICS_TOKEN', text, '', 'Bearer token that `/metrics` requires (`Authorization: Bearer <token>`); unset, `/metrics` is open (default {default}).', 'unset'),
+  metricsToken: setting('REFRACT_METRICS_TOKEN', text, '', 'Bearer token that `/metrics` requires (`Authorization: Bearer <token>`) on both ports; unset, `/metrics` is served on the pro port alone, without a token (default {default}).', 'unset'),
   /** How long a client may take to send a request's headers before its connection is closed (408). */
   headersTimeoutMs: setting('REFRACT_HEADERS_TIMEOUT', durationAtLeast(1000), 10_000, 'How long a client may take to send the headers of a request before the server answers 408 and closes the connection (default {default}).'),
   /** How long an idle keep-alive connection is kept open. */

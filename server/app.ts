@@ -139,7 +139,7 @@ async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro',
     // The API itself (the path every request of a client takes) is not looked for among the server's own pages.
     const crawls = path === '/crawls' || path.startsWith('/crawls/');
     let out = crawls ? (state.crawls ? await state.crawls[i]!(req, path) : starting())
-      : (path === '/' ? undefined : await serveOwn(state, own, req, path))
+      : (path === '/' ? undefined : await serveOwn(state, own, req, path, endpoint))
       ?? (!state.handlers[i] ? starting() : await state.handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip }));
     const phases = out.phases ?? [];
     const encoding = encodingOf(out, String(req.headers['accept-encoding'] ?? ''));

@@ -40,7 +40,7 @@ export function readiness(state: AppState) {
 }
 
 /** Answers that do not reach the engine's handlers: health, metrics, error docs and generated files. */
-export async function serveOwn(state: AppState, own: OwnPages, req: http.IncomingMessage, path: string): Promise<HandlerResponse | undefined> {
+export async function serveOwn(state: AppState, own: OwnPages, req: http.IncomingMessage, path: string, endpoint: 'free' | 'pro' = 'pro'): Promise<HandlerResponse | undefined> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
   const { engine, metrics, docsUrl } = state;
   if (path === '/healthz') return { status: 200, headers: JSON_HEADERS, body: JSON.stringify({ status: 'success', data: { alive: true } }) };
@@ -50,6 +50,11 @@ export async function serveOwn(state: AppState, own: OwnPages, req: http.Incomin
   }
   if (path === '/metrics' && metrics) {
     const token = engine!.config.metricsToken;
+    // The public free port shows no metrics unless a token guards them: they are the operator's.
+    if (!token && endpoint === 'free') {
+      const { status, body } = failure(new RefractError('ENOTFOUND', '`/metrics` is served on the pro port, or on both with REFRACT_METRICS_TOKEN set'), randomUUID(), docsUrl);
+      return { status, headers: JSON_HEADERS, body: JSON.stringify(body) };
+    }
     if (token && req.headers.authorization !== `Bearer ${token}`) {
       const { status, body } = failure(new RefractError('EAUTH', '`/metrics` requires `Authorization: Bearer <REFRACT_METRICS_TOKEN>`'), randomUUID(), docsUrl);
       return { status, headers: { ...JSON_HEADERS, 'www-authenticate': 'Bearer' }, body: JSON.stringify(body) };

@@ -123,7 +123,7 @@ test('a node that hangs (SIGSTOP: its connection stays open, nothing answers): i
   const live = nodes[1]!;
   const pair = await startRefract({ REFRACT_BROWSER_ENDPOINTS: `${hanging.url},${live.url}`, REFRACT_BROWSER_CONCURRENCY: '4' });
   const on = (n: string) => call(pair.freeUrl, `url=${q(`${fx.url}/page?n=${n}`)}&screenshot&meta.title`);
-  const up = async () => (await (await fetch(`${pair.freeUrl}/metrics`)).text()).match(/^refract_browser_endpoint_up\{[^}]*\} \d/gm) ?? [];
+  const up = async () => (await (await fetch(`${pair.proUrl}/metrics`)).text()).match(/^refract_browser_endpoint_up\{[^}]*\} \d/gm) ?? [];
   try {
     // Both nodes serve (pages are spread in turn).
     assert.equal((await Promise.all(['h-a', 'h-b'].map(on))).map((a) => a.status), [200, 200]);

@@ -68,7 +68,7 @@ test.after(async () => {
 
 /** How many free-endpoint API requests one process answered, from its own /metrics. */
 async function answered(backend: Child): Promise<number> {
-  const text = await (await fetch(`${backend.url}/metrics`)).text();
+  const text = await (await fetch(`${backend.proUrl}/metrics`)).text();
   return [...text.matchAll(/^refract_requests_total\{[^}]*endpoint="free"[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
 }
 

@@ -102,6 +102,20 @@ test('/metrics counts requests by output, status and cache state, and requires t
   }
 });
 
+test('without a token, /metrics is not on the public free port (404), only on the pro port', async () => {
+  const app = await startChild(ROOT, env());
+  try {
+    const free = await fetch(`${app.url}/metrics`);
+    assert.is(free.status, 404);
+    assert.match((await free.json() as { message: string }).message, /pro port/);
+    const pro = await fetch(`${app.proUrl}/metrics`);
+    assert.is(pro.status, 200);
+    assert.match(await pro.text(), /refract_requests_total|refract_browsers/);
+  } finally {
+    await app.stop();
+  }
+});
+
 test('one access line per request: id, endpoint, status, code, duration, cache, fetch mode; never a key or a header value', async () => {
   const app = await startChild(ROOT, env(), { keepLog: true });
   try {

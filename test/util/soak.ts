@@ -90,7 +90,7 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
       marks.push(mark);
     }
     const seconds = (performance.now() - started) / 1000;
-    const metrics = await (await fetch(`${app.url}/metrics`)).text();
+    const metrics = await (await fetch(`${app.proUrl}/metrics`)).text();
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1] ?? NaN);
     const chromium = await chromiumUnder(app.pid);
     devtools?.close();
