@@ -134,7 +134,7 @@ export const SETTINGS = {
   chromiumSandbox: setting('REFRACT_CHROMIUM_SANDBOX', sandbox, 'auto' as (typeof SANDBOX)[number], 'Chromium\'s sandbox: `auto` turns it on when the process is not root and may make user namespaces (checked once at start), `on` requires it, `off` launches with `--no-sandbox` (Chromium refuses the sandbox to root: the SSRF guard, a context per request and the page deadline are then the isolation) (default {default}).'),
   logLevel: setting('REFRACT_LOG_LEVEL', level, 'info' as (typeof LEVELS)[number], 'debug, info, warn, error or silent (default {default}).'),
   /** How long requests in flight may take to finish after SIGTERM before the process ends anyway. */
-  shutdownGraceMs: setting('REFRACT_SHUTDOWN_GRACE', duration, 25_000, 'On SIGTERM, how long requests in flight may take to finish (readiness is false and new connections are refused meanwhile) before browsers, Redis and the process close (default {default}).'),
+  shutdownGraceMs: setting('REFRACT_SHUTDOWN_GRACE', duration, 30_000, 'On SIGTERM, how long requests in flight may take to finish (readiness is false and new connections are refused meanwhile; the default covers the default `timeout`); one still running then is answered 503 EBUSY before browsers, Redis and the process close (default {default}).'),
   /** Bearer token that `/metrics` requires; empty: open. */
   metricsToken: setting('REFRACT_METRICS_TOKEN', text, '', 'Bearer token that `/metrics` requires (`Authorization: Bearer <token>`) on both ports; unset, `/metrics` is served on the pro port alone, without a token (default {default}).', 'unset'),
   /** How long a client may take to send a request's headers before its connection is closed (408). */

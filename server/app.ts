@@ -131,6 +131,17 @@ function listen(server: http.Server, port: number, host: string): Promise<{ boun
 async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro', i: number, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const started = performance.now();
   state.inflight++;
+  // Cut by the end of a drain's grace before its answer was written: answered 503 EBUSY (and logged as such), so that
+  // the client knows to retry elsewhere instead of seeing its connection reset.
+  const cut = () => {
+    if (res.headersSent) return;
+    const id = randomUUID();
+    const { status, body } = failure(new RefractError('EBUSY', 'The service is stopping and this request did not finish within its grace period; retry'), id, state.docsUrl, state.reportUrl);
+    res.writeHead(status, { ...JSON_HEADERS, 'retry-after': '1', connection: 'close' });
+    res.end(JSON.stringify(body));
+    state.engine?.logger.access({ id, endpoint, method: req.method, status, code: 'EBUSY', ms: Math.round((performance.now() - started) * 10) / 10, cache: 'MISS', fetch: 'none', output: 'none', target: undefined, ip: clientIp(req, state.trust) });
+  };
+  state.unanswered.add(cut);
   try {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
@@ -141,6 +152,9 @@ async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro',
     let out = crawls ? (state.crawls ? await state.crawls[i]!(req, path) : starting())
       : (path === '/' ? undefined : await serveOwn(state, own, req, path, endpoint))
       ?? (!state.handlers[i] ? starting() : await state.handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip }));
+    // Answered already: the drain's grace ended first.
+    if (res.headersSent) return;
+    state.unanswered.delete(cut);
     const phases = out.phases ?? [];
     const encoding = encodingOf(out, String(req.headers['accept-encoding'] ?? ''));
     if (encoding) {
@@ -178,6 +192,7 @@ async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro',
     if (!res.headersSent) res.writeHead(status, JSON_HEADERS);
     res.end(JSON.stringify(body));
   } finally {
+    state.unanswered.delete(cut);
     state.inflight--;
     if (state.inflight === 0) state.settled?.();
   }
@@ -188,7 +203,7 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   const clock = opts.clock ?? systemClock;
   // Loaded before anything listens, so that a plugin that does not load fails the start with nothing left open.
   const plugins = await enginePlugins(baseConfig, extraPlugins);
-  const state: AppState = { handlers: [], docsUrl: '', draining: false, inflight: 0, trust: trustOf(baseConfig.trustProxy), reportUrl: baseConfig.reportUrl };
+  const state: AppState = { handlers: [], docsUrl: '', draining: false, inflight: 0, unanswered: new Set(), trust: trustOf(baseConfig.trustProxy), reportUrl: baseConfig.reportUrl };
   const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
   let proUrl = '';
   const web = await createWeb(() => openApiDocument(state.engine!.registry, { version: VERSION, freeUrl: state.engine!.config.publicUrl, proUrl, docsUrl: state.docsUrl, testHooks: state.engine!.config.testHooks }));
@@ -237,6 +252,8 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
         new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); }),
       ]);
       clearTimeout(timer);
+      // Requests still running at the end of the grace get an answer (503 EBUSY) before their connections close.
+      for (const cut of [...state.unanswered]) cut();
       for (const s of servers) s.closeAllConnections();
       await Promise.all(closed);
       await jobs.close();

@@ -20,6 +20,8 @@ export interface AppState {
   draining: boolean;
   inflight: number;
   settled?: () => void;
+  /** Requests whose answer has not been written: each answers 503 EBUSY when called (the end of a drain's grace). */
+  unanswered: Set<() => void>;
   trust: ((addr: string, hop: number) => boolean) | undefined;
   reportUrl: string;
 }

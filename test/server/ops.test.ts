@@ -203,6 +203,33 @@ test('SIGTERM: readiness goes false, new connections are refused, the 8 requests
   }
 });
 
+test('SIGTERM: a request still running when the grace ends is answered 503 EBUSY (JSend, logged as sent), not reset', async () => {
+  const app = await startChild(ROOT, env({ REFRACT_SHUTDOWN_GRACE: '1s' }), { keepLog: true });
+  let arrived!: () => void;
+  const reached = new Promise<void>((r) => { arrived = r; });
+  let release!: () => void;
+  gate = { arrived: () => arrived(), release: new Promise<void>((r) => { release = r; }) };
+  try {
+    const held = call(app.url, `url=${q(`${fx.url}/slow?n=cut`)}&prerender=false`);
+    await reached;
+    app.process.kill('SIGTERM');
+    const answer = await held;
+    assert.is(answer.status, 503);
+    assert.is(answer.body.status, 'error');
+    assert.is(answer.body.code, 'EBUSY');
+    assert.is(answer.headers.get('retry-after'), '1');
+    assert.is(await app.exited, 0);
+    // The access log records what was sent.
+    const line = app.log().split('\n').find((l) => l.includes('"msg":"request"') && l.includes('"code":"EBUSY"'));
+    assert.ok(line, app.log().slice(-1500));
+    assert.match(line!, /"status":503/);
+  } finally {
+    gate = undefined;
+    release?.();
+    await app.stop();
+  }
+});
+
 test('requests from the moment of spawn until ready get 503 EBUSY or an answer, never a crash', async () => {
   const port = await freePort();
   const child = spawnServer(ROOT, env({ PORT: String(port) }));
