@@ -4,8 +4,13 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createEngine } from '../lib/index.ts';
-import { ENV_DOCS, startBrowserServer, crawlDistributed, loadConfig, isRefractError, VERSION, startWorker, type CrawlInput, type CrawlResult, readLines, crawlQuery } from '../engine/index.ts';
+// Only what `--version`, `--help` and a usage error need is loaded up front: the engine (Playwright, Crawlee, sharp...)
+// took 7 s to load here (17-50 s through npx), and is loaded by the commands that use it.
+import { ENV_DOCS } from '../engine/config.ts';
+import { VERSION } from '../engine/version.ts';
+import type { CrawlInput, CrawlResult } from '../engine/index.ts';
+
+const engineModule = () => import('../engine/index.ts');
 
 const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO_PORT (settings from the environment, as npm start)
        refract crawl [start-url] [options]
@@ -54,9 +59,25 @@ function int(flag: string, v: string | undefined): number | undefined {
   return n;
 }
 
+/** Options that take a value, as `--name=value`, so that a value starting with `-` (`--max-pages -1`) is the value. */
+function joinValues(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = /^--([a-z-]+)$/.exec(args[i]!)?.[1];
+    const option = name ? (OPTIONS as Record<string, { type: string }>)[name] : undefined;
+    if (option?.type === 'string' && i + 1 < args.length && /^-\d/.test(args[i + 1]!)) out.push(`${args[i]}=${args[++i]}`);
+    else out.push(args[i]!);
+  }
+  return out;
+}
+
+/** "1 page", "2 pages". */
+const pages = (n: number) => `${n} page${n === 1 ? '' : 's'}`;
+
 class UsageError extends Error {}
 
 async function engineFor(values: { out?: string; 'proxy-urls'?: string }) {
+  const [{ createEngine }, { loadConfig }] = await Promise.all([import('../lib/index.ts'), engineModule()]);
   const env: Record<string, string | undefined> = { ...process.env };
   if (values.out) env.REFRACT_ASSETS_DIR ??= `${path.resolve(values.out)}.assets`;
   // No server serves a crawl's files: their links are the files themselves.
@@ -83,7 +104,7 @@ function progress() {
     const perSec = done / Math.max(secs, 0.001);
     const left = Math.max(known - done, 0);
     const eta = known && perSec > 0 ? `, eta ${Math.ceil(left / perSec)} s` : '';
-    return `${done} pages, ${failed} failed, ${(perSec * 60).toFixed(0)} pages/min, ${secs.toFixed(0)} s${known && !final ? `, ${left} to go${eta}` : ''}`;
+    return `${pages(done)}, ${failed} failed, ${(perSec * 60).toFixed(0)} pages/min, ${secs.toFixed(0)} s${known && !final ? `, ${left} to go${eta}` : ''}`;
   };
   return {
     known(n: number) { known = Math.max(n, done); },
@@ -107,8 +128,9 @@ function settingsHelp(): string {
 }
 
 async function crawlCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
+  const { values, positionals } = parseArgs({ args: joinValues(args), allowPositionals: true, options: OPTIONS });
   if (values.help) { process.stdout.write(`${USAGE}\n${settingsHelp()}`); return 0; }
+  const { crawlDistributed, crawlQuery, isRefractError, readLines } = await engineModule();
   let input: CrawlInput;
   if (values.urls) {
     const text = values.urls === '-' ? readFileSync(0, 'utf8') : readFileSync(values.urls, 'utf8');
@@ -139,13 +161,13 @@ async function crawlCommand(args: string[]): Promise<number> {
     throw err;
   }
   const shown = progress();
-  if (done.length) process.stderr.write(`resuming: ${done.length} pages already in ${values.out} are not done again\n`);
+  if (done.length) process.stderr.write(`resuming: ${pages(done.length)} already in ${values.out} ${done.length === 1 ? 'is' : 'are'} not done again\n`);
   // Ctrl-C: every line written is whole (one write each) and the journal knows what was done, so the process
   // ends here, saying how to go on (before Crawlee's own advice, which is about its storage, not this command).
   const interrupted = () => {
     const { done: written } = shown.counts();
     const how = values.out ? `run the same command again to resume (pages in ${values.out} are not done again)` : 'give --out FILE to be able to resume';
-    process.stderr.write(`\nstopped: ${written} pages written; ${how}\n`);
+    process.stderr.write(`\nstopped: ${pages(written)} written; ${how}\n`);
     process.exit(130);
   };
   process.prependListener('SIGINT', interrupted);
@@ -169,8 +191,9 @@ async function crawlCommand(args: string[]): Promise<number> {
 }
 
 async function workerCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: OPTIONS });
+  const { values } = parseArgs({ args: joinValues(args), options: OPTIONS });
   if (!values.redis) throw new UsageError('a worker needs --redis <url>');
+  const { startWorker } = await engineModule();
   const engine = await engineFor(values);
   const worker = await startWorker(engine, {
     redis: values.redis, concurrency: int('concurrency', values.concurrency), name: values.name, lockMs: int('lock-ms', values['lock-ms']),
@@ -186,7 +209,8 @@ async function workerCommand(args: string[]): Promise<number> {
 }
 
 async function browserServerCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: OPTIONS });
+  const { values } = parseArgs({ args: joinValues(args), options: OPTIONS });
+  const { loadConfig, startBrowserServer } = await engineModule();
   const config = loadConfig();
   const server = await startBrowserServer({
     host: values.host ?? '127.0.0.1', port: int('port', values.port) ?? 3100, wsPath: values['ws-path'],
@@ -217,13 +241,14 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     if (command === 'browser-server') return await browserServerCommand(rest);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`refract: ${(err as Error).message}\n${USAGE}\n`);
+      // One line, and where to read more: not the whole usage over the mistake.
+      process.stderr.write(`refract: ${(err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '')}\nrun 'refract --help' for the commands and their options\n`);
       return 2;
     }
     process.stderr.write(`refract: ${(err as Error).message}\n`);
     return 1;
   }
-  process.stderr.write(`refract: unknown command "${command}" (the commands are serve, crawl, worker and browser-server)\n${USAGE}\n`);
+  process.stderr.write(`refract: unknown command "${command}" (the commands are serve, crawl, worker and browser-server)\nrun 'refract --help' for the commands and their options\n`);
   return 2;
 }
 

@@ -4,7 +4,7 @@ import type { BrowserContextOptions, Page } from 'playwright-core';
 import { BROWSER_POOL_EVENTS } from '@crawlee/browser-pool';
 import { isCrash } from '../failures.ts';
 import { createBrowserPool, type RefractBrowserPool } from './pool.ts';
-import { descendantsRss } from './memory.ts';
+import { descendantsMemory } from './memory.ts';
 import { createSlots } from './slots.ts';
 import { createSharedContexts } from './shared.ts';
 import { createWarmPages, type WarmPages } from './warm.ts';
@@ -168,6 +168,8 @@ function createRecycler(launcher: Launcher, warm: WarmPages, retireAfterPages: n
       if (spent) {
         const controller = pool?.getBrowserControllerByPage(page as never);
         if (controller) pool!.retireBrowserController(controller);
+        // Its parked pages would keep it open (Crawlee closes a retired browser with its last page): closed now.
+        if (browser) void warm.dropWhere((p) => p.context().browser() === browser);
       }
       const reset = ok && !spent && n < MAX_USES && prepare?.reset ? prepare.reset(page, options).catch(() => false) : Promise.resolve(false);
       warm.park(key, reset.then(async (ok) => {
@@ -199,10 +201,11 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
   const shared = createSharedContexts((options) => launcher.newPage(options), opts.retireAfterPages);
 
   // Past the memory ceiling every open browser is retired: pages in flight finish, new ones get a fresh browser.
+  // Memory is read close to how the kernel charges it (descendantsMemory: private pages, shared ones once).
   const recycleIfHeavy = async () => {
     const pool = launcher.started();
     if (!pool || opts.maxMemoryBytes <= 0) return;
-    if ((await descendantsRss()) <= opts.maxMemoryBytes) return;
+    if ((await descendantsMemory()) <= opts.maxMemoryBytes) return;
     await warm.drop();
     await pool.retireAllBrowsers();
     await shared.retire();

@@ -16,6 +16,8 @@ export interface WarmPages {
   park(key: string, pending: Promise<Page | undefined>): void;
   /** Closes every parked page. */
   drop(): Promise<void>;
+  /** Closes the parked pages `which` picks (those of a retired browser, which then closes with its last page). */
+  dropWhere(which: (page: Page) => boolean): Promise<void>;
 }
 
 export function createWarmPages(limit: number): WarmPages {
@@ -53,6 +55,15 @@ export function createWarmPages(limit: number): WarmPages {
       list.push(pending);
       count++;
       setTimeout(() => { if (unpark(key, pending)) close(pending); }, IDLE_MS).unref();
+    },
+    async dropWhere(which) {
+      for (const [key, list] of [...idle]) {
+        for (const pending of [...list]) {
+          const page = await pending.catch(() => undefined);
+          if (page && !which(page)) continue;
+          if (unpark(key, pending)) await page?.close().catch(() => undefined);
+        }
+      }
     },
     async drop() {
       const pages = [...idle.values()].flat();

@@ -1,4 +1,5 @@
 import { test } from 'uvu';
+import { spawnSync } from 'node:child_process';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -203,6 +204,34 @@ test('the CLI sends every page through --proxy-urls, and refuses a bad --query b
   const badFlag = await cli([`${fx.url}/site/p/0`, '--max-pages', 'ten']);
   assert.is(badFlag.code, 2);
   assert.match(badFlag.stderr, /--max-pages must be a whole number/);
+  // A negative value is ours to refuse too, and a usage error is one line and where to read more, not the usage.
+  const negative = await cli([`${fx.url}/site/p/0`, '--max-pages', '-1']);
+  assert.is(negative.code, 2);
+  assert.match(negative.stderr, /--max-pages must be a whole number, got "-1"/);
+  const unknown = await cli([`${fx.url}/site/p/0`, '--bogus']);
+  assert.is(unknown.code, 2);
+  assert.equal(unknown.stderr.trim().split('\n'), ['refract: Unknown option \'--bogus\'', 'run \'refract --help\' for the commands and their options']);
+});
+
+test('--version and --help answer without loading the engine (no Playwright, Crawlee or sharp in the process)', () => {
+  // Every package the process resolves is recorded (a module resolution hook), and the heavy ones named at exit.
+  const tracer = `data:text/javascript,${encodeURIComponent(`import { registerHooks } from 'node:module';
+    const seen = new Set();
+    registerHooks({ resolve(spec, ctx, next) { seen.add(spec); return next(spec, ctx); } });
+    process.on('exit', () => process.stderr.write('heavy:' + [...seen].filter((s) => /^(playwright-core|@crawlee|sharp|lighthouse)/.test(s)).join(',') + '\\n'));`)}`;
+  const run = (...args: string[]) => spawnSync(process.execPath, ['--conditions=refract-source', '--import', tracer, path.resolve(import.meta.dirname, '../../bin/refract.ts'), ...args], { encoding: 'utf8' });
+  const version = run('--version');
+  assert.is(version.status, 0, version.stderr);
+  assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+  assert.match(version.stderr, /^heavy:\n$/m);
+  const help = run('--help');
+  assert.is(help.status, 0, help.stderr);
+  assert.match(help.stdout, /REFRACT_ALLOW_PRIVATE_HOSTS/);
+  assert.match(help.stderr, /^heavy:\n$/m);
+  // The tracer does see them where the engine loads (so the two checks above can fail).
+  const crawl = run('crawl', '--max-pages', 'x', 'http://127.0.0.1:9/');
+  assert.is(crawl.status, 2);
+  assert.match(crawl.stderr, /^heavy:.*(@crawlee|playwright-core)/m);
 });
 
 test('a page whose connection drops is tried again (--retries, default 2); with --retries 0 it is a failed line', async () => {

@@ -34,6 +34,12 @@ export interface SoakResult {
   exitCode: number | null;
   /** Chromium processes of the server still alive 5 s after it exited. */
   chromiumLeft: number;
+  /** Browsers launched over the run (1: never replaced), as `/metrics` tells. */
+  launches: number;
+  /** With `idleMs`: Chromium processes under the server after that long with no request (retired browsers reaped). */
+  chromiumAfterIdle?: number;
+  /** Latency by kind of request (ms): p50 and p95 of the successful answers. */
+  kinds: Record<string, { n: number; p50: number; p95: number }>;
 }
 
 /** The Chromium processes descended from `root`. */
@@ -45,7 +51,7 @@ const chromiumUnder = async (root: number) => descendantsOf(await processTable()
  * in 1,000 requests). With `inspect` the server runs under the inspector and each mark also reads its heap after a
  * full collection (which the plain RSS figures then reflect).
  */
-export async function soak(opts: { total: number; concurrency: number; inspect?: boolean; stretch?: number }): Promise<SoakResult> {
+export async function soak(opts: { total: number; concurrency: number; inspect?: boolean; stretch?: number; idleMs?: number }): Promise<SoakResult> {
   const stretch = opts.stretch ?? 250;
   const fx = await serveFixtures();
   const app = await startChild(ROOT, {
@@ -64,6 +70,8 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
       if (i % 32 === 4) return `url=${page(i)}&screenshot&screenshot.type=jpeg&meta=false`;
       return `url=${page(i)}&prerender=false`;
     };
+    const kindOf = (i: number) => (i % 16 === 0 ? 'screenshot' : i % 8 === 1 ? 'hit' : i % 32 === 2 ? 'pdf' : i % 32 === 3 ? 'prerender' : i % 32 === 4 ? 'jpeg' : 'meta');
+    const times = new Map<string, number[]>();
     let next = 0;
     const failures: string[] = [];
     let failed = 0;
@@ -74,11 +82,17 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
       const worker = async () => {
         while (next < at) {
           const i = next++;
+          const sent = performance.now();
           const res = await fetch(`${app.url}/?${query(i)}`).catch((err: Error) => err);
           if (res instanceof Error || res.status !== 200) {
             failed++;
             if (failures.length < 5) failures.push(`${query(i)}: ${res instanceof Error ? res.message : `${res.status} ${await res.text()}`}`);
-          } else await res.arrayBuffer();
+          } else {
+            await res.arrayBuffer();
+            const list = times.get(kindOf(i)) ?? [];
+            times.set(kindOf(i), list);
+            list.push(performance.now() - sent);
+          }
         }
       };
       await Promise.all(Array.from({ length: opts.concurrency }, worker));
@@ -93,6 +107,14 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
     const metrics = await (await fetch(`${app.proUrl}/metrics`)).text();
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1] ?? NaN);
     const chromium = await chromiumUnder(app.pid);
+    // A bench waits with nothing to do: retired browsers must be gone by then (a process table read, not a guess).
+    let chromiumAfterIdle: number | undefined;
+    if (opts.idleMs) {
+      await new Promise((resolve) => setTimeout(resolve, opts.idleMs));
+      chromiumAfterIdle = (await chromiumUnder(app.pid)).length;
+    }
+    const pct = (list: number[], q: number) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))]!;
+    const kinds = Object.fromEntries([...times].map(([k, list]) => [k, { n: list.length, p50: pct(list, 0.5), p95: pct(list, 0.95) }]));
     devtools?.close();
     await app.stop();
     // Browsers end after the server does (their children a moment later): looked for again for up to 5 s.
@@ -102,6 +124,7 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
       marks, failed, failures, seconds,
       browserPages: gauge('refract_browser_pages'), contexts: gauge('refract_browser_contexts'), browsers: gauge('refract_browsers'),
       chromiumProcesses: chromium.length, exitCode: await app.exited, chromiumLeft: await left(),
+      launches: gauge('refract_browser_launches_total'), chromiumAfterIdle, kinds,
     };
   } finally {
     devtools?.close();
