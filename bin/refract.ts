@@ -6,8 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 // Only what `--version`, `--help` and a usage error need is loaded up front: the engine (Playwright, Crawlee, sharp...)
 // took 7 s to load here (17-50 s through npx), and is loaded by the commands that use it.
-import { ENV_DOCS } from '../engine/config.ts';
-import { VERSION } from '../engine/version.ts';
+import { ENV_DOCS, VERSION } from '../engine/about.ts';
 import type { CrawlInput, CrawlResult } from '../engine/index.ts';
 
 const engineModule = () => import('../engine/index.ts');

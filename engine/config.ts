@@ -93,6 +93,7 @@ export const SETTINGS = {
   timeoutMs: setting('REFRACT_TIMEOUT', duration, 28_000, 'Default request timeout, milliseconds or text (default {default}).'),
   maxTimeoutMs: setting('REFRACT_MAX_TIMEOUT', duration, 60_000, 'Largest `timeout` a request may ask for (default {default}).'),
   maxBodyBytes: setting('REFRACT_MAX_BODY_BYTES', count, 10 * MiB, 'Largest target body read, in bytes (default {default}).'),
+  maxDocumentChars: setting('REFRACT_MAX_DOCUMENT', count, 5 * MiB, 'The part of an HTML body that is parsed for metadata, rules and content, in characters (default {default}); a longer page is read up to a tag near that point. Past 256 kB it is parsed in slices, so that other requests are answered meanwhile.'),
   probeTimeoutMs: setting('REFRACT_PROBE_TIMEOUT', duration, 3000, 'Longest time one media probe (size, dimensions, duration) may take (default {default}); 0 turns probing off.'),
   freeQuota: setting('REFRACT_FREE_QUOTA', count, 250, 'Requests per window per IP on the free endpoint (default {default}).'),
   freeQuotaWindowSecs: setting('REFRACT_FREE_QUOTA_WINDOW', (raw, name) => duration(raw, name) / 1000, 24 * 3600, 'Length of the free quota window (default {default}).', '24h'),

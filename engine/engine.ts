@@ -143,7 +143,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     const agents = createLightAgents();
     const runtimes = pluginRuntimes(registry.plugins, config);
     const services: Services = {
-      registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, probeTimeoutMs: config.probeTimeoutMs,
+      registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, maxDocumentChars: config.maxDocumentChars, probeTimeoutMs: config.probeTimeoutMs,
       prerenderBudgetMs: config.prerenderBudgetMs, browsers, adblock: createAdblock(), assets, hosts: new HostMemory(), probes: createProbeMemory(), logger,
       proxies: createProxyChooser(config, guard),
     };

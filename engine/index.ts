@@ -34,6 +34,8 @@ export { cacheStatusOf, type CacheStatus } from './request/lifecycle.ts';
 export { formatDuration } from './duration.ts';
 export { applyFilter, filtered, embedValue } from './filter.ts';
 export { serverTiming, type Phase } from './timing.ts';
+export { parseHtml } from './html.ts';
+export type { CheerioAPI } from 'cheerio';
 export { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from './options.ts';
 export { DURATION_MARK, TEXT_FORM_MARK } from './schema.ts';
 export { readLines } from './journal.ts';

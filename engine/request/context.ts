@@ -1,6 +1,6 @@
 import { load, type CheerioAPI } from 'cheerio';
 import type { Page } from 'playwright-core';
-import { parseHtml } from '../html.ts';
+import { documentText, parseHtml } from '../html.ts';
 import type { Context } from '../plugin.ts';
 import type { Plan } from '../plan.ts';
 import type { FetchResult } from '../fetch/http.ts';
@@ -23,7 +23,7 @@ export function contextFor(plan: Plan, services: Services, response: FetchResult
     url: response.url,
     response,
     get $() {
-      parsed ??= response.kind === 'html' || response.kind === 'text' ? parseHtml(response.text, response.url) : load('');
+      parsed ??= response.kind === 'html' || response.kind === 'text' ? parseHtml(documentText(response.text, services.maxDocumentChars), response.url) : load('');
       return parsed;
     },
     page: live?.page,

@@ -38,6 +38,8 @@ export interface Services {
   guard: Guard;
   agents: LightAgents;
   maxBodyBytes: number;
+  /** The part of an HTML body that is parsed (characters). */
+  maxDocumentChars: number;
   probeTimeoutMs: number;
   prerenderBudgetMs: number;
   browsers: Browsers;

@@ -1,5 +1,5 @@
 import { isRefractError, timeoutError } from '../errors.ts';
-import type { Context, Plugin } from '../plugin.ts';
+import { readsDocument, type Context, type Plugin } from '../plugin.ts';
 import type { Plan, Step } from '../plan.ts';
 import { finish, type Extraction, type Services, type Warning } from './extraction.ts';
 import type { CheerioAPI } from 'cheerio';
@@ -7,6 +7,7 @@ import type { FetchResult } from '../fetch/http.ts';
 import { contextFor, linksOf, type LivePage } from './context.ts';
 import type { Trace } from '../timing.ts';
 import { deadline } from '../deadline.ts';
+import { documentText, parseHtmlSliced, SLICED_PARSE_CHARS } from '../html.ts';
 
 /** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
 const STEP_RESERVE_MS = 1000;
@@ -121,6 +122,11 @@ export async function runSteps(plan: Plan, services: Services, ctx: Context, dea
  */
 export async function answer(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, trace: Trace, live?: LivePage, document?: CheerioAPI): Promise<Omit<Extraction, 'fetchMode'>> {
   const fetchTimeMs = Math.round(performance.now() - trace.started);
+  // A long document that a step reads is parsed in slices first (the other requests of the process go on meanwhile).
+  if (!document && (response.kind === 'html' || response.kind === 'text') && response.text.length > SLICED_PARSE_CHARS
+    && (plan.collectLinks || plan.steps.some((s) => readsDocument(services.registry.get(s.name)!, s.opts)))) {
+    document = await trace.time('parse', () => parseHtmlSliced(documentText(response.text, services.maxDocumentChars), response.url, signal));
+  }
   const ctx = contextFor(plan, services, response, signal, live, document);
   const { data, warnings } = await runSteps(plan, services, ctx, trace.started + plan.options.timeout, trace);
   return { data: finish(data, response), fetchTimeMs, warnings, ...(plan.collectLinks ? { links: linksOf(ctx) } : {}) };

@@ -9,6 +9,7 @@ import { image, video, audio, toImage, toVideo, toAudio, mediaType, type Media }
 import { logo, canonical } from './rules/brand.ts';
 import { describeTarget } from './target.ts';
 import { completeMedia } from './media.ts';
+import { metaDocument } from './source.ts';
 
 /** Extracts normalized metadata from a parsed document; exported for the library and the benchmarks. */
 export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean; media?: boolean } = {}): Record<string, unknown> {
@@ -47,7 +48,8 @@ export default definePlugin({
   },
   async run(ctx, want) {
     if (ctx.response.kind !== 'html' && ctx.response.kind !== 'text') return describeTarget(ctx.response, ctx.probe);
-    const doc = createDoc(ctx.$, ctx.url);
+    // A long page's rules read its lean source (source.ts): the whole page held the event loop for most of a second.
+    const doc = createDoc(metaDocument(ctx.response.text, () => ctx.$, ctx.url), ctx.url);
     // Probes start first so that they are in flight while the text fields are read.
     const media = completeMedia(doc, ctx, want as { audio?: boolean; video?: boolean }, { image, logo, video, audio }, { video: toVideo, audio: toAudio });
     const out = extractMeta(doc, { media: false });

@@ -22,6 +22,9 @@ test(`${TOTAL} mixed requests at concurrency 8: none fails, the heap stays flat,
   assert.ok(growth(r.marks, (m) => m.heapUsedAfterGc!) < 5, 'heap growth over the last 240 requests under 5%');
   assert.ok(growth(r.marks, (m) => m.serverRssAfterGc!) < 15, 'server RSS after a full GC grows less than 15%');
   assert.is(r.browserPages, 0, 'no page in use once every answer is in');
+  // ~50 browser pages, under the 100 a browser serves: one launch (the memory ceiling read summed RSS and launched
+  // a browser after nearly every page: 54 in 1,000 requests).
+  assert.ok(r.launches <= 2, `browsers launched: ${r.launches}`);
   assert.is(r.exitCode, 0, 'SIGTERM ends the server cleanly');
   assert.ok(r.chromiumProcesses > 0, 'Chromium processes were found under the server');
   assert.is(r.chromiumLeft, 0, 'no Chromium process outlives the server');
