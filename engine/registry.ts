@@ -1,3 +1,4 @@
+import { registerHooks } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { RefractError } from './errors.ts';
@@ -34,13 +35,14 @@ export function createRegistry(list: readonly Plugin[]): Registry {
 /** Loads third-party plugins by module name or path (relative to the working directory); each exports a plugin. */
 export async function loadPlugins(specifiers: readonly string[], cwd = process.cwd()): Promise<Plugin[]> {
   const loaded: Plugin[] = [];
+  if (specifiers.length) shareThisPackage();
   for (const spec of specifiers) {
     const target = spec.startsWith('.') || path.isAbsolute(spec) ? pathToFileURL(path.resolve(cwd, spec)).href : spec;
     let mod: { default?: unknown; plugin?: unknown };
     try {
       mod = await import(target);
     } catch (err) {
-      throw new RefractError('EPLUGIN', `Plugin module "${spec}" does not load: ${(err as Error).message.split('\n')[0]}${loadHint(err)}`, { cause: err });
+      throw new RefractError('EPLUGIN', `Plugin module "${spec}" does not load: ${(err as Error).message.split('\n')[0]}${loadHint(err, spec)}`, { cause: err });
     }
     const plugin = (mod.default ?? mod.plugin) as Plugin | undefined;
     if (!plugin || typeof plugin.run !== 'function' || typeof plugin.name !== 'string') {
@@ -51,9 +53,36 @@ export async function loadPlugins(specifiers: readonly string[], cwd = process.c
   return loaded;
 }
 
+let shared = false;
+
+/**
+ * A plugin kept in a folder of its own (REFRACT_PLUGINS=/srv/plugins/mine.js) imports `refract-api` where no copy
+ * of it is installed: that import is answered with this very package (the one loading the plugin), so that it
+ * defines its plugin with the API it runs under. An installed copy, where there is one, is used as Node finds it.
+ */
+function shareThisPackage(): void {
+  if (shared || typeof registerHooks !== 'function') return;
+  shared = true;
+  registerHooks({
+    resolve(specifier, context, next) {
+      if (specifier !== 'refract-api' && !specifier.startsWith('refract-api/')) return next(specifier, context);
+      try {
+        return next(specifier, context);
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw err;
+        // The package resolves its own name (package.json "exports"): the source or dist/, as it runs.
+        return { url: import.meta.resolve(specifier), shortCircuit: true };
+      }
+    },
+  });
+}
+
 /** What to do about the usual reasons a plugin module does not load. */
-function loadHint(err: unknown): string {
+function loadHint(err: unknown, spec: string): string {
   const { code, message = '' } = (err ?? {}) as { code?: string; message?: string };
+  if (/\.ts$/.test(spec) && (code === 'ERR_REQUIRE_ESM' || /import statement outside a module|Unexpected token 'export'|exports is not defined in ES module/.test(message))) {
+    return ' (a plugin is an ES module: name the file .mts, or give its package.json "type": "module")';
+  }
   if (code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') {
     return ' (a path is resolved from the working directory; a package name must be installed where Refract is)';
   }

@@ -1,8 +1,24 @@
-import { loadConfig } from '../engine/index.ts';
+import { isRefractError, loadConfig } from '../engine/index.ts';
 import { startApp } from './app.ts';
 
-const config = loadConfig();
-const app = await startApp(config);
+/** A start that fails for a reason of the operator's (a setting, a plugin) says so in one line; a defect shows its stack. */
+async function start() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    // A setting that does not parse: the message names it.
+    process.stderr.write(`refract: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  try {
+    return { config, app: await startApp(config) };
+  } catch (err) {
+    process.stderr.write(isRefractError(err) ? `refract: ${err.code}: ${err.message}\n` : `refract: the server did not start: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  }
+}
+const { config, app } = await start();
 app.engine.logger.info(`Refract listening on ${app.bound.free} (free) and ${app.bound.pro} (pro): free ${app.freeUrl}, pro ${app.proUrl}`);
 
 // A promise left rejecting by a dependency (a browser page closed under a pending call, say) is a defect to log,

@@ -1,6 +1,7 @@
 // createEngine as a library caller uses it: the built-in plugins by default, `builtins: false` or a list of one's
 // choosing instead, one's own plugins added after them; a plugin module that does not load names the fix.
 import { test } from 'uvu';
+import { spawnSync } from 'node:child_process';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -56,6 +57,31 @@ test('a plugin module that is not an ES module fails with EPLUGIN and says what 
   const missing = await loadPlugins(['./no-such-plugin.js'], dir).then(() => undefined, (e: unknown) => e);
   assert.is((missing as { code: string }).code, 'EPLUGIN');
   assert.match((missing as Error).message, /resolved from the working directory/);
+});
+
+test('a plugin in a folder of its own imports refract-api (answered with this package); a server whose plugin does not load says so in one line', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-own-plugin-'));
+  writeFileSync(path.join(dir, 'hello.js'), "import { definePlugin, options } from 'refract-api';\nexport default definePlugin({ name: 'hello', description: 'says hello', needs: 'http', params: options({}), async run(ctx) { return { at: ctx.url }; } });\n");
+  writeFileSync(path.join(dir, 'broken.js'), "import { nothing } from 'no-such-package';\nexport default nothing;\n");
+  const [hello] = await loadPlugins([path.join(dir, 'hello.js')]);
+  await using(await createEngine({ config: config(), builtins: false, plugins: [hello!] }), async (engine) => {
+    const { data } = await engine.extract(`${fx.url}/sites/article/index.html`, 'hello');
+    assert.equal(data.hello, { at: `${fx.url}/sites/article/index.html` });
+  });
+  const server = spawnSync(process.execPath, ['--conditions=refract-source', path.resolve(import.meta.dirname, '../../server/main.ts')], {
+    env: { ...process.env, PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_PLUGINS: path.join(dir, 'broken.js') }, encoding: 'utf8',
+  });
+  assert.is(server.status, 1);
+  assert.equal(server.stderr.trim().split('\n'), [`refract: EPLUGIN: Plugin module "${path.join(dir, 'broken.js')}" does not load: Cannot find package 'no-such-package' imported from ${path.join(dir, 'broken.js')} (a path is resolved from the working directory; a package name must be installed where Refract is)`]);
+});
+
+test('a .ts plugin in a CommonJS project is told to be .mts', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-cjs-ts-'));
+  writeFileSync(path.join(dir, 'package.json'), '{"name":"cjs-ts","type":"commonjs"}');
+  writeFileSync(path.join(dir, 'plugin.ts'), "import { definePlugin } from 'refract-api';\nexport default definePlugin({} as never);\n");
+  const err = await loadPlugins([path.join(dir, 'plugin.ts')]).then(() => undefined, (e: unknown) => e);
+  assert.is((err as { code?: string }).code, 'EPLUGIN');
+  assert.match((err as Error).message, /\.mts/);
 });
 
 test('extract, run and crawl after close are refused at once with EBUSY (they would wait forever)', async () => {
