@@ -38,3 +38,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     app.shutdown(config.shutdownGraceMs).then(() => process.exit(0), () => process.exit(1));
   });
 }
+
+// Started by a shell that npm or npx runs (`npm start`, `npx refract-api serve`), a SIGTERM to npm ends that shell
+// and this process is left behind, listening, with a new parent. A change of parent is taken as the SIGTERM it was.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) {
+    app.engine.logger.info(`the parent process ${parent} ended: stopping as on SIGTERM`);
+    process.kill(process.pid, 'SIGTERM');
+  }
+}, 1000).unref();

@@ -2,6 +2,8 @@
 // the access log, the client's address behind a trusted proxy, a graceful drain on SIGTERM, and requests during
 // start-up answered (503 or a result) without a crash.
 import { test } from 'uvu';
+import { spawn } from 'node:child_process';
+import { descendantsOf, processTable } from '../../engine/browser/memory.ts';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import http from 'node:http';
@@ -228,6 +230,23 @@ test('SIGTERM: a request still running when the grace ends is answered 503 EBUSY
     release?.();
     await app.stop();
   }
+});
+
+test('started through a shell (as npm start and npx do), the server stops when that shell is ended by SIGTERM', async () => {
+  const shell = spawn('sh', ['-c', `"${process.execPath}" --conditions=refract-source server/main.ts; echo ended`], { cwd: ROOT, env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  const listening = new Promise<void>((resolve) => shell.stderr!.on('data', (c: Buffer) => { log += c; if (/listening on/.test(log)) resolve(); }));
+  await listening;
+  const server = descendantsOf(await processTable(), shell.pid!).find((p) => p.ppid === shell.pid);
+  assert.ok(server, 'the server runs under the shell');
+  shell.kill('SIGTERM');
+  // The server sees its parent go within a second, then drains (nothing in flight) and exits.
+  let alive = true;
+  for (const until = Date.now() + 15_000; alive && Date.now() < until;) {
+    await new Promise((r) => setTimeout(r, 200));
+    alive = (await processTable()).some((p) => p.pid === server!.pid);
+  }
+  assert.not.ok(alive, 'the server process ended');
 });
 
 test('requests from the moment of spawn until ready get 503 EBUSY or an answer, never a crash', async () => {
