@@ -89,6 +89,10 @@ test('npm pack: compiled JavaScript and declarations, no TypeScript source, the 
   }
   assert.equal(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), [], 'no .ts source');
   assert.equal(files.filter((f) => /^(test|fixtures|scripts)\//.test(f)), [], 'no tests, fixtures or scripts');
+  // The checkout's install step (patches, system packages) is not the package's: an installer is not asked to allow it.
+  const manifest = JSON.parse((await run(`tar -xOf ${JSON.stringify(tarball)} package/package.json`, work)).stdout) as { scripts?: Record<string, string> };
+  assert.is(manifest.scripts?.postinstall, undefined);
+  assert.ok(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.postinstall, 'the checkout keeps its own after packing');
 });
 
 test('the plugin guide, followed as written: npm init to npm pack, its test, a crawl with the plugin', async () => {
