@@ -116,7 +116,7 @@ function defaultAsText(schema: Schema, description: string): { schema: Schema; d
   if (schema.default === undefined) return { schema, description, extra: {} };
   const { default: initial, ...rest } = schema;
   const shown = typeof initial === 'string' ? initial : JSON.stringify(initial);
-  return { schema: rest, description: `${description} Default: \`${shown}\`.`, extra: { 'x-refract-default': initial } };
+  return { schema: rest, description: `${description} Default: \`${shown}\`.`.trim(), extra: { 'x-refract-default': initial } };
 }
 
 /** Every query parameter the plan accepts, general ones first, then each plugin's in registry order. */
@@ -149,11 +149,15 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
     if (plugin.defaultOn) on.default = true;
     // An output that cannot run on defaults (`data` needs rules, `function` its code): bare `true` is refused.
     const needsOptions = !plugin.params.safeParse({}).success;
+    // The option a plain word stands for (`screenshot=iPhone 15` is `screenshot.device=iPhone 15`).
+    const shorthandFor = plugin.shorthand ? Object.keys(plugin.shorthand('x'))[0] : undefined;
     params.push(parameter(plugin.name, on, needsOptions ? `${plugin.description} Needs its options: \`${plugin.name}=false\` turns it off.` : plugin.description, {
       'x-refract-plugin': plugin.name, ...(needsOptions ? { 'x-refract-needs-options': true } : {}),
+      ...(shorthandFor ? { 'x-refract-shorthand': `${plugin.name}.${shorthandFor}` } : {}),
     }));
     for (const p of flattened(plugin.name, options).filter((o) => o.name !== plugin.name)) {
-      const own = typeof p.schema.description === 'string' ? p.schema.description : `\`${plugin.name}\` option.`;
+      // Without a description of its own, an option says its default alone (not "`screenshot` option." on each).
+      const own = typeof p.schema.description === 'string' ? p.schema.description : p.schema.default === undefined ? `\`${plugin.name}\` option.` : '';
       const described = defaultAsText(p.schema, own);
       params.push(parameter(p.name, described.schema, described.description, { 'x-refract-plugin': plugin.name, ...described.extra }));
     }
@@ -198,7 +202,7 @@ function codesByStatus(): Map<number, Code[]> {
   return by;
 }
 
-/** The service's own paths: this description, liveness, readiness, generated files. */
+/** The service's own paths: this description and its pages, liveness, readiness, metrics, generated files. */
 const OWN_PATHS = {
   '/openapi.json': { get: { operationId: 'openapi', summary: 'This description', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
   '/healthz': { get: { operationId: 'healthz', summary: 'Liveness: the process answers', responses: { 200: { description: 'alive', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } } } } },
@@ -211,6 +215,15 @@ const OWN_PATHS = {
       },
     },
   },
+  '/metrics': {
+    get: {
+      operationId: 'metrics', summary: 'Prometheus metrics: on the pro port, or on both with `Authorization: Bearer <REFRACT_METRICS_TOKEN>`',
+      responses: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: { description: 'EAUTH: the token is missing or wrong' }, 404: { description: 'ENOTFOUND: on the free port without a token set' } },
+    },
+  },
+  '/playground': { get: { operationId: 'playground', summary: 'The playground: every option of the loaded plugins in a form, the answer previewed', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+  '/docs': { get: { operationId: 'docs', summary: 'This reference, rendered', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+  '/docs/errors': { get: { operationId: 'errors', summary: 'Every error code with its HTTP status and how to solve it (Markdown at /docs/errors.md)', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
   '/assets/{name}': {
     get: {
       operationId: 'asset', summary: 'A generated file (screenshot, PDF, clip)',
@@ -251,7 +264,7 @@ export function openApiDocument(registry: Registry, opts: { version: string; fre
       title: 'Refract API',
       version: opts.version,
       summary: 'Any public URL as structured data: metadata, screenshots, PDFs, palettes, extraction, embeds, insights.',
-      description: `Wire-compatible with the Microlink API. Parameter names are accepted in camelCase or snake_case, nested options as dotted names (\`screenshot.fullPage\`), lists as repeated or numbered keys (\`waitUntil.0=load\`), and a bare name means \`true\`. Names with \`{key}\` stand for any name (\`data.price.selector\`). Error codes: ${opts.docsUrl}.`,
+      description: `Wire-compatible with the Microlink API. Parameter names are accepted in camelCase or snake_case, nested options as dotted names (\`screenshot.fullPage\`), lists as repeated or numbered keys (\`waitUntil.0=load\`), and a bare name means \`true\`. Names with \`{key}\` stand for any name (\`data.price.selector\`).\n\n[Error codes](${opts.docsUrl}), each with how to solve it · [Playground](/playground), every option in a form · [openapi.json](/openapi.json) · metrics at \`/metrics\` on the pro port.`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [

@@ -192,10 +192,16 @@ test('/docs renders the reference from the description, offline (swagger-ui serv
   const outside: string[] = [];
   page.on('request', (r) => { if (!r.url().startsWith(app.freeUrl)) outside.push(r.url()); });
   try {
+    const asked: string[] = [];
+    page.on('request', (r) => asked.push(new URL(r.url()).pathname));
     await page.goto(`${app.freeUrl}/docs`);
     await page.locator('.opblock-summary-path', { hasText: '/openapi.json' }).waitFor();
     assert.ok(await page.locator('.opblock-summary-path[data-path="/"]').count() >= 1);
+    // The service's own pages are in the reference, and its description links the error codes (a link, not text).
+    for (const own of ['/metrics', '/playground', '/docs/errors']) assert.ok(await page.locator(`.opblock-summary-path[data-path="${own}"]`).count() >= 1, own);
+    assert.is(await page.locator('.info a', { hasText: 'Error codes' }).getAttribute('href'), `${app.freeUrl}/docs/errors`);
     assert.equal(outside, [], 'nothing fetched from elsewhere');
+    assert.not.ok(asked.includes('/favicon.ico'), 'no favicon request (the page names its icon)');
   } finally {
     await page.close();
   }
@@ -294,6 +300,8 @@ test('/playground on a phone-sized screen (390 px): nothing is cut off, every co
     assert.equal(overflow.wide, [], 'elements past the screen\'s edge');
     const box = await page.locator('#run').boundingBox();
     assert.ok(box && box.x + box.width <= 390, 'the Run button is on the screen');
+    // The answer's JSON keeps its lines (scrolled sideways), never breaking inside a word.
+    assert.is(await page.evaluate(() => getComputedStyle(document.getElementById('json')!).whiteSpace), 'pre');
   } finally {
     await context.close();
   }
@@ -302,6 +310,10 @@ test('/playground on a phone-sized screen (390 px): nothing is cut off, every co
 test('/docs/errors in a browser: a `more` link lands on its code\'s section, the report link shows the request id', async () => {
   const page = await browser.newPage();
   try {
+    await page.goto(`${app.freeUrl}/docs/errors`);
+    // A table of contents: every code, linked to its section.
+    const listed = await page.locator('nav .toc a').allInnerTexts();
+    assert.equal(listed.filter((t) => /^E[A-Z]+$/.test(t)).sort(), Object.keys(CODES).sort());
     const res = await fetch(`${app.freeUrl}/?url=${encodeURIComponent('http://127.0.0.2/')}`);
     const body = await res.json() as { more: string; report: string; id: string };
     await page.goto(body.more);
