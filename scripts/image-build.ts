@@ -51,7 +51,12 @@ try {
   const caches = [[path.join(os.homedir(), '.npm'), '/root/.npm'], ['/var/cache/apt/archives', '/var/cache/apt/archives']]
     .filter(([host]) => existsSync(host!)).flatMap(([host, inside]) => ['--volume', `${host}:${inside}`]);
   const ca = existsSync('/etc/ssl/certs/ca-certificates.crt') ? ['--secret', 'id=hostca,src=/etc/ssl/certs/ca-certificates.crt'] : [];
-  await run('podman', [...RUN_FLAGS, 'build', '--format', 'docker', '--network', 'host', ...LIMITS, ...ca, ...caches, '-t', result.tag, '.']);
+  const build = () => run('podman', [...RUN_FLAGS, 'build', '--format', 'docker', '--network', 'host', ...LIMITS, ...ca, ...caches, '-t', result.tag, '.']);
+  // Tried a second time after a failure (a lock on the shared apt cache, a mirror's hiccup), within the same budget.
+  await build().catch((err: Error) => {
+    console.log(`image-build: the first build failed, trying again: ${err.message.split('\n').slice(-3).join(' ')}`);
+    return build();
+  });
   result.buildSeconds = (performance.now() - since) / 1000;
   result.bytes = Number((await run('podman', ['image', 'inspect', result.tag, '--format', '{{.Size}}'])).trim());
   result.ok = true;

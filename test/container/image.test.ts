@@ -25,6 +25,7 @@ const LIMITS = ['--ulimit', 'nofile=20000:20000', '--ulimit', 'nproc=4096:4096']
 
 let fx: Fixture;
 let gate: { arrived: () => void; release: Promise<void> } | undefined;
+let drainPageAsked: () => void = () => {};
 let base = '';
 let built = { seconds: 0, bytes: 0 };
 
@@ -46,6 +47,11 @@ test.before(async () => {
       if (held) { held.arrived(); await held.release; }
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><head><title>Slow</title></head><body><p>Answered once released.</p></body></html>');
+    },
+    '/drain-page': (_: IncomingMessage, res: ServerResponse) => {
+      drainPageAsked();
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html><head><title>Long</title></head><body>${'<p>A line of a long page, captured whole.</p>'.repeat(300)}</body></html>`);
     },
   });
   // The suite's runner built the image already (REFRACT_IMAGE_BUILD_RESULT); run alone, the file builds it here.
@@ -127,6 +133,11 @@ test('podman stop (SIGTERM) with a request in flight: the request is answered, t
   gate = { arrived, release: new Promise<void>((resolve) => { release = resolve; }) };
   const inflight = call(base, `url=${q(`${fx.url}/slow`)}&prerender=false`);
   await reached;
+  // A browser capture in flight as well (a full page after a wait of its own): a drain lets it finish too. The
+  // signal goes once its page has been asked for, so the capture is surely in flight.
+  const loading = new Promise<void>((resolve) => { drainPageAsked = resolve; });
+  const capture = call(base, `url=${q(`${fx.url}/drain-page`)}&screenshot.fullPage&waitForTimeout=1500&meta=false&force`);
+  await loading;
   const stopping = run('podman', ['stop', '-t', '40', NAME]);
   // The drain has begun once readiness fails (503, or the listener closed): only then is the held page released.
   await new Promise<void>((resolve) => {
@@ -137,6 +148,9 @@ test('podman stop (SIGTERM) with a request in flight: the request is answered, t
   const answer = await inflight;
   assert.is(answer.status, 200);
   assert.is(answer.body.data.title, 'Slow');
+  const shot = await capture;
+  assert.is(shot.status, 200, JSON.stringify(shot.body).slice(0, 300));
+  assert.ok(shot.body.data.screenshot?.url, `a capture: ${JSON.stringify(shot.body.warnings ?? null)}`);
   await stopping;
   const code = (await run('podman', ['inspect', NAME, '--format', '{{.State.ExitCode}}'])).trim();
   assert.is(code, '0');
