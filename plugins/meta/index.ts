@@ -1,6 +1,7 @@
 import { definePlugin, options, bool } from '../../engine/index.ts';
 import { absoluteUrl, createDoc, firstOf, type Doc } from './helpers.ts';
-import { title, description, toText, toDescription } from './rules/text.ts';
+import { description, toDescription } from './rules/text.ts';
+import { pageTitle } from './rules/title.ts';
 import { author, toAuthor } from './rules/author.ts';
 import { pageDate } from './rules/date.ts';
 import { publisher, toPublisher } from './rules/publisher.ts';
@@ -18,7 +19,7 @@ export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean; 
   return {
     lang: firstOf(doc, lang, toLang) ?? null,
     author: firstOf(doc, author, toAuthor) ?? null,
-    title: firstOf(doc, title, toText) ?? null,
+    title: pageTitle(doc) ?? null,
     publisher: firstOf(doc, publisher, toPublisher) ?? null,
     image: media ? firstOf(doc, image, toImage) ?? null : null,
     date: pageDate(doc) ?? null,

@@ -1,0 +1,99 @@
+// The title as a person reads it: the page's headline without the site's name around it (docs/metadata.md,
+// "Title"). The page's own parts are compared: its social title, <title>, JSON-LD headline and first <h1>; the
+// site is known by its names (og:site_name, application name, JSON-LD publisher) and by its address.
+import { absoluteUrl, byAttr, byJsonLd, byMeta, byText, candidatesOf, clean, type Doc, type Rule } from '../helpers.ts';
+import { publisher, toPublisher } from './publisher.ts';
+import { title as titleRules, toText } from './text.ts';
+
+/** Separators between a headline and the site's name: a bar, dash, guillemet, arrow, dot or slashes set apart by spaces. */
+const SEPARATOR = /\s+(?:\||-|–|—|»|«|›|‹|·|•|::|\/\/|~)\s+/;
+/** A title that names no page of its own, as home pages have them. */
+const GENERIC = /^(home|homepage|start|startseite|accueil|inicio|willkommen|welcome|index|untitled|news|blog)$/i;
+
+/** Letters and digits only, lower case: how names are compared. */
+const key = (text: string) => text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** The labels of the page's host that name it (`de.globalvoices.org` → globalvoices; `helge.at` → helge). */
+function hostNames(url: string): string[] {
+  let host: string;
+  try { host = new URL(url).hostname.toLowerCase(); } catch { return []; }
+  if (/^[\d.]+$|^\[/.test(host)) return [];
+  const labels = host.replace(/^www\d?\./, '').split('.');
+  // The registrable label and any longer label before it (a subdomain such as `arsnova` of arsnova.thm.de).
+  return labels.slice(0, -1).filter((l) => l.length >= 3 && !/^(www|blog|news|web)$/.test(l)).map(key);
+}
+
+/** The page's own address as it states it (canonical link, og:url), and the address it was read from. */
+const addressRules: Rule[] = [byAttr('link[rel="canonical"]', 'href'), byMeta('og:url')];
+
+/** Every name the site goes by on this page. */
+function siteNames(doc: Doc): string[] {
+  const named = [...candidatesOf(doc, publisher.slice(0, 10), toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
+  const addresses = [doc.url, ...candidatesOf(doc, addressRules, (v) => absoluteUrl(v, doc.url), (v) => v)];
+  return [...new Set([...named, ...addresses.flatMap(hostNames)])];
+}
+
+/** Whether a part of a title is the site's name: one of its names, its address, or a name that contains either. */
+function isSiteName(part: string, names: readonly string[]): boolean {
+  const k = key(part);
+  if (k.length < 2) return false;
+  return names.some((n) => k === n || (n.length >= 4 && k.includes(n)) || (k.length >= 3 && n.includes(k) && k.length >= n.length / 2));
+}
+
+/**
+ * A title without the site's name at either end: parts set apart by a separator are dropped from the ends while they
+ * name the site; what is left is joined as written. When a part is the page's own headline (its <h1>, or another
+ * title of the page without separators), that part is the title.
+ */
+export function withoutSiteName(raw: string, names: readonly string[], headlines: readonly string[]): string {
+  const parts = raw.split(SEPARATOR);
+  if (parts.length < 2) return raw;
+  const seps = raw.match(new RegExp(SEPARATOR.source, 'g')) ?? [];
+  const heads = new Set(headlines.map(key).filter(Boolean));
+  const own = parts.find((p) => heads.has(key(p)) && !isSiteName(p, names));
+  if (own) return own.trim();
+  let first = 0;
+  let last = parts.length - 1;
+  while (last > first && isSiteName(parts[last]!, names)) last--;
+  while (first < last && isSiteName(parts[first]!, names)) first++;
+  let text = parts[first]!;
+  for (let i = first + 1; i <= last; i++) text += seps[i - 1]! + parts[i]!;
+  return text.trim();
+}
+
+/** Separator characters left at an end once a part went (`mediaarchitecture.de // » Jens Weber`). */
+const STRAY = /^\s*(?:[|\-–—»«›‹·•:~/]+\s+)+|(?:\s+[|\-–—»«›‹·•:~/]+)+\s*$/g;
+/** A site's name in parentheses at the end (`… (neues deutschland)`). */
+const BRACKETED = /\s*\(([^()]{2,60})\)$/;
+
+/** Whether `inner` stands in `outer` as whole words (case and punctuation aside). */
+function within(inner: string, outer: string): boolean {
+  const i = key(inner);
+  return i.length > 0 && key(outer).includes(i);
+}
+
+/** The headlines the page gives besides its title tags: its first <h1> and its JSON-LD headline. */
+const headlineRules: Rule[] = [byJsonLd('headline'), byText('h1')];
+/** Titles of the page, most trusted first. */
+const titleTags: Rule[] = [byMeta('og:title'), byMeta('twitter:title'), byText('title')];
+
+/** The page's title as a person reads it (see above), or undefined when it has none. */
+export function pageTitle(doc: Doc): string | undefined {
+  const first = [...candidatesOf(doc, titleRules, toText, (v) => v)];
+  if (!first.length) return undefined;
+  const headlines = [...candidatesOf(doc, headlineRules, toText, (v) => v)];
+  // A home page's "Home" is no title when the page has a headline of its own.
+  const raw = GENERIC.test(first[0]!) && headlines[0] && !GENERIC.test(headlines[0]) ? headlines[0] : first[0]!;
+  const tags = [...candidatesOf(doc, titleTags, toText, (v) => v)];
+  // Another title of the page that is one part of this one (og:title "X" beside <title> "X | Site") agrees on X.
+  const plain = [...headlines, ...tags.filter((t) => !SEPARATOR.test(t))];
+  const names = siteNames(doc);
+  let text = withoutSiteName(raw, names, plain).replace(STRAY, '');
+  const bracketed = BRACKETED.exec(text);
+  if (bracketed && isSiteName(bracketed[1]!, names)) text = text.slice(0, bracketed.index);
+  // The page's headline when the title holds it with more around it (a kicker, "Recipe", a blog's name) or when
+  // nothing but the site's name is left: a person reads the headline.
+  const headline = headlines.find((h) => !isSiteName(h, names) && !GENERIC.test(h));
+  if (headline && (isSiteName(text, names) || (key(headline).length >= key(text).length * 0.5 && within(headline, text)))) text = headline;
+  return clean(text) ?? raw;
+}

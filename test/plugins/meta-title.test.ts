@@ -1,0 +1,44 @@
+// The title as a person reads it (plugins/meta/rules/title.ts, docs/metadata.md "Title"): one small page of each
+// kind in fixtures/meta/title/.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseHtml } from '../../engine/html.ts';
+import { createDoc } from '../../plugins/meta/helpers.ts';
+import { pageTitle } from '../../plugins/meta/rules/title.ts';
+
+const titleOf = (file: string, url = 'https://example.org/page') => {
+  const html = readFileSync(path.resolve(import.meta.dirname, '../../fixtures/meta/title', file), 'utf8');
+  return pageTitle(createDoc(parseHtml(html, url), url));
+};
+
+test('the site\'s address at the end goes (its canonical address names it)', () => {
+  assert.is(titleOf('site-suffix.html'), 'Rasende Polizisten');
+});
+
+test('the site\'s name at the end goes (og:site_name names it)', () => {
+  assert.is(titleOf('site-name.html'), 'Der Lange und die alte Dame');
+});
+
+test('a part that is the page\'s own headline (its h1) is the title, the site\'s name before it goes', () => {
+  assert.is(titleOf('headline.html'), 'Mercurial\u2019s Journey to and Reflections on Python 3');
+});
+
+test('a kicker before the headline goes when the h1 holds the headline alone', () => {
+  assert.is(titleOf('kicker.html'), 'Lässt sich die Ausbreitung kontrollieren?');
+});
+
+test('a home page\'s "Home" gives way to its headline', () => {
+  assert.is(titleOf('home.html'), 'Time to say goodbye.');
+});
+
+test('a dash inside a headline stays when no part names the site', () => {
+  assert.is(titleOf('separators-kept.html'), 'Minions malen – mit Malerrolle und bunten Farben');
+});
+
+test('the site\'s name in parentheses at the end goes', () => {
+  assert.is(titleOf('bracketed.html'), '»Kein Geld mehr für die Miete«');
+});
+
+test.run();
