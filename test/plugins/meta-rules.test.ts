@@ -60,7 +60,7 @@ field('description', [
 
 field('author', [
   ['JSON-LD author.name', `${ld({ '@type': 'Article', author: { '@type': 'Person', name: 'Jane Doe' } })}<meta name="author" content="Meta Name">`, '', 'Jane Doe'],
-  ['JSON-LD brand.name', ld({ '@type': 'Product', brand: { '@type': 'Brand', name: 'Acme Tools' } }), '', 'Acme Tools'],
+  ['differs: a product\'s brand is no author (people label none)', ld({ '@type': 'Product', brand: { '@type': 'Brand', name: 'Acme Tools' } }), '', null],
   ['meta author', '<meta name="author" content="Meta Name">', '', 'Meta Name'],
   ['article:author', '<meta property="article:author" content="Art Author">', '', 'Art Author'],
   ['article:author that is a URL refused', '<meta property="article:author" content="https://facebook.com/someone">', '', null],
@@ -78,13 +78,20 @@ field('author', [
   ['[class*=author], two words', '', '<span class="author">Span Author</span>', 'Span Author'],
   ['[class*=byline] that is not a date', '', '<div class="byline">By Byline Writer</div>', 'Byline Writer'],
   ['[class*=byline] that is a date refused', '', '<div class="byline">July 4, 2019</div>', null],
-  ['twitter:creator last', '<meta name="twitter:creator" content="@tweeter">', '', 'tweeter'],
+  ['differs: a twitter:creator handle is no author (the site\'s account, mostly)', '<meta name="twitter:creator" content="@tweeter">', '', null],
   ['a leading "By" removed', '<meta name="author" content="By Jane Doe">', '', 'Jane Doe'],
   ['a URL refused', '<meta name="author" content="https://example.com/jane">', '', null],
   ['over 128 characters refused', `<meta name="author" content="${'a'.repeat(129)}">`, '', null],
   ['quotes made typographic', '<meta name="author" content="Jane &quot;JD&quot; Doe">', '', 'Jane “JD” Doe'],
-  ['beyond: several JSON-LD authors named', ld({ '@type': 'Article', author: [{ '@type': 'Person', name: 'Ann Lee' }, { '@type': 'Person', name: 'Bo Chan' }] }), '', 'Ann Lee and Bo Chan'],
-  ['beyond: three JSON-LD authors', ld({ '@type': 'Article', author: [{ name: 'Ann Lee' }, { name: 'Bo Chan' }, { name: 'Cy Dorn' }] }), '', 'Ann Lee, Bo Chan and Cy Dorn'],
+  ['beyond: several JSON-LD authors named', ld({ '@type': 'Article', author: [{ '@type': 'Person', name: 'Ann Lee' }, { '@type': 'Person', name: 'Bo Chan' }] }), '', 'Ann Lee; Bo Chan'],
+  ['beyond: a byline\'s words in any language go', '<a rel="author">Zeige alle Beiträge von Petra Ruland</a>', '', 'Petra Ruland'],
+  ['beyond: "Von X -" and a date after the name go', '<span class="author">Von Ulrike Meier 18.10.2019 16:06 Uhr</span>', '', 'Ulrike Meier'],
+  ['beyond: a degree after the name goes', '<meta name="author" content="Grant Tinsley, PhD">', '', 'Grant Tinsley'],
+  ['beyond: the site\'s name is no author', '<meta property="og:site_name" content="Marketing Land"><meta name="author" content="Marketing Land">', '', null],
+  ['beyond: a commenter is no author', '<div class="author">Harm Otten sagt: 12. März 2020</div>', '', null],
+  ['beyond: a placeholder is no author', '<meta name="author" content="Super User">', '', null],
+  ['beyond: a company is no author', '<meta name="author" content="Perform Media Deutschland GmbH">', '', null],
+  ['beyond: three JSON-LD authors', ld({ '@type': 'Article', author: [{ name: 'Ann Lee' }, { name: 'Bo Chan' }, { name: 'Cy Dorn' }] }), '', 'Ann Lee; Bo Chan; Cy Dorn'],
 ]);
 
 field('date', [

@@ -75,7 +75,7 @@ test('JSON-LD rules, @graph included, with a broken block repaired or skipped', 
   assert.is(d.title, 'LD headline');
   assert.is(d.description, 'LD description');
   // Both authors the JSON-LD names (each cleaned of its "By"), where the first alone was kept before.
-  assert.is(d.author, 'Ada Lovelace and Charles Babbage');
+  assert.is(d.author, 'Ada Lovelace; Charles Babbage');
   assert.is(d.date, '2019-01-02T03:04:05.000Z');
   assert.is(d.publisher, 'LD Publisher');
   assert.is(d.lang, 'pt');

@@ -2,6 +2,8 @@ import { byAttr, byJsonLd, byMeta, byText, clean, type Doc, type Rule } from '..
 import { select } from '../select.ts';
 import { typographic } from '../typography.ts';
 import { toDate } from './date.ts';
+import { cleanByline } from './byline.ts';
+import { isSiteName, siteNames } from './site.ts';
 
 const personName = (v: unknown): unknown => {
   if (typeof v === 'string') return v;
@@ -9,13 +11,13 @@ const personName = (v: unknown): unknown => {
   return undefined;
 };
 
-/** `A`, `A and B`, `A, B and C`. */
+/** Several authors as people write them in a list: `A; B; C`. */
 function joinNames(names: string[]): string {
-  return names.length < 2 ? names[0] ?? '' : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  return names.join('; ');
 }
 
 /**
- * The authors JSON-LD names: every one of a list (`"author": [{ "name": "A" }, { "name": "B" }]` gives `A and B`),
+ * The authors JSON-LD names: every one of a list (`"author": [{ "name": "A" }, { "name": "B" }]` gives `A; B`),
  * where the meta tags, and metascraper, keep only the first.
  */
 function jsonLdAuthors({ jsonld }: Doc): string | undefined {
@@ -45,21 +47,27 @@ const bylineNotDate: Rule = ({ $ }) => {
 
 /** Ordered rules for the author (docs/metadata.md): structured data and meta first, then bylines in the markup. */
 export const author: Rule[] = [
-  jsonLdAuthors, byJsonLd('author', personName), byJsonLd('brand.name'), byMeta('author', false), byMeta('article:author'), byMeta('book:author'),
+  jsonLdAuthors, byJsonLd('author', personName), byMeta('author', false), byMeta('article:author'), byMeta('book:author'),
   byMeta('sailthru.author'), byMeta('parsely-author'),
   byText('[itemprop*="author" i] [itemprop="name"]'), byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
   byText('[itemprop*="author" i]'), byText('[rel="author"]'), strict(byText('a[class*="author" i]')), strict(byText('[class*="author" i] a')),
   strict(byText('a[href*="/author/" i]')), byText('a[class*="screenname" i]'), strict(byText('[class*="author" i]')), strict(bylineNotDate),
-  byMeta('twitter:creator'),
 ];
 
 const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;
 
-/** Accepts an author: a human name of at most 128 characters, never a URL, without a leading "By" or "@". */
-export function toAuthor(value: unknown): string | undefined {
+/**
+ * Accepts an author: a name of at most 128 characters as a byline gives it (cleanByline: no "By", "Von", date or
+ * placeholder), never a URL or a handle's "@"; on a page, never the site's own name standing in for a person.
+ */
+export function toAuthor(value: unknown, doc?: Doc): string | undefined {
   let text = clean(value);
   if (!text || URLISH.test(text)) return undefined;
-  text = text.replace(/^by[:\s]+/i, '').replace(/^@/, '').trim();
-  if (!text || text.length > 128 || /^\d+$/.test(text)) return undefined;
+  text = cleanByline(text.replace(/^@/, ''));
+  if (!text || text.length > 128 || /^\d+$/.test(text) || toDate(text)) return undefined;
+  // The site standing in for a person: a name it gives itself, or, written as an address or handle (no space:
+  // `lecker.de`, `finanzcheck_de`), its address. A person's own site may carry the person's name: a name is
+  // compared with the site's given names alone.
+  if (doc && isSiteName(text, siteNames(doc, !/\s/.test(text) && /[._@\d]/.test(text)))) return undefined;
   return typographic(text);
 }

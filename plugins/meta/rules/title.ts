@@ -1,44 +1,14 @@
 // The title as a person reads it: the page's headline without the site's name around it (docs/metadata.md,
 // "Title"). The page's own parts are compared: its social title, <title>, JSON-LD headline and first <h1>; the
 // site is known by its names (og:site_name, application name, JSON-LD publisher) and by its address.
-import { absoluteUrl, byAttr, byJsonLd, byMeta, byText, candidatesOf, clean, type Doc, type Rule } from '../helpers.ts';
-import { publisher, toPublisher } from './publisher.ts';
+import { byJsonLd, byMeta, byText, candidatesOf, clean, type Doc, type Rule } from '../helpers.ts';
+import { isSiteName, key, siteNames } from './site.ts';
 import { title as titleRules, toText } from './text.ts';
 
 /** Separators between a headline and the site's name: a bar, dash, guillemet, arrow, dot or slashes set apart by spaces. */
 const SEPARATOR = /\s+(?:\||-|–|—|»|«|›|‹|·|•|::|\/\/|~)\s+/;
 /** A title that names no page of its own, as home pages have them. */
 const GENERIC = /^(home|homepage|start|startseite|accueil|inicio|willkommen|welcome|index|untitled|news|blog)$/i;
-
-/** Letters and digits only, lower case: how names are compared. */
-const key = (text: string) => text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-
-/** The labels of the page's host that name it (`de.globalvoices.org` → globalvoices; `helge.at` → helge). */
-function hostNames(url: string): string[] {
-  let host: string;
-  try { host = new URL(url).hostname.toLowerCase(); } catch { return []; }
-  if (/^[\d.]+$|^\[/.test(host)) return [];
-  const labels = host.replace(/^www\d?\./, '').split('.');
-  // The registrable label and any longer label before it (a subdomain such as `arsnova` of arsnova.thm.de).
-  return labels.slice(0, -1).filter((l) => l.length >= 3 && !/^(www|blog|news|web)$/.test(l)).map(key);
-}
-
-/** The page's own address as it states it (canonical link, og:url), and the address it was read from. */
-const addressRules: Rule[] = [byAttr('link[rel="canonical"]', 'href'), byMeta('og:url')];
-
-/** Every name the site goes by on this page. */
-function siteNames(doc: Doc): string[] {
-  const named = [...candidatesOf(doc, publisher.slice(0, 10), toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
-  const addresses = [doc.url, ...candidatesOf(doc, addressRules, (v) => absoluteUrl(v, doc.url), (v) => v)];
-  return [...new Set([...named, ...addresses.flatMap(hostNames)])];
-}
-
-/** Whether a part of a title is the site's name: one of its names, its address, or a name that contains either. */
-function isSiteName(part: string, names: readonly string[]): boolean {
-  const k = key(part);
-  if (k.length < 2) return false;
-  return names.some((n) => k === n || (n.length >= 4 && k.includes(n)) || (k.length >= 3 && n.includes(k) && k.length >= n.length / 2));
-}
 
 /**
  * A title without the site's name at either end: parts set apart by a separator are dropped from the ends while they

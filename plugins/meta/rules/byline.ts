@@ -1,0 +1,47 @@
+// A byline as a person reads it: the name(s) alone, without the words around them in any of the corpus's languages
+// ("By", "Von", "Zeige alle Beiträge von", "Posted by", "par", "Interview:"), without a date or a title after the
+// name, and no name at all where the page shows a placeholder, a commenter or the site itself (docs/metadata.md).
+
+/** Words before a name, in the languages of the web: removed from the start, as often as they repeat. */
+const LEADING = new RegExp(`^(?:${[
+  'view all posts by', 'see all posts by', 'all posts by', 'more posts by', 'more from', 'articles by', 'posts by', 'stories by',
+  'written by', 'posted by', 'published by', 'created by', 'reported by', 'words by', 'text by', 'story by', 'by',
+  'zeige alle beiträge von', 'alle beiträge von', 'mehr von', 'geschrieben von', 'verfasst von', 'eingestellt von',
+  'veröffentlicht von', 'erstellt von', 'ein beitrag von', 'ein artikel von', 'von',
+  'publié par', 'écrit par', 'un article de', 'par', 'escrito por', 'publicado por', 'por', 'scritto da', 'di', 'door', 'av', 'af',
+  'autor', 'autorin', 'author', 'autore', 'auteur', 'text', 'texte', 'interview', 'redakteur', 'redakteurin', 'und', 'and', '&',
+].map((w) => w.replace(/ /g, '\\s+')).join('|')})(?:\\s*:\\s*|\\s+)`, 'i');
+
+/** What follows a name on a byline and is not part of it: a date or time, a separator and what comes after. */
+const TRAILING = [
+  /\s*(?:January|February|March|April|May|June|July|August|September|October|November|December|Januar|Februar|März|Mai|Juni|Juli|Oktober|Dezember)\s+\d{1,2},?\s+\d{4}.*$/,
+  /\s+(?:am|on|le|el|il|op)?\s*\d{1,2}[./-]\s?\d{1,2}[./-]\s?\d{2,4}.*$/i,
+  /\s+\d{1,2}\.?\s+[A-Za-zäöüéû]+\.?\s+\d{4}.*$/,
+  /\s+(?:\||•|·|–|—|-)\s+.*$/,
+  /\s*(?:\||•|·|–|—|-|,|;)\s*$/,
+  /,\s*(?:PhD|Ph\.D\.|MD|M\.D\.|MSc|MA|BA|RD|CEO|CTO)\.?$/,
+];
+
+/** What only a commenter's line ends with. */
+const COMMENTER = /\s(?:sagt|says|dit|dice|schreibt|meint|wrote)\s*:?(?:\s|$)/i;
+
+/** A company's legal form: an organisation that owns the site, named where a byline would be, is no author. */
+const LEGAL_FORM = /\b(?:GmbH|AG|eG|e\.\s?V\.|KG|Inc\.?|LLC|Ltd\.?|S\.A\.|SAS|S\.r\.l\.|B\.V\.)(?:\s|,|$)/;
+
+/** Placeholders a CMS writes where no person is named. */
+const PLACEHOLDER = /^(?:admin|administrator|wordpressadmin|webmaster|super ?user|no ?author|unknown|anonymous|anonym|guest|gast|redaktion|editor|editors|editorial|staff|team|user|publisher|nom\s*\*?|name\s*\*?|publiziert am|veröffentlicht am|posted on|published on|alle artikel|all articles|archiv anzeigen.*|mehr artikel|more articles|datum|date)$/i;
+/** A weekday or a label (`Donnerstag,`, `Datum:`): what stands where a byline's date goes. */
+const NOT_A_NAME = /^(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|:$|^\d{1,2}:\d{2}/i;
+
+/** A byline's name(s), or undefined when what is there names nobody. */
+export function cleanByline(text: string): string | undefined {
+  if (COMMENTER.test(text)) return undefined;
+  let name = text.trim();
+  for (let before = ''; before !== name;) {
+    before = name;
+    name = name.replace(LEADING, '').trim();
+  }
+  for (const tail of TRAILING) name = name.replace(tail, '').trim();
+  if (!name || PLACEHOLDER.test(name) || NOT_A_NAME.test(name) || LEGAL_FORM.test(name) || !/\p{L}/u.test(name)) return undefined;
+  return name;
+}

@@ -1,0 +1,47 @@
+// The site a page belongs to, by the names it gives it and by its address: what a title's suffix and an author
+// standing in for a person are compared with (title.ts, author.ts).
+import { absoluteUrl, byAttr, byMeta, candidatesOf, type Doc, type Rule } from '../helpers.ts';
+import { publisher, toPublisher } from './publisher.ts';
+
+/** Letters and digits only, lower case: how names are compared. */
+export const key = (text: string) => text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** The labels of the page's host that name it (`de.globalvoices.org` → globalvoices; `helge.at` → helge). */
+function hostNames(url: string): string[] {
+  let host: string;
+  try { host = new URL(url).hostname.toLowerCase(); } catch { return []; }
+  if (/^[\d.]+$|^\[/.test(host)) return [];
+  const labels = host.replace(/^www\d?\./, '').split('.');
+  // The registrable label and any longer label before it (a subdomain such as `arsnova` of arsnova.thm.de).
+  return labels.slice(0, -1).filter((l) => l.length >= 3 && !/^(www|blog|news|web)$/.test(l)).map(key);
+}
+
+/** The page's own address as it states it (canonical link, og:url), and the address it was read from. */
+const addressRules: Rule[] = [byAttr('link[rel="canonical"]', 'href'), byMeta('og:url')];
+
+/** Every name the site goes by on this page. */
+export function siteNames(doc: Doc, byAddress = true): string[] {
+  if (!byAddress) return givenNames(doc);
+  const known = names.get(doc);
+  if (known) return known;
+  const named = [...candidatesOf(doc, publisher.slice(0, 10), toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
+  const addresses = [doc.url, ...candidatesOf(doc, addressRules, (v) => absoluteUrl(v, doc.url), (v) => v)];
+  const all = [...new Set([...named, ...addresses.flatMap(hostNames)])];
+  names.set(doc, all);
+  return all;
+}
+
+/** The names the page gives its site (not its address: a person's own site is named after the person). */
+function givenNames(doc: Doc): string[] {
+  return [...candidatesOf(doc, publisher.slice(0, 10), toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
+}
+
+/** The names of each page, found once per page (the title and every author candidate ask). */
+const names = new WeakMap<Doc, string[]>();
+
+/** Whether a part of a title is the site's name: one of its names, its address, or a name that contains either. */
+export function isSiteName(part: string, names: readonly string[]): boolean {
+  const k = key(part);
+  if (k.length < 2) return false;
+  return names.some((n) => k === n || (n.length >= 4 && k.includes(n)) || (k.length >= 3 && n.includes(k) && k.length >= n.length / 2));
+}
