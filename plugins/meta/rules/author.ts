@@ -51,7 +51,7 @@ export const author: Rule[] = [
   byMeta('sailthru.author'), byMeta('parsely-author'),
   byText('[itemprop*="author" i] [itemprop="name"]'), byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
   byText('[itemprop*="author" i]'), byText('[rel="author"]'), strict(byText('a[class*="author" i]')), strict(byText('[class*="author" i] a')),
-  strict(byText('a[href*="/author/" i]')), byText('a[class*="screenname" i]'), strict(byText('[class*="author" i]')), strict(bylineNotDate),
+  byText('a[href*="/author/" i]'), byText('a[href*="/autor/" i]'), byText('a[href*="/autoren/" i]'), byText('a[class*="screenname" i]'), strict(byText('[class*="author" i]')), strict(bylineNotDate),
 ];
 
 const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;
