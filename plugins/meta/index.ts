@@ -16,13 +16,14 @@ import { metaDocument } from './source.ts';
 export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean; media?: boolean } = {}): Record<string, unknown> {
   const media = want.media !== false;
   const url = firstOf(doc, canonical, (v) => absoluteUrl(v, doc.url)) ?? doc.url;
+  const language = firstOf(doc, lang, toLang);
   return {
-    lang: firstOf(doc, lang, toLang) ?? null,
+    lang: language ?? null,
     author: firstOf(doc, author, toAuthor) ?? null,
     title: pageTitle(doc) ?? null,
     publisher: firstOf(doc, publisher, toPublisher) ?? null,
     image: media ? firstOf(doc, image, toImage) ?? null : null,
-    date: pageDate(doc) ?? null,
+    date: pageDate(doc, language?.slice(0, 2)) ?? null,
     url,
     description: firstOf(doc, description, toDescription) ?? null,
     logo: media ? firstOf(doc, logo, toImage) ?? null : null,

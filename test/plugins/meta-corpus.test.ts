@@ -1,19 +1,19 @@
 // The guard on metadata accuracy: the corpus (fixtures/corpus, real pages with the metadata metascraper's own tests
 // expect) scored with the scorer, in module mode (the extraction core on each page's HTML, no network). A change
-// that loses accuracy fails here instead of passing silently. Titles and authors are left out: metascraper keeps
-// the site's name in a title ("… | ZDNet") and takes a site, a handle or a role for an author ("Marketing Land",
-// "BT_India", "Paz Segura - Marketing Manager"); people do not, and people win (docs/metadata.md). Both are held
-// to what people labelled in meta-labelled.test.ts.
+// that loses accuracy fails here instead of passing silently. Titles, authors and dates are left out: metascraper
+// keeps the site's name in a title ("… | ZDNet"), takes a site, a handle or a role for an author ("Marketing Land",
+// "BT_India", "Paz Segura - Marketing Manager") and a page's last change for its date; people do not, and people
+// win (docs/metadata.md). The three are held to what people labelled in meta-labelled.test.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-/** The accuracy reached on 2026-11-26 without titles and authors (96.3% of the fields, 99.0% without network-dependent ones), less half a point. */
-const FLOOR = { all: 95.8, offline: 98.5 };
-/** Every field but the title and the author. */
-const FIELDS = 'description,publisher,date,lang,url,image,logo,video,audio';
+/** The accuracy reached on 2026-11-26 without titles, authors and dates (95.9% of the fields, 98.9% without network-dependent ones), less half a point. */
+const FLOOR = { all: 95.4, offline: 98.4 };
+/** Every field but the title, the author and the date. */
+const FIELDS = 'description,publisher,lang,url,image,logo,video,audio';
 
 function score(extra: string[]): Promise<{ code: number | null; accuracy: number; out: string }> {
   const args = [path.join(ROOT, 'scripts/corpus-score.mjs'), '--cases', path.join(ROOT, 'fixtures/corpus/metascraper/dev'),
@@ -28,7 +28,7 @@ function score(extra: string[]): Promise<{ code: number | null; accuracy: number
   }));
 }
 
-test(`metadata accuracy on the corpus stays at or above ${FLOOR.all}% (all fields but the title and author)`, async () => {
+test(`metadata accuracy on the corpus stays at or above ${FLOOR.all}% (all fields but the title, author and date)`, async () => {
   const { code, accuracy, out } = await score(['--min-accuracy', String(FLOOR.all)]);
   assert.ok(accuracy >= FLOOR.all, `accuracy ${accuracy}%:\n${out.slice(out.indexOf('failures:'))}`);
   assert.is(code, 0);

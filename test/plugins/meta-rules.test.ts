@@ -95,8 +95,13 @@ field('author', [
 ]);
 
 field('date', [
-  ['JSON-LD dateModified first', ld({ '@type': 'Article', dateModified: '2020-02-02T10:00:00Z', datePublished: '2020-01-01T10:00:00Z' }), '', '2020-02-02T10:00:00.000Z'],
-  ['*modified_time', '<meta property="article:modified_time" content="2020-03-03T00:00:00Z"><meta property="article:published_time" content="2020-01-01T00:00:00Z">', '', '2020-03-03T00:00:00.000Z'],
+  ['differs: JSON-LD datePublished over dateModified (people date a page by its publication)', ld({ '@type': 'Article', dateModified: '2020-02-02T10:00:00Z', datePublished: '2020-01-01T10:00:00Z' }), '', '2020-01-01T10:00:00.000Z'],
+  ['differs: *published_time over *modified_time', '<meta property="article:modified_time" content="2020-03-03T00:00:00Z"><meta property="article:published_time" content="2020-01-01T00:00:00Z">', '', '2020-01-01T00:00:00.000Z'],
+  ['*modified_time when the page states no other date', '<meta property="article:modified_time" content="2020-03-03T00:00:00Z">', '', '2020-03-03T00:00:00.000Z'],
+  ['beyond: a date written in the page\'s text after its headline (German month name)', '', '<h1>Ein Bericht</h1><p>Samstag, 19. Juli 2014</p><p>Text.</p>', '2014-07-19T12:00:00.000Z'],
+  ['beyond: a dotted date is day first', '', '<h1>Artikel</h1><p>Artikel veröffentlicht am 16.12.2012</p>', '2012-12-16T00:00:00.000Z'],
+  ['beyond: a date in navigation or comments is not the page\'s', '', '<nav>Archiv 03.06.2008</nav><h1>Artikel</h1><p>Text ohne Datum.</p><div class="comments">am 01.02.2019</div>', null],
+  ['beyond: a time with its offset keeps the day its readers saw', '<meta property="article:published_time" content="2023-11-08T19:00:00-08:00">', '', '2023-11-08T19:00:00.000-08:00'],
   ['itemprop*=datemodified content', '', '<meta itemprop="dateModified" content="2020-04-04T00:00:00Z">', '2020-04-04T00:00:00.000Z'],
   ['JSON-LD datePublished', ld({ '@type': 'Article', datePublished: '2019-05-05T08:00:00Z' }), '', '2019-05-05T08:00:00.000Z'],
   ['JSON-LD dateCreated', ld({ '@type': 'CreativeWork', dateCreated: '2019-06-06' }), '', '2019-06-06T00:00:00.000Z'],
@@ -116,9 +121,9 @@ field('date', [
   ['beyond: JSON-LD uploadDate', ld({ '@type': 'VideoObject', uploadDate: '2021-01-21T10:00:00Z' }), '', '2021-01-21T10:00:00.000Z'],
   ['beyond: Dublin Core dc.date', '<meta name="DC.date" content="2015-05-15">', '', '2015-05-15T00:00:00.000Z'],
   ['beyond: parsely-pub-date', '<meta name="parsely-pub-date" content="2015-06-16T00:00:00Z">', '', '2015-06-16T00:00:00.000Z'],
-  ['beyond: a date without its zone gives way to the JSON-LD one of the same day', `<meta property="article:modified_time" content="2017-07-14">${ld({ '@type': 'NewsArticle', datePublished: '2017-07-14T20:28:07+02:00' })}`, '', '2017-07-14T18:28:07.000Z'],
-  ['a date without a zone stays when JSON-LD names another day', `<meta property="article:modified_time" content="2017-07-20">${ld({ '@type': 'NewsArticle', datePublished: '2017-07-14T20:28:07+02:00' })}`, '', '2017-07-20T00:00:00.000Z'],
-  ['its time zone kept', '<meta property="article:published_time" content="2017-07-14T20:28:07+02:00">', '', '2017-07-14T18:28:07.000Z'],
+  ['beyond: a date without its zone gives way to the JSON-LD one of the same day', `<meta name="date" content="2017-07-14">${ld({ '@type': 'NewsArticle', dateModified: '2017-07-14T20:28:07+02:00' })}`, '', '2017-07-14T20:28:07.000+02:00'],
+  ['a date without a zone stays when JSON-LD names another day', `<meta name="date" content="2017-07-20">${ld({ '@type': 'NewsArticle', dateCreated: '2017-07-14T20:28:07+02:00' })}`, '', '2017-07-14T20:28:07.000+02:00'],
+  ['its time zone kept', '<meta property="article:published_time" content="2017-07-14T20:28:07+02:00">', '', '2017-07-14T20:28:07.000+02:00'],
   ['epoch seconds', '<meta name="date" content="1500000000">', '', '2017-07-14T02:40:00.000Z'],
   ['epoch milliseconds', '<meta name="date" content="1500000000000">', '', '2017-07-14T02:40:00.000Z'],
   ['a bare year refused', '<meta name="date" content="2016">', '', null],

@@ -1,0 +1,63 @@
+// The date a page shows in its text when its markup names none: the first written date after its headline (a
+// byline's, a dateline's: `Samstag, 19. Juli 2014`, `Artikel veröffentlicht am 16.12.2012`, `By Urs | 27.06.2018`),
+// else the first one near the top of the page. Navigation, footers, scripts and forms are not read: their dates
+// are an archive's, a comment's or a copyright's (docs/metadata.md, "date").
+import type { AnyNode, Element } from 'domhandler';
+import type { Doc } from '../helpers.ts';
+
+/** How much text is read after the headline, and of a page without one from its top (characters). */
+const AFTER_HEADLINE = 1500;
+const FROM_TOP = 3000;
+/** The most text read from a page at all. */
+const MAX_TEXT = 20_000;
+
+/** Elements whose text is never a page's own date. */
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'nav', 'footer', 'aside', 'form', 'select', 'option', 'svg', 'iframe', 'head']);
+/** Classes and ids of the same: comments, sidebars, archives, widgets. */
+const SKIPPED_NAMES = /comment|sidebar|widget|archive|related|footer|menu|navigation|breadcrumb|cookie/i;
+
+/** Written dates in any order of day, month and year, with month names in any language (2 to 12 letters). */
+const WRITTEN = new RegExp([
+  String.raw`\b\d{4}-\d{1,2}-\d{1,2}\b`,
+  String.raw`(?<![\d.])\d{1,2}\.\s?\d{1,2}\.\s?(?:\d{4}|\d{2})(?![\d.])`,
+  String.raw`\b\d{1,2}/\d{1,2}/\d{4}\b`,
+  String.raw`\b\d{1,2}(?:\.|st|nd|rd|th|er|º)?\s+(?:de\s+)?\p{L}{3,12}\.?,?\s+(?:de\s+)?\d{4}\b`,
+  String.raw`\b\p{L}{3,12}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b`,
+].join('|'), 'gu');
+
+/** The page's readable text in order, and where its first headline (h1) starts in it. */
+function readText(doc: Doc): { text: string; headline: number } {
+  const parts: string[] = [];
+  let length = 0;
+  let headline = -1;
+  const walk = (node: AnyNode) => {
+    if (length > MAX_TEXT) return;
+    if (node.type === 'text') { const t = (node as unknown as { data: string }).data; parts.push(t); length += t.length; return; }
+    if (node.type !== 'tag' && node.type !== 'root') return;
+    const el = node as Element;
+    if (node.type === 'tag') {
+      if (SKIPPED.has(el.name)) return;
+      if (SKIPPED_NAMES.test(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
+      if (el.name === 'h1' && headline < 0) headline = length;
+      parts.push(' ');
+      length++;
+    }
+    for (const child of el.children) walk(child);
+  };
+  const body = doc.$('body')[0];
+  if (body) walk(body);
+  return { text: parts.join('').replace(/\s+/g, ' '), headline };
+}
+
+/** The first written date the text shows after its headline, or near its top (as read by `read`). */
+export function dateInText(doc: Doc, read: (text: string) => string | undefined): string | undefined {
+  const { text, headline } = readText(doc);
+  const windows = headline >= 0 ? [text.slice(headline, headline + AFTER_HEADLINE), text.slice(0, FROM_TOP)] : [text.slice(0, FROM_TOP)];
+  for (const window of windows) {
+    for (const m of window.matchAll(WRITTEN)) {
+      const found = read(m[0]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
