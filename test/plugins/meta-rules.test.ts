@@ -101,6 +101,7 @@ field('date', [
   ['beyond: a date written in the page\'s text after its headline (German month name)', '', '<h1>Ein Bericht</h1><p>Samstag, 19. Juli 2014</p><p>Text.</p>', '2014-07-19T12:00:00.000Z'],
   ['beyond: a dotted date is day first', '', '<h1>Artikel</h1><p>Artikel veröffentlicht am 16.12.2012</p>', '2012-12-16T00:00:00.000Z'],
   ['beyond: a date in navigation or comments is not the page\'s', '', '<nav>Archiv 03.06.2008</nav><h1>Artikel</h1><p>Text ohne Datum.</p><div class="comments">am 01.02.2019</div>', null],
+  ['beyond: a UTC date the page also states as a local time is answered in that local time', ld({ '@type': 'NewsArticle', datePublished: '2023-11-09T01:49:09Z' }), '<time datetime="2023-11-08 17:49:09">November 8</time>', '2023-11-08T17:49:09.000-08:00'],
   ['beyond: a time with its offset keeps the day its readers saw', '<meta property="article:published_time" content="2023-11-08T19:00:00-08:00">', '', '2023-11-08T19:00:00.000-08:00'],
   ['itemprop*=datemodified content', '', '<meta itemprop="dateModified" content="2020-04-04T00:00:00Z">', '2020-04-04T00:00:00.000Z'],
   ['JSON-LD datePublished', ld({ '@type': 'Article', datePublished: '2019-05-05T08:00:00Z' }), '', '2019-05-05T08:00:00.000Z'],
