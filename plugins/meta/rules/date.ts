@@ -1,6 +1,7 @@
 import * as chrono from 'chrono-node';
 import { byAttr, byJsonLd, byMeta, byMetaLike, byText, clean, firstOf, type Doc, type Rule } from '../helpers.ts';
 import { dateInText } from './date-text.ts';
+import { localStatement } from './date-zone.ts';
 
 /** Ordered rules for the date (docs/metadata.md): metascraper's "modified", then "published", then generic rules. */
 export const date: Rule[] = [
@@ -93,35 +94,6 @@ function inOwnZone(ms: number, text: string): string {
   return `${new Date(ms + minutes * 60_000).toISOString().slice(0, -1)}${zone[1]}${zone[2]}:${zone[3]}`;
 }
 
-/** Written in UTC: `Z` or `+00:00`. */
-const IN_UTC = /(?:[zZ]|[+-]00:?00)$/;
-/** A local time written without its zone (`2023-11-08 17:49:09`). */
-const NAIVE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?$/;
-/** Where pages state their date for machines, in any zone (the rules of `date` that read markup). */
-const STATED = [...['datePublished', 'dateCreated'].map((key) => byJsonLd(key)), byMetaLike('published_time'), byAttr('time[datetime]', 'datetime')];
-
-/**
- * A date the page states in UTC (`2023-11-09T01:49:09Z`) that it also states as a local time without a zone, whole
- * hours away (`2023-11-08 17:49:09`, UTC-8): the same instant, on the day its readers saw; answered with that offset.
- */
-function localStatement(doc: Doc, raw: unknown, found: string): string | undefined {
-  if (typeof raw !== 'string' || !IN_UTC.test(raw.trim())) return undefined;
-  const instant = Date.parse(found);
-  for (const rule of STATED) {
-    let other: unknown;
-    try { other = rule(doc); } catch { continue; }
-    for (const text of (Array.isArray(other) ? other : [other]).map(clean)) {
-      if (!text || !NAIVE.test(text)) continue;
-      const minutes = Math.round((Date.parse(`${text.replace(' ', 'T')}Z`) - instant) / 60_000);
-      if (minutes === 0 || minutes % 15 !== 0 || minutes < -12 * 60 || minutes > 14 * 60) continue;
-      const sign = minutes < 0 ? '-' : '+';
-      const zone = `${sign}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;
-      return toDate(`${text.replace(' ', 'T')}${zone}`);
-    }
-  }
-  return undefined;
-}
-
 /** A written date that states its time zone (`Z`, `+02:00`, `-0500`). */
 const ZONED = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?([zZ]|[+-]\d{2}:?\d{2})$/;
 /** Where structured data states a page's dates. */
@@ -145,7 +117,7 @@ export function pageDate(doc: Doc, lang?: string): string | undefined {
         if (precise && Math.abs(Date.parse(precise) - Date.parse(found)) < 86_400_000) return precise;
       }
     }
-    return localStatement(doc, raw, found) ?? found;
+    return localStatement(doc, raw, found, toDate) ?? found;
   }
   // A date the page shows only in its text, else the date of its last change.
   return dateInText(doc, (text) => toDate(text, lang)) ?? firstOf(doc, modified, (v) => toDate(v, lang));
