@@ -4,8 +4,8 @@
 // CLI and the server with the third-party plugin.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -93,6 +93,20 @@ test('npm pack: compiled JavaScript and declarations, no TypeScript source, the 
   const manifest = JSON.parse((await run(`tar -xOf ${JSON.stringify(tarball)} package/package.json`, work)).stdout) as { scripts?: Record<string, string> };
   assert.is(manifest.scripts?.postinstall, undefined);
   assert.ok(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.postinstall, 'the checkout keeps its own after packing');
+  // Its preinstall stops an install under an older Node at once, with one line naming Node 24 (npm runs every
+  // preinstall before any install script: before isolated-vm's compile, which failed after minutes on Node 20).
+  const preinstall = manifest.scripts?.preinstall;
+  assert.type(preinstall, 'string');
+  const installed = path.join(work, 'fake-project/node_modules/refract-api');
+  mkdirSync(installed, { recursive: true });
+  const old = '/usr/bin/node';
+  if (existsSync(old) && Number(execFileSync(old, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' })) < 22) {
+    const refused = spawnSync('sh', ['-c', preinstall!], { cwd: installed, encoding: 'utf8', env: { ...process.env, PATH: `/usr/bin:/bin` } });
+    assert.is(refused.status, 1);
+    assert.match(refused.stderr.trim(), /^refract-api needs Node 24 \(22 at the least\); this is Node \d+\.\d+\.\d+: install Node 24/);
+  }
+  const current = spawnSync('sh', ['-c', preinstall!], { cwd: installed, encoding: 'utf8', env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` } });
+  assert.is(current.status, 0, current.stderr);
 });
 
 test('the plugin guide, followed as written: npm init to npm pack, its test, a crawl with the plugin', async () => {
