@@ -73,9 +73,15 @@ test('the page\'s own navigation to a private address (refresh, script, form POS
   for (const path of ['/meta-refresh', '/script-nav', '/form-post', '/late-refresh']) {
     for (const output of ['prerender=true', 'screenshot&meta=false']) {
       const res = await call(app.freeUrl, `url=${q(`${fx.url}${path}`)}&${output}&force`);
+      assert.not.ok(res.raw.includes('chrome-error'), `${path} ${output}: ${res.raw.slice(0, 300)}`);
+      // A script that navigates 50 ms after load may do so after the capture (the page as loaded, answered), or
+      // before it (refused): both are right; the browser's error page never is.
+      if (path === '/late-refresh' && res.status === 200) {
+        assert.is(res.body.data.url, `${fx.url}${path}`);
+        continue;
+      }
       assert.is(res.status, 403, `${path} ${output}: ${res.raw.slice(0, 300)}`);
       assert.is(res.body.code, 'EFORBIDDENURL', path);
-      assert.not.ok(res.raw.includes('chrome-error'), path);
     }
   }
   assert.equal(forbidden.seen, []);
