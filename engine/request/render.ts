@@ -173,13 +173,15 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       }
       // A page that builds itself (why `prerender=auto` chose the browser) is read once it has built its content.
       if (buildsItself) await trace.time('build', () => untilBuilt(page, Math.min(BUILD_CAP_MS, budgetMs)));
+      // The content and the steps work on this document: navigations the page starts from now on are refused
+      // (user code that navigates is the exception, and is bounded by its own deadline). Held still before the
+      // content is read: a late script's navigation could otherwise land between the check below and the read.
+      if (!plan.steps.some((s) => services.registry.get(s.name)?.navigates)) still(page);
       // A navigation of the page's own that failed after the checks above (a late refresh) leaves the browser's
       // error page: never an answer (no `chrome-error://` URL, no title made of a refused host).
       if (onErrorPage(page)) throw selfNavigationFailure(page, undefined, services.browsers);
       const result = await trace.time('content', () => browserResult(page, response, needsDocument, Math.min(budgetMs, NAVIGATION_SETTLE_MS)));
-      // The steps work on this document: navigations the page starts from now on are refused (user code that
-      // navigates is the exception, and is bounded by its own deadline).
-      if (!plan.steps.some((s) => services.registry.get(s.name)?.navigates)) still(page);
+      if (result.url.startsWith('chrome-error://') || onErrorPage(page)) throw selfNavigationFailure(page, undefined, services.browsers);
       refuseChallenge(result, lease.session);
       const out = await answer(plan, services, result, signal, trace, { page, openedAt });
       return stopped ? { ...out, warnings: [stopped, ...out.warnings] } : out;

@@ -33,6 +33,11 @@ test('a home page\'s "Home" gives way to its headline', () => {
   assert.is(titleOf('home.html'), 'Time to say goodbye.');
 });
 
+test('a headline that only differs from the title in case or punctuation leaves the title as written', () => {
+  const html = '<html><head><title>Second Page</title></head><body><h1>second page</h1></body></html>';
+  assert.is(pageTitle(createDoc(parseHtml(html, 'https://example.org/'), 'https://example.org/')), 'Second Page');
+});
+
 test('a dash inside a headline stays when no part names the site', () => {
   assert.is(titleOf('separators-kept.html'), 'Minions malen – mit Malerrolle und bunten Farben');
 });

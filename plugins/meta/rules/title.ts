@@ -64,6 +64,7 @@ export function pageTitle(doc: Doc): string | undefined {
   // The page's headline when the title holds it with more around it (a kicker, "Recipe", a blog's name) or when
   // nothing but the site's name is left: a person reads the headline.
   const headline = headlines.find((h) => !isSiteName(h, names) && !GENERIC.test(h));
-  if (headline && (isSiteName(text, names) || (key(headline).length >= key(text).length * 0.5 && within(headline, text)))) text = headline;
+  const [h, t] = headline ? [key(headline).length, key(text).length] : [0, 0];
+  if (headline && (isSiteName(text, names) || (h < t && h >= t * 0.5 && within(headline, text)))) text = headline;
   return clean(text) ?? raw;
 }
