@@ -88,6 +88,7 @@ field('author', [
   ['beyond: "Von X -" and a date after the name go', '<span class="author">Von Ulrike Meier 18.10.2019 16:06 Uhr</span>', '', 'Ulrike Meier'],
   ['beyond: a degree after the name goes', '<meta name="author" content="Grant Tinsley, PhD">', '', 'Grant Tinsley'],
   ['beyond: the site\'s name is no author', '<meta property="og:site_name" content="Marketing Land"><meta name="author" content="Marketing Land">', '', null],
+  ['beyond: a person\'s name inside the site\'s name stays (a blog named after its writer)', '<meta property="og:site_name" content="Daniel Lemire\'s blog"><meta name="author" content="Daniel Lemire">', '', 'Daniel Lemire'],
   ['beyond: a commenter is no author', '<div class="author">Harm Otten sagt: 12. März 2020</div>', '', null],
   ['beyond: a placeholder is no author', '<meta name="author" content="Super User">', '', null],
   ['beyond: a company is no author', '<meta name="author" content="Perform Media Deutschland GmbH">', '', null],

@@ -40,8 +40,10 @@ function givenNames(doc: Doc): string[] {
 const names = new WeakMap<Doc, string[]>();
 
 /** Whether a part of a title is the site's name: one of its names, its address, or a name that contains either. */
-export function isSiteName(part: string, names: readonly string[]): boolean {
+export function isSiteName(part: string, names: readonly string[], asName = false): boolean {
   const k = key(part);
   if (k.length < 2) return false;
+  // A person's name inside the site's (`Daniel Lemire` in `Daniel Lemire's blog`) does not make it the site's.
+  if (asName) return names.some((n) => k === n || (n.length >= 4 && k.includes(n)));
   return names.some((n) => k === n || (n.length >= 4 && k.includes(n)) || (k.length >= 3 && n.includes(k) && k.length >= n.length / 2));
 }
