@@ -30,7 +30,7 @@ export { withDeadline } from './deadline.ts';
 export { fetchTarget } from './fetch/http.ts';
 export { systemClock, type Clock, type Counters } from './state.ts';
 export type { CacheEntry } from './request/extraction.ts';
-export { cacheStatusOf, type CacheStatus } from './request/lifecycle.ts';
+export { cacheStatusOf, degraded, type CacheStatus } from './request/lifecycle.ts';
 export { formatDuration } from './duration.ts';
 export { applyFilter, filtered, embedValue } from './filter.ts';
 export { serverTiming, type Phase } from './timing.ts';

@@ -195,7 +195,7 @@ export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limi
   for (const [key, value] of Object.entries(query)) {
     const plugin = registry.get(key);
     const schema = plugin ? plugin.params : CORE_PARAMS.has(key) ? coreSchema.shape[key as keyof typeof coreSchema.shape] : registry.ownerOf(key)?.topLevel?.[key];
-    if (schema) unknownParams.push(...unknownKeys(schema, value, key).filter((k) => !(taker && k.startsWith(`${taker.name}.query`))));
+    if (schema) unknownParams.push(...unknownKeys(schema, value, key));
   }
   return { url, needs, steps: finalSteps, options: { ...options, url, timeout }, tier, unknownParams };
 }

@@ -45,25 +45,26 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
 export const DEFAULT_JOB_PAGES = 1000;
 
 /**
- * The targets of a job through the SSRF guard now, as a webhook is: a private or loopback address (unless allowed),
- * in any form (`2130706434`, `[::ffff:127.0.0.2]`), is 403 EFORBIDDENURL naming the field, not a job that fails
- * page by page. Each host is asked once; a name that does not resolve now is left to its page.
+ * A host of the body through the SSRF guard now: a private or loopback address (unless allowed), in any form
+ * (`2130706434`, `[::ffff:127.0.0.2]`), is 403 EFORBIDDENURL naming the field. With `anyFailure`, a host that does not
+ * resolve is refused too (a webhook); a crawl target that does not resolve now is left to its page.
  */
+async function guardField(engine: Engine, host: string, field: string, anyFailure = false): Promise<void> {
+  try {
+    await engine.guard.resolve(host.replace(/^\[|\]$/g, ''));
+  } catch (err) {
+    if (anyFailure || (err as { code?: string }).code === 'EFORBIDDENURL') throw new RefractError('EFORBIDDENURL', `\`${field}\`: ${(err as Error).message}`, { data: { field } });
+  }
+}
+
+/** The targets of a job through the guard at POST, not page by page later; each host is asked once, 16 at a time. */
 async function refuseForbidden(engine: Engine, input: { start?: string; sitemap?: string; urls?: string[] }): Promise<void> {
   const fields = new Map<string, string>();
   if (input.start) fields.set(new URL(input.start).hostname, 'start');
   if (input.sitemap) fields.set(new URL(input.sitemap).hostname, 'sitemap');
   input.urls?.forEach((u, i) => { const host = new URL(u).hostname; if (!fields.has(host)) fields.set(host, `urls.${i}`); });
   const hosts = [...fields];
-  for (let i = 0; i < hosts.length; i += 16) {
-    await Promise.all(hosts.slice(i, i + 16).map(async ([host, field]) => {
-      try {
-        await engine.guard.resolve(host.replace(/^\[|\]$/g, ''));
-      } catch (err) {
-        if ((err as { code?: string }).code === 'EFORBIDDENURL') throw new RefractError('EFORBIDDENURL', `\`${field}\`: ${(err as Error).message}`, { data: { field } });
-      }
-    }));
-  }
+  for (let i = 0; i < hosts.length; i += 16) await Promise.all(hosts.slice(i, i + 16).map(([host, field]) => guardField(engine, host, field)));
 }
 
 /** A body checked into a job request: one input, the CLI's options, a webhook the guard lets through (also the Actor's input). */
@@ -85,7 +86,7 @@ export async function jobRequest(raw: unknown, engine: Engine, secret: string): 
     if (!secret) throw fieldError('EINVALDATA', 'webhook', 'this service has no REFRACT_WEBHOOK_SECRET to sign deliveries with');
     const url = new URL(checkUrl('webhook.url', b.webhook.url));
     // The same guard as every target: a private or loopback address (unless allowed) is refused now.
-    await engine.guard.resolve(url.hostname.replace(/^\[|\]$/g, '')).catch((err: unknown) => { throw new RefractError('EFORBIDDENURL', `\`webhook.url\`: ${(err as Error).message}`, { data: { field: 'webhook.url' } }); });
+    await guardField(engine, url.hostname, 'webhook.url', true);
     webhook = { url: url.href, events: b.webhook.events };
   }
   const { maxPages = DEFAULT_JOB_PAGES, maxDepth, include, exclude, anyHost, robots, query } = b;

@@ -1,7 +1,7 @@
 import fresh from 'fresh';
 import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { RefractError, parseQuery, camelCase, retarget, type Engine, type Plan, type Tier, cacheStatusOf, formatDuration, filtered, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
+import { RefractError, parseQuery, camelCase, retarget, type Engine, type Plan, type Tier, cacheStatusOf, degraded, formatDuration, filtered, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
 import { success, failure } from './jsend.ts';
 import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
 import type { KeyRing, KeyOwner } from './keys.ts';
@@ -82,7 +82,7 @@ function cacheHeaders(entry: CacheEntry, status: string, now: number): Record<st
     'x-cache-expired-at': formatDuration(left),
     'x-cache-ttl': String(entry.expiresAt - entry.createdAt),
     // An answer that lacks an output it was asked for is not kept here, and should not be kept downstream either.
-    'cache-control': entry.warnings.length ? 'no-store' : `public, max-age=${Math.floor(left / 1000)}`,
+    'cache-control': degraded(entry) ? 'no-store' : `public, max-age=${Math.floor(left / 1000)}`,
     'x-fetch-mode': entry.fetchMode,
     'x-fetch-time': `${entry.fetchTimeMs}ms`,
     ...(entry.prerenderReason ? { 'x-prerender-reason': entry.prerenderReason.replace(/[^\x20-\x7e]/g, '?') } : {}),

@@ -3,7 +3,7 @@ import type { Job as BullJob } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { cancelCrawl, connectRedisBlocking, crawlDistributed, pageKey, startWorker, type CrawlResult, type Engine } from '../engine/index.ts';
 import type { Quota } from './quota.ts';
-import { isJobId, isTerminal, jobWebhook, newJob, type Job, type JobStatus, type Jobs } from './jobs.ts';
+import { isJobId, isTerminal, jobWebhook, newJob, tellEnded, type Job, type JobStatus, type Jobs } from './jobs.ts';
 
 /** The queue of jobs to coordinate: one entry a crawl job, taken by one API process at a time. */
 const QUEUE = 'refract-jobs';
@@ -216,11 +216,7 @@ export async function createRedisJobs(deps: RedisJobDeps): Promise<Jobs> {
       await coordinating.get(job.id)?.done;
       const ended = (await store.load(job.id))!;
       // A job no coordinator had taken yet has nobody else to tell its webhook.
-      if (moved && job.status === 'queued') {
-        const webhook = jobWebhook(ended, deps);
-        webhook.ended(ended);
-        void webhook.settled();
-      }
+      if (moved && job.status === 'queued') tellEnded(ended, deps);
       return ended;
     },
     // The queue resumes jobs by itself: a job whose coordinator stopped is taken by the next process free.

@@ -60,6 +60,13 @@ export function jobWebhook(job: Job, deps: { engine: Engine; webhookSecret: stri
   };
 }
 
+/** Tells a job's webhook that it ended, where no walk of it runs to do so (a job cancelled before it started). */
+export function tellEnded(job: Job, deps: { engine: Engine; webhookSecret: string }): void {
+  const webhook = jobWebhook(job, deps);
+  webhook.ended(job);
+  void webhook.settled();
+}
+
 /** The job as its owner reads it. */
 export const publicJob = ({ id, status, pages, createdAt, finishedAt, code, message }: Job) => ({ id, status, pages, createdAt, finishedAt, ...(code ? { code, message } : {}) });
 
@@ -216,10 +223,7 @@ export function createJobs(deps: JobDeps): Jobs {
       if (!TERMINAL.has(job.status)) {
         Object.assign(job, { status: 'cancelled', finishedAt: new Date().toISOString(), pages: { ...job.pages, queued: 0 } });
         await files.save(job);
-        // No walk runs to tell its webhook: told here.
-        const webhook = jobWebhook(job, deps);
-        webhook.ended(job);
-        void webhook.settled();
+        tellEnded(job, deps);
       }
       return job;
     },

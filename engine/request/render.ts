@@ -177,10 +177,10 @@ export async function renderPlan(plan: Plan, services: Services, lease: Lease, s
       // (user code that navigates is the exception, and is bounded by its own deadline). Held still before the
       // content is read: a late script's navigation could otherwise land between the check below and the read.
       if (!plan.steps.some((s) => services.registry.get(s.name)?.navigates)) still(page);
-      // A navigation of the page's own that failed after the checks above (a late refresh) leaves the browser's
-      // error page: never an answer (no `chrome-error://` URL, no title made of a refused host).
-      if (onErrorPage(page)) throw selfNavigationFailure(page, undefined, services.browsers);
       const result = await trace.time('content', () => browserResult(page, response, needsDocument, Math.min(budgetMs, NAVIGATION_SETTLE_MS)));
+      // A navigation of the page's own that failed after the checks of navigate (a late refresh, or one that landed
+      // while the content was read) leaves the browser's error page: never an answer (no `chrome-error://` URL, no
+      // title made of a refused host).
       if (result.url.startsWith('chrome-error://') || onErrorPage(page)) throw selfNavigationFailure(page, undefined, services.browsers);
       refuseChallenge(result, lease.session);
       const out = await answer(plan, services, result, signal, trace, { page, openedAt });

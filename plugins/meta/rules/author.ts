@@ -65,10 +65,9 @@ export function toAuthor(value: unknown, doc?: Doc): string | undefined {
   if (!text || URLISH.test(text)) return undefined;
   text = cleanByline(text.replace(/^@/, ''));
   if (!text || text.length > 128 || /^\d+$/.test(text) || toDate(text)) return undefined;
-  // The site standing in for a person: a name it gives itself, or, written as an address or handle (no space:
-  // `lecker.de`, `finanzcheck_de`), its address. A person's own site may carry the person's name: a name is
-  // compared with the site's given names alone.
-  // A name is compared as a whole (`Daniel Lemire` is not the site `Daniel Lemire's blog`); a handle loosely.
+  // The site standing in for a person: a name it gives itself, or, for an address or handle (no space: `lecker.de`,
+  // `finanzcheck_de`), its address too. A name is compared with the site's given names as a whole (a person's own
+  // site may carry the person's name: `Daniel Lemire` is not the site `Daniel Lemire's blog`); a handle loosely.
   const handle = !/\s/.test(text) && /[._@\d]/.test(text);
   if (doc && isSiteName(text, siteNames(doc, handle), !handle)) return undefined;
   return typographic(text);

@@ -3,7 +3,7 @@ import { byAttr, byJsonLd, byMeta, byMetaLike, byText, clean, firstOf, type Doc,
 import { dateInText } from './date-text.ts';
 import { localStatement } from './date-zone.ts';
 
-/** Ordered rules for the date (docs/metadata.md): metascraper's "modified", then "published", then generic rules. */
+/** Ordered rules for the date (docs/metadata.md): "published", then generic rules; "modified" comes last (below). */
 export const date: Rule[] = [
   byJsonLd('datePublished'), byJsonLd('dateCreated'), byJsonLd('uploadDate'), byMetaLike('published_time'), byMetaLike('release_date'),
   byAttr('[itemprop="datepublished" i]', 'content'), byAttr('[itemprop*="datepublished" i]', 'title'), byText('[class*="publish" i]'),

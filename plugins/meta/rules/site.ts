@@ -19,25 +19,23 @@ function hostNames(url: string): string[] {
 /** The page's own address as it states it (canonical link, og:url), and the address it was read from. */
 const addressRules: Rule[] = [byAttr('link[rel="canonical"]', 'href'), byMeta('og:url')];
 
-/** Every name the site goes by on this page. */
+/** The names of each page's site, found once per page (the title and every author candidate ask). */
+const found = new WeakMap<Doc, { given: string[]; all: string[] }>();
+
+/**
+ * Every name the site goes by on this page: the names it gives itself (og:site_name, application name, JSON-LD
+ * publisher...) and, with `byAddress`, its address too (a person's own site is named after the person).
+ */
 export function siteNames(doc: Doc, byAddress = true): string[] {
-  if (!byAddress) return givenNames(doc);
-  const known = names.get(doc);
-  if (known) return known;
-  const named = [...candidatesOf(doc, publisher.slice(0, 10), toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
-  const addresses = [doc.url, ...candidatesOf(doc, addressRules, (v) => absoluteUrl(v, doc.url), (v) => v)];
-  const all = [...new Set([...named, ...addresses.flatMap(hostNames)])];
-  names.set(doc, all);
-  return all;
+  let names = found.get(doc);
+  if (!names) {
+    const given = [...candidatesOf(doc, publisher.slice(0, 10), toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
+    const addresses = [doc.url, ...candidatesOf(doc, addressRules, (v) => absoluteUrl(v, doc.url), (v) => v)];
+    names = { given, all: [...new Set([...given, ...addresses.flatMap(hostNames)])] };
+    found.set(doc, names);
+  }
+  return byAddress ? names.all : names.given;
 }
-
-/** The names the page gives its site (not its address: a person's own site is named after the person). */
-function givenNames(doc: Doc): string[] {
-  return [...candidatesOf(doc, publisher.slice(0, 10), toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
-}
-
-/** The names of each page, found once per page (the title and every author candidate ask). */
-const names = new WeakMap<Doc, string[]>();
 
 /** Whether a part of a title is the site's name: one of its names, its address, or a name that contains either. */
 export function isSiteName(part: string, names: readonly string[], asName = false): boolean {

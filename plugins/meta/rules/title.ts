@@ -1,7 +1,7 @@
 // The title as a person reads it: the page's headline without the site's name around it (docs/metadata.md,
 // "Title"). The page's own parts are compared: its social title, <title>, JSON-LD headline and first <h1>; the
 // site is known by its names (og:site_name, application name, JSON-LD publisher) and by its address.
-import { byJsonLd, byMeta, byText, candidatesOf, clean, type Doc, type Rule } from '../helpers.ts';
+import { byJsonLd, byMeta, byText, candidatesOf, clean, firstOf, type Doc, type Rule } from '../helpers.ts';
 import { isSiteName, key, siteNames } from './site.ts';
 import { title as titleRules, toText } from './text.ts';
 
@@ -49,11 +49,11 @@ const titleTags: Rule[] = [byMeta('og:title'), byMeta('twitter:title'), byText('
 
 /** The page's title as a person reads it (see above), or undefined when it has none. */
 export function pageTitle(doc: Doc): string | undefined {
-  const first = [...candidatesOf(doc, titleRules, toText, (v) => v)];
-  if (!first.length) return undefined;
+  const first = firstOf(doc, titleRules, toText);
+  if (!first) return undefined;
   const headlines = [...candidatesOf(doc, headlineRules, toText, (v) => v)];
   // A home page's "Home" is no title when the page has a headline of its own.
-  const raw = GENERIC.test(first[0]!) && headlines[0] && !GENERIC.test(headlines[0]) ? headlines[0] : first[0]!;
+  const raw = GENERIC.test(first) && headlines[0] && !GENERIC.test(headlines[0]) ? headlines[0] : first;
   const tags = [...candidatesOf(doc, titleTags, toText, (v) => v)];
   // Another title of the page that is one part of this one (og:title "X" beside <title> "X | Site") agrees on X.
   const plain = [...headlines, ...tags.filter((t) => !SEPARATOR.test(t))];
