@@ -5,7 +5,7 @@ import { pageTitle } from './rules/title.ts';
 import { author, toAuthor } from './rules/author.ts';
 import { pageDate } from './rules/date.ts';
 import { publisher, toPublisher } from './rules/publisher.ts';
-import { lang, toLang } from './rules/lang.ts';
+import { lang, toDateLocale, toLang } from './rules/lang.ts';
 import { image, video, audio, toImage, toVideo, toAudio, mediaType, type Media } from './rules/media.ts';
 import { logo, canonical } from './rules/brand.ts';
 import { describeTarget } from './target.ts';
@@ -23,7 +23,7 @@ export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean; 
     title: pageTitle(doc) ?? null,
     publisher: firstOf(doc, publisher, toPublisher) ?? null,
     image: media ? firstOf(doc, image, toImage) ?? null : null,
-    date: pageDate(doc, language?.slice(0, 2)) ?? null,
+    date: pageDate(doc, firstOf(doc, lang, toDateLocale)) ?? null,
     url,
     description: firstOf(doc, description, toDescription) ?? null,
     logo: media ? firstOf(doc, logo, toImage) ?? null : null,

@@ -13,8 +13,21 @@ const MAX_TEXT = 20_000;
 
 /** Elements whose text is never a page's own date. */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'nav', 'footer', 'aside', 'form', 'select', 'option', 'svg', 'iframe', 'head']);
-/** Classes and ids of the same: comments, sidebars, archives, widgets. */
-const SKIPPED_NAMES = /comment|sidebar|widget|archive|related|footer|menu|navigation|breadcrumb|cookie/i;
+/** Words in classes and ids of the same: comments, sidebars, archives, widgets. */
+const SKIPPED_WORDS = /^(?:comments?|sidebar|widgets?|archives?|related|footer|menu|navigation|breadcrumbs?|cookies?)$/i;
+
+/**
+ * Whether a class or id names a part whose dates are not the page's: one of its words (`comment-list`,
+ * `sidebarLeft`), read in the block's name only when it is written as BEM (`m-intro__breadcrumbNavigation` is the
+ * intro's part beside its breadcrumb, not a breadcrumb).
+ */
+function skippedName(names: string): boolean {
+  for (const name of names.split(/\s+/)) {
+    const block = name.split(/__|--/)[0]!;
+    if (block.split(/[-_]|(?<=[a-z])(?=[A-Z])/).some((word) => SKIPPED_WORDS.test(word))) return true;
+  }
+  return false;
+}
 
 /** Written dates in any order of day, month and year, with month names in any language (2 to 12 letters). */
 const WRITTEN = new RegExp([
@@ -37,7 +50,7 @@ function readText(doc: Doc): { text: string; headline: number } {
     const el = node as Element;
     if (node.type === 'tag') {
       if (SKIPPED.has(el.name)) return;
-      if (SKIPPED_NAMES.test(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
+      if (skippedName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
       if (el.name === 'h1' && headline < 0) headline = length;
       parts.push(' ');
       length++;

@@ -24,12 +24,12 @@ const MACHINE_DATE = /^\d{4}-\d{2}-\d{2}[T ]\d|^(mon|tue|wed|thu|fri|sat|sun)[a-
 /** Words of a date relative to the moment of reading, which is never when the page was written. */
 const RELATIVE = /\b(ago|today|yesterday|tomorrow|just now)\b/i;
 
-/** chrono's parsers by language; English reads first where the page's language has none. */
+/** chrono's parsers by language (`en-gb`: English written day first); English reads first where the page's language has none. */
 const PARSERS: Record<string, chrono.Chrono> = {
-  en: chrono.strict, de: chrono.de.strict, fr: chrono.fr.strict, es: chrono.es.strict, pt: chrono.pt.strict, it: chrono.it.strict,
+  en: chrono.strict, 'en-gb': chrono.en.GB, de: chrono.de.strict, fr: chrono.fr.strict, es: chrono.es.strict, pt: chrono.pt.strict, it: chrono.it.strict,
   nl: chrono.nl.strict, sv: chrono.sv.strict, fi: chrono.fi.strict, ru: chrono.ru.strict, uk: chrono.uk.strict, ja: chrono.ja.strict,
 };
-const FALLBACK = ['en', 'de', 'fr', 'es', 'pt', 'it', 'nl'];
+const FALLBACK = ['en', 'de', 'fr', 'es', 'pt', 'it', 'nl', 'ru', 'uk'];
 /** A date written with dots, day first, as every language that writes it so reads it (`12.03.2020`, `5.1.19`). */
 const DOTTED = /(?<![\d.])(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d.])/;
 
@@ -40,21 +40,23 @@ const DOTTED = /(?<![\d.])(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d.])/;
 function fromText(text: string, lang?: string): number | undefined {
   if (RELATIVE.test(text)) return undefined;
   const head = text.slice(0, 200);
-  const dotted = DOTTED.exec(head);
-  if (dotted) {
-    const [day, month, y] = [Number(dotted[1]), Number(dotted[2]), Number(dotted[3])];
+  // The first date written wins: one with dots (read here), or one chrono reads before it.
+  let dotted: { index: number; ms: number } | undefined;
+  const found = DOTTED.exec(head);
+  if (found) {
+    const [day, month, y] = [Number(found[1]), Number(found[2]), Number(found[3])];
     const year = y < 100 ? 2000 + y : y;
-    if (day >= 1 && day <= 31 && month >= 1 && month <= 12) return Date.UTC(year, month - 1, day);
+    if (day >= 1 && day <= 31 && month >= 1 && month <= 12) dotted = { index: found.index, ms: Date.UTC(year, month - 1, day) };
   }
   const order = lang && PARSERS[lang] ? [lang, ...FALLBACK.filter((l) => l !== lang)] : FALLBACK;
   for (const code of order) {
-    const found = PARSERS[code]!.parse(head)[0];
-    if (!found) continue;
-    const { start } = found;
+    const written = PARSERS[code]!.parse(dotted ? head.slice(0, dotted.index) : head)[0];
+    if (!written) continue;
+    const { start } = written;
     if (!start.isCertain('day') || !start.isCertain('month') || !start.isCertain('year')) continue;
     return start.date().getTime();
   }
-  return undefined;
+  return dotted?.ms;
 }
 
 /** Parses a date strictly and returns ISO 8601, or undefined when the text is not a plausible date. */

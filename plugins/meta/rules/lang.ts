@@ -6,9 +6,23 @@ const ISO6391 = new Set(Object.values(iso6393To1));
 
 /** Ordered rules for the language (docs/metadata.md). */
 export const lang: Rule[] = [
-  byMeta('og:locale'), byMeta('inLanguage'), byJsonLd('inLanguage'), byAttr('html', 'lang'),
+  byMeta('og:locale'), byMeta('inLanguage'), byJsonLd('inLanguage'), byAttr('html', 'lang'), byAttr('html', 'xml:lang'),
   byAttr('meta[http-equiv="content-language" i]', 'content'), byMeta('language'), byMeta('dc.language'),
 ];
+
+/** Countries that write English dates month first (`02/10/2020` is February 10th); the rest of English writes them day first. */
+const MONTH_FIRST = new Set(['us', 'ph', 'ca', 'fm', 'mh', 'pw']);
+
+/**
+ * The language dates are read in: the ISO 639-1 code, or `en-gb` for English written day first (a page tagged
+ * `en-GB`, `en_AU`, `en-IN`); English with no region reads month first.
+ */
+export function toDateLocale(value: unknown): string | undefined {
+  const code = toLang(value);
+  if (code !== 'en') return code;
+  const region = clean(value)?.toLowerCase().split(/[-_]/)[1]?.slice(0, 2);
+  return region && /^[a-z]{2}$/.test(region) && !MONTH_FIRST.has(region) ? 'en-gb' : 'en';
+}
 
 /** Accepts a language tag and returns its ISO 639-1 code: `en-GB` → `en`, `eng` → `en`; an unknown code is refused. */
 export function toLang(value: unknown): string | undefined {
