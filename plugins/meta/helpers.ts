@@ -2,6 +2,7 @@ import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import { select } from './select.ts';
 import { readJsonLd } from './jsonld.ts';
+import { comparable, shownText } from './shown.ts';
 export { byJsonLd } from './jsonld.ts';
 
 /** The document and its address, as every rule sees them. */
@@ -12,16 +13,14 @@ export interface Doc {
   readonly jsonld: Record<string, unknown>[];
   /** `<meta>` contents by lower-cased property/name (and, separately, itemprop), built in one pass. */
   readonly meta: MetaIndex;
+  /** What the page shows a reader, as `comparable` writes it: its body's text, scripts and styles aside (read once). */
+  readonly shown: string;
 }
 
 /** `<meta>` values of a page, keyed by lower-cased property or name, and by itemprop. */
 export interface MetaIndex { byName: Map<string, string[]>; byItemprop: Map<string, string[]> }
 
-function push(map: Map<string, string[]>, key: string, value: string): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-}
+const push = (map: Map<string, string[]>, key: string, value: string) => (map.get(key) ?? map.set(key, []).get(key)!).push(value);
 
 /** Reads every `<meta>` once into an index. */
 export function indexMeta($: CheerioAPI): MetaIndex {
@@ -48,11 +47,13 @@ export function lazyDoc(parse: () => CheerioAPI, url: string): Doc {
   let $: CheerioAPI | undefined;
   let jsonld: Record<string, unknown>[] | undefined;
   let meta: MetaIndex | undefined;
+  let shown: string | undefined;
   return {
     get $() { return ($ ??= parse()); },
     url,
     get jsonld() { return (jsonld ??= readJsonLd(this.$)); },
     get meta() { return (meta ??= indexMeta(this.$)); },
+    get shown() { return (shown ??= comparable(shownText(this.$))); },
   };
 }
 

@@ -237,7 +237,7 @@ test('prerender=auto renders pages built in the browser and fetches static ones'
   const plain = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&force`);
   assert.is(plain.headers.get('x-fetch-mode'), 'fetch');
   assert.match(plain.headers.get('x-prerender-reason') ?? '', /^static/);
-  for (const [page, expected] of [['csr-root.html', 'Rendered by script'], ['csr-fetch.html', 'Fetched title'], ['csr-custom.html', 'Custom element title']] as [string, string][]) {
+  for (const [page, expected] of [['csr-root.html', 'Built in the browser'], ['csr-fetch.html', 'Fetched title'], ['csr-custom.html', 'Custom element title']] as [string, string][]) {
     const { body, headers } = await call(app.freeUrl, `url=${site(page)}`);
     assert.is(headers.get('x-fetch-mode'), 'prerender', page);
     assert.ok(headers.get('x-prerender-reason'), `${page} says why`);
@@ -247,7 +247,7 @@ test('prerender=auto renders pages built in the browser and fetches static ones'
   assert.is(fetched.body.data.description, 'Fetched description from JSON');
   const learned = await call(app.freeUrl, `url=${site('csr-root.html')}&force&v=2`);
   assert.is(learned.headers.get('x-prerender-reason'), 'host learned to need a browser');
-  assert.is(learned.body.data.title, 'Rendered by script');
+  assert.is(learned.body.data.title, 'Built in the browser');
   const off = await call(app.freeUrl, `url=${site('csr-root.html')}&prerender=false&force`);
   assert.is(off.headers.get('x-fetch-mode'), 'fetch');
   assert.is(off.body.data.title, null);

@@ -46,4 +46,20 @@ test('the site\'s name in parentheses at the end goes', () => {
   assert.is(titleOf('bracketed.html'), '»Kein Geld mehr für die Miete«');
 });
 
+test('the page\'s one h1 over title tags that word it otherwise (written for search and sharing)', () => {
+  assert.is(titleOf('reworded.html'), 'Der Nervenkrieg um den Brexit geht in die nächste Runde');
+});
+
+test('a page with several h1 keeps its title', () => {
+  assert.is(titleOf('sections.html'), 'Brexit: Nervenkrieg geht in nächste Runde');
+});
+
+test('an h1 that holds the title with a kicker around it leaves the title', () => {
+  assert.is(titleOf('h1-kicker.html'), 'Rene Benko-Firma Signa in Sorge');
+});
+
+test('a heading inside <noscript> is not the page\'s headline', () => {
+  assert.is(titleOf('noscript.html'), 'Controls for the page');
+});
+
 test.run();

@@ -1,9 +1,13 @@
-import { byAttr, byJsonLd, byMeta, byText, clean, type Doc, type Rule } from '../helpers.ts';
+import { byAttr, byJsonLd, byMeta, clean, type Doc, type Rule } from '../helpers.ts';
 import { select } from '../select.ts';
 import { typographic } from '../typography.ts';
 import { toDate } from './date.ts';
 import { cleanByline } from './byline.ts';
+import { bylineInText } from './byline-text.ts';
 import { isSiteName, siteNames } from './site.ts';
+import type { Element } from 'domhandler';
+import { amongOthers, aroundHeadline } from './chrome.ts';
+import { comparable } from '../shown.ts';
 
 const personName = (v: unknown): unknown => {
   if (typeof v === 'string') return v;
@@ -45,13 +49,35 @@ const bylineNotDate: Rule = ({ $ }) => {
   return undefined;
 };
 
+/**
+ * A rule for markup a reader does not see (structured data, meta tags), kept only when the page shows one of the
+ * names it gives: a CMS's `<meta name="author">` names the site's owner on every page, a person the page never shows.
+ */
+const shown = (rule: Rule): Rule => (doc) => {
+  const value = rule(doc);
+  const text = clean(typeof value === 'object' && value ? personName(value) : value);
+  if (!text) return undefined;
+  const names = text.split(/;\s*/).map((name) => cleanByline(name.replace(/^@/, '')));
+  return names.some((name) => name && doc.shown.includes(comparable(name))) ? value : undefined;
+};
+
+/** The text of the first element matching a selector that stands where the page's own people are named (not among others': chrome.ts). */
+const ownText = (selector: string): Rule => ({ $ }) => {
+  let wrappers: Set<Element> | undefined;
+  for (const el of select($, selector)) {
+    const text = clean($(el).text());
+    if (text && !amongOthers(el, (wrappers ??= aroundHeadline(select($, 'h1')[0])))) return text;
+  }
+  return undefined;
+};
+
 /** Ordered rules for the author (docs/metadata.md): structured data and meta first, then bylines in the markup. */
 export const author: Rule[] = [
-  jsonLdAuthors, byJsonLd('author', personName), byMeta('author', false), byMeta('article:author'), byMeta('book:author'),
-  byMeta('sailthru.author'), byMeta('parsely-author'),
-  byText('[itemprop*="author" i] [itemprop="name"]'), byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
-  byText('[itemprop*="author" i]'), byText('[rel="author"]'), strict(byText('a[class*="author" i]')), strict(byText('[class*="author" i] a')),
-  byText('a[href*="/author/" i]'), byText('a[href*="/autor/" i]'), byText('a[href*="/autoren/" i]'), byText('a[class*="screenname" i]'), strict(byText('[class*="author" i]')), strict(bylineNotDate),
+  jsonLdAuthors, byJsonLd('author', personName),
+  ...[byMeta('author', false), byMeta('article:author'), byMeta('book:author'), byMeta('sailthru.author'), byMeta('parsely-author')].map(shown),
+  ownText('[itemprop*="author" i] [itemprop="name"]'), byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
+  ownText('[itemprop*="author" i]'), ownText('[rel="author"]'), strict(ownText('a[class*="author" i]')), strict(ownText('[class*="author" i] a')),
+  ownText('a[href*="/author/" i]'), ownText('a[href*="/autor/" i]'), ownText('a[href*="/autoren/" i]'), ownText('a[class*="screenname" i]'), strict(ownText('[class*="author" i]')), strict(bylineNotDate), bylineInText,
 ];
 
 const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;
@@ -72,3 +98,4 @@ export function toAuthor(value: unknown, doc?: Doc): string | undefined {
   if (doc && isSiteName(text, siteNames(doc, handle), !handle)) return undefined;
   return typographic(text);
 }
+

@@ -4,13 +4,14 @@
 
 /** Words before a name, in the languages of the web: removed from the start, as often as they repeat. */
 const LEADING = new RegExp(`^(?:${[
+  'text & fotos', 'text und fotos', 'text & photos', 'text and photos', 'words and pictures by', '©', '(c)',
   'view all posts by', 'see all posts by', 'all posts by', 'more posts by', 'more from', 'articles by', 'posts by', 'stories by',
   'written by', 'posted by', 'published by', 'created by', 'reported by', 'words by', 'text by', 'story by', 'by',
   'zeige alle beiträge von', 'alle beiträge von', 'mehr von', 'geschrieben von', 'verfasst von', 'eingestellt von',
   'veröffentlicht von', 'erstellt von', 'ein beitrag von', 'ein artikel von', 'von',
   'publié par', 'écrit par', 'un article de', 'par', 'escrito por', 'publicado por', 'por', 'scritto da', 'di', 'door', 'av', 'af',
   'autor', 'autorin', 'author', 'autore', 'auteur', 'text', 'texte', 'interview', 'redakteur', 'redakteurin', 'und', 'and', '&',
-].map((w) => w.replace(/ /g, '\\s+')).join('|')})(?:\\s*:\\s*|\\s+)`, 'i');
+].map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')).join('|')})(?:\\s*:\\s*|\\s+)`, 'i');
 
 /** What follows a name on a byline and is not part of it: a date or time, a separator and what comes after. */
 const TRAILING = [
@@ -20,6 +21,7 @@ const TRAILING = [
   /\s+(?:\||•|·|–|—|-)\s+.*$/,
   /\s*(?:\||•|·|–|—|-|,|;)\s*$/,
   /,\s*(?:PhD|Ph\.D\.|MD|M\.D\.|MSc|MA|BA|RD|CEO|CTO)\.?$/,
+  /\s+(?:alle artikel|all articles|mehr artikel|more articles|weitere artikel|all posts|alle beiträge|profil|profile)$/i,
 ];
 
 /** What only a commenter's line ends with. */
@@ -42,6 +44,9 @@ export function cleanByline(text: string): string | undefined {
     name = name.replace(LEADING, '').trim();
   }
   for (const tail of TRAILING) name = name.replace(tail, '').trim();
+  // A name written twice over (a link's text and its title: `Kathrin Führes Kathrin Führes`) once.
+  const twice = /^(.{3,60}?)\s+\1$/u.exec(name);
+  if (twice) name = twice[1]!;
   if (!name || PLACEHOLDER.test(name) || NOT_A_NAME.test(name) || LEGAL_FORM.test(name) || !/\p{L}/u.test(name)) return undefined;
   return name;
 }

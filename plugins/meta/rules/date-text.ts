@@ -4,30 +4,13 @@
 // are an archive's, a comment's or a copyright's (docs/metadata.md, "date").
 import type { AnyNode, Element } from 'domhandler';
 import type { Doc } from '../helpers.ts';
+import { CHROME_TAGS, chromeName } from './chrome.ts';
 
 /** How much text is read after the headline, and of a page without one from its top (characters). */
 const AFTER_HEADLINE = 1500;
 const FROM_TOP = 3000;
 /** The most text read from a page at all. */
 const MAX_TEXT = 20_000;
-
-/** Elements whose text is never a page's own date. */
-const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'nav', 'footer', 'aside', 'form', 'select', 'option', 'svg', 'iframe', 'head']);
-/** Words in classes and ids of the same: comments, sidebars, archives, widgets. */
-const SKIPPED_WORDS = /^(?:comments?|sidebar|widgets?|archives?|related|footer|menu|navigation|breadcrumbs?|cookies?)$/i;
-
-/**
- * Whether a class or id names a part whose dates are not the page's: one of its words (`comment-list`,
- * `sidebarLeft`), read in the block's name only when it is written as BEM (`m-intro__breadcrumbNavigation` is the
- * intro's part beside its breadcrumb, not a breadcrumb).
- */
-function skippedName(names: string): boolean {
-  for (const name of names.split(/\s+/)) {
-    const block = name.split(/__|--/)[0]!;
-    if (block.split(/[-_]|(?<=[a-z])(?=[A-Z])/).some((word) => SKIPPED_WORDS.test(word))) return true;
-  }
-  return false;
-}
 
 /** Written dates in any order of day, month and year, with month names in any language (2 to 12 letters). */
 const WRITTEN = new RegExp([
@@ -38,8 +21,11 @@ const WRITTEN = new RegExp([
   String.raw`\b\p{L}{3,12}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b`,
 ].join('|'), 'gu');
 
-/** The page's readable text in order, and where its first headline (h1) starts in it. */
-function readText(doc: Doc): { text: string; headline: number } {
+/**
+ * The page's readable text in order, and where its first headline (h1) starts in it; `boundary` is written where an
+ * element starts and ends (a space, or a mark that keeps a byline's name from running into the next element's text).
+ */
+export function readText(doc: Doc, boundary = ' '): { text: string; headline: number } {
   const parts: string[] = [];
   let length = 0;
   let headline = -1;
@@ -49,13 +35,14 @@ function readText(doc: Doc): { text: string; headline: number } {
     if (node.type !== 'tag' && node.type !== 'root') return;
     const el = node as Element;
     if (node.type === 'tag') {
-      if (SKIPPED.has(el.name)) return;
-      if (skippedName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
+      if (CHROME_TAGS.has(el.name)) return;
+      if (chromeName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
       if (el.name === 'h1' && headline < 0) headline = length;
-      parts.push(' ');
+      parts.push(boundary);
       length++;
     }
     for (const child of el.children) walk(child);
+    if (node.type === 'tag') parts.push(boundary);
   };
   const body = doc.$('body')[0];
   if (body) walk(body);

@@ -66,5 +66,24 @@ export function pageTitle(doc: Doc): string | undefined {
   const headline = headlines.find((h) => !isSiteName(h, names) && !GENERIC.test(h));
   const [h, t] = headline ? [key(headline).length, key(text).length] : [0, 0];
   if (headline && (isSiteName(text, names) || (h < t && h >= t * 0.5 && within(headline, text)))) text = headline;
-  return clean(text) ?? raw;
+  return clean(onlyHeadline(doc, names, text) ?? text) ?? raw;
+}
+
+/** The longest headline read as a title (characters): a longer <h1> is a teaser or the page's text. */
+const MAX_HEADLINE = 200;
+
+/**
+ * The page's one <h1> when it words the headline otherwise than the title tags (which are written for search and
+ * sharing: `Brexit: Nervenkrieg geht in nächste Runde` over the headline `Der Nervenkrieg um den Brexit geht in die
+ * nächste Runde`): a person reads the headline. Not when the page has several (sections, teasers), when it is the
+ * site's name or a word like "Home", or when one holds the other (an <h1> with a kicker or a date around the title,
+ * or a shortened title: the fuller statement of the same headline stays).
+ */
+function onlyHeadline(doc: Doc, names: readonly string[], text: string): string | undefined {
+  // A heading for readers without scripts (<noscript>) is not the page's headline.
+  const h1s = doc.$('h1').filter((_, el) => doc.$(el).closest('noscript, template').length === 0);
+  if (h1s.length !== 1) return undefined;
+  const one = clean(h1s.text());
+  if (!one || one.length > MAX_HEADLINE || !/\S\s+\S/.test(one) || GENERIC.test(one) || isSiteName(one, names)) return undefined;
+  return within(text, one) || within(one, text) ? undefined : one;
 }

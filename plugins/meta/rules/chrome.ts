@@ -1,0 +1,48 @@
+// The parts of a page around its content (navigation, footers, sidebars, comments, archives, widgets): their dates
+// and names are other pages' or other people's, never the page's own (date-text.ts, author.ts).
+import type { Element } from 'domhandler';
+
+/** Elements that are never the page's own content. */
+export const CHROME_TAGS = new Set(['script', 'style', 'noscript', 'template', 'nav', 'footer', 'aside', 'form', 'select', 'option', 'svg', 'iframe', 'head']);
+/** Words in classes and ids of the same. */
+const CHROME_WORDS = /^(?:comments?|sidebar|widgets?|archives?|related|footer|menu|navigation|breadcrumbs?|cookies?)$/i;
+
+/**
+ * Whether a class or id names such a part: one of its words (`comment-list`, `sidebarLeft`), read in the block's
+ * name only when it is written as BEM (`m-intro__breadcrumbNavigation` is the intro's part beside its breadcrumb,
+ * not a breadcrumb).
+ */
+export function chromeName(names: string): boolean {
+  for (const name of names.split(/\s+/)) {
+    const block = name.split(/__|--/)[0]!;
+    if (block.split(/[-_]|(?<=[a-z])(?=[A-Z])/).some((word) => CHROME_WORDS.test(word))) return true;
+  }
+  return false;
+}
+
+/** Parts where other people's names stand: comments, sidebars, widgets, related pages, menus. */
+const OTHERS_WORDS = /^(?:comments?|sidebar|widgets?|related|menu|navigation)$/i;
+
+/**
+ * Whether an element stands where other people's names do (itself or any element around it): in navigation or in
+ * a part named as above. Footers are not (many pages put their byline in an article's footer), nor the parts that
+ * hold the page's headline (`content-sidebar-wrap` is a layout around everything: `wrappers`).
+ */
+export function amongOthers(el: Element, wrappers: ReadonlySet<Element>): boolean {
+  for (let node: Element | null = el; node && node.type === 'tag' && !wrappers.has(node); node = node.parent as Element | null) {
+    if (node.name === 'nav' || node.name === 'aside') return true;
+    const names = `${node.attribs.class ?? ''} ${node.attribs.id ?? ''}`;
+    for (const name of names.split(/\s+/)) {
+      const block = name.split(/__|--/)[0]!;
+      if (block.split(/[-_]|(?<=[a-z])(?=[A-Z])/).some((word) => OTHERS_WORDS.test(word))) return true;
+    }
+  }
+  return false;
+}
+
+/** The elements around a page's first headline (<h1>), up to the root: its layout, never a sidebar of it. */
+export function aroundHeadline(h1: Element | undefined): Set<Element> {
+  const around = new Set<Element>();
+  for (let node = h1?.parent as Element | null | undefined; node && node.type === 'tag'; node = node.parent as Element | null) around.add(node);
+  return around;
+}
