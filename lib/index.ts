@@ -1,33 +1,18 @@
 /**
- * The package's entry (`import { createEngine } from 'refract-api'`): the engine's API, with `createEngine` composing
- * the built-in plugins, those named by REFRACT_PLUGINS and yours, as the server and the CLI compose them.
+ * The package's public API (`import { createEngine } from 'refract-api'`), chosen on purpose: what an application
+ * needs to run extractions and crawls, and what a plugin author needs to write a plugin. Nothing else of the engine
+ * is exported; `test/package/api.test.ts` compares this surface with `docs/api.md`, so a change to it is a visible
+ * diff. The server, the CLI and the testbed compose the engine from its internals (`engine/index.ts`).
  */
-import { createEngine as assemble, loadConfig, loadPlugins, type Config, type Engine, type EngineOptions as CoreOptions, type Plugin } from '../engine/index.ts';
-import { defaultPlugins } from '../plugins/index.ts';
 
-export * from '../engine/index.ts';
-export { defaultPlugins };
+// For applications: an engine, its settings and results, its errors, and crawls.
+export { createEngine, defaultPlugins, type EngineOptions } from './compose.ts';
+export { loadConfig, VERSION, RefractError, CODES, isRefractError, hasCode, crawlDistributed, startWorker, cancelCrawl } from '../engine/index.ts';
+export type {
+  Engine, Config, Code, Plan, Tier, Outcome, CacheStatus, Extraction, Warning, CrawlInput, CrawlOptions, CrawlResult,
+  DistributedCrawlOptions, WorkerOptions,
+} from '../engine/index.ts';
 
-/** What an engine is made of: its configuration, the built-in plugins, yours, and its clock. */
-export interface EngineOptions extends CoreOptions {
-  /** Plugins of yours, registered after the built-in ones and those named by `config.plugins` (REFRACT_PLUGINS). */
-  plugins?: readonly Plugin[];
-  /** The built-in plugins (meta, data, screenshot, ...): `false` for none, or a list of your choice. Default: all. */
-  builtins?: boolean | readonly Plugin[];
-}
-
-/**
- * Every plugin of an engine, in registry order: the built-in ones (or the chosen ones), those `config.plugins`
- * names (loaded here, once; a module that does not load is EPLUGIN), then `extra`.
- */
-export async function enginePlugins(config: Config, extra: readonly Plugin[] = [], builtins: boolean | readonly Plugin[] = true): Promise<Plugin[]> {
-  const chosen: readonly Plugin[] = builtins === false ? [] : builtins === true ? defaultPlugins : builtins as readonly Plugin[];
-  return [...chosen, ...(await loadPlugins(config.plugins)), ...extra];
-}
-
-/** Creates an engine with the built-in plugins, REFRACT_PLUGINS and yours (see `enginePlugins`). */
-export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
-  const config = options.config ?? loadConfig();
-  const { builtins, ...rest } = options;
-  return assemble({ ...rest, config, plugins: await enginePlugins(config, options.plugins, builtins) });
-}
+// For plugin authors: the plugin's definition, its options' schema, and what its step sees and answers.
+export { definePlugin, options, bool, num, text, oneOf, duration, list, device, z, mediaType, withSize, timeoutError } from '../engine/index.ts';
+export type { Plugin, PluginDefinition, Context, Need, Media, FetchResult } from '../engine/index.ts';

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createEngine, RefractError, VERSION, type Config, type Plugin, type Engine, systemClock, serverTiming, type Clock } from '../engine/index.ts';
-import { enginePlugins } from '../lib/index.ts';
+import { enginePlugins } from '../lib/compose.ts';
 import { createWeb } from './web.ts';
 import { openApiDocument } from './openapi.ts';
 import { createHandler, type HandlerResponse } from './handler.ts';

@@ -8,7 +8,8 @@ import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/meta/helpers.ts';
 import { measure, get, row, serveArticle, stats, type Stats } from './lib.ts';
 import { startChild as spawnServer } from '../util/child.ts';
-import { loadConfig, createEngine, parseQuery } from '../../lib/index.ts';
+import { loadConfig, createEngine } from '../../lib/index.ts';
+import { parseQuery } from '../../engine/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 

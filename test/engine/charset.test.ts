@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import fc from 'fast-check';
+import fc from '../util/fc.ts';
 import { getEncoding } from 'encoding-sniffer';
 import { decodeBody, encodingOf, sniffCharset } from '../../engine/fetch/charset.ts';
 

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import fc from 'fast-check';
+import fc from '../util/fc.ts';
 import { createGuard, isPublicAddress } from '../../engine/fetch/guard.ts';
 import { RefractError } from '../../engine/errors.ts';
 

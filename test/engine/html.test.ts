@@ -2,7 +2,7 @@
 // included), and a long page's metadata is read from its lean source with the same results as from the whole page.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import fc from 'fast-check';
+import fc from '../util/fc.ts';
 import { parseHtml, parseHtmlSliced, documentText } from '../../engine/html.ts';
 import { metaSource, META_WHOLE_CHARS } from '../../plugins/meta/source.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';

@@ -32,7 +32,7 @@ test('camelCase leaves camelCase names alone', () => {
 
 
 test('no query key reaches a prototype: __proto__, constructor and prototype are plain names at every depth', async () => {
-  const fc = (await import('fast-check')).default;
+  const fc = (await import('../util/fc.ts')).default;
   const segment = fc.constantFrom('__proto__', 'constructor', 'prototype', 'a', 'b', '0', '1', 'url', 'screenshot', 'hasOwnProperty', 'toString');
   const key = fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('.'));
   const query = fc.array(fc.tuple(key, fc.string({ maxLength: 8 })), { maxLength: 12 });

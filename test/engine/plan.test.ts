@@ -8,7 +8,7 @@ import { options } from '../../engine/schema.ts';
 import { RefractError } from '../../engine/errors.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 import { parseDuration } from '../../engine/duration.ts';
-import fc from 'fast-check';
+import fc from '../util/fc.ts';
 
 const registry = createRegistry(defaultPlugins);
 const limits = { defaultTimeoutMs: 28000, maxTimeoutMs: 60000, testHooks: false };

@@ -2,7 +2,7 @@
 // refusal of a name (any of its codes) is EINVALURL too, never a 500.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import fc from 'fast-check';
+import fc from '../util/fc.ts';
 import { checkTargetUrl, validHostName } from '../../engine/fetch/url.ts';
 import { fromNetwork } from '../../engine/failures.ts';
 import { isRefractError } from '../../engine/errors.ts';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { parseHTML } from 'linkedom';
 import { load } from 'cheerio';
-import fc from 'fast-check';
+import fc from '../util/fc.ts';
 import { fragmentToMarkdown, pageContent, pageToMarkdown } from '../../plugins/data/markdown.ts';
 import { words } from '../../plugins/data/content-text.ts';
 import dataPlugin from '../../plugins/data/index.ts';

@@ -6,9 +6,11 @@ import * as assert from 'uvu/assert';
 import type { ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
+import { webhookReceiver } from '../util/webhooks.ts';
 import type { App } from '../../server/app.ts';
 
 let fx: Fixture;
+const SECRET = 'webhook-secret-for-content-tests';
 let app: App;
 const send = (res: ServerResponse, body: string) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(body); };
 
@@ -46,7 +48,7 @@ test.before(async () => {
     '/article': (_, res) => send(res, ARTICLE),
     '/shop': (_, res) => send(res, SHOP),
   });
-  app = await startRefract();
+  app = await startRefract({ REFRACT_WEBHOOK_SECRET: SECRET });
 });
 
 test.after(async () => {
@@ -125,22 +127,26 @@ test('a bad option is 400 EINVALQUERY naming it', async () => {
 });
 
 test('in a crawl job: every page line carries the named output', async () => {
-  const post = await fetch(`${app.proUrl}/crawls`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'test-key' },
-    body: JSON.stringify({ urls: [`${fx.url}/article`, `${fx.url}/shop`], query: 'markdown&meta=false' }),
-  });
-  assert.is(post.status, 202);
-  const { data } = await post.json() as { data: { url: string } };
-  let status = '';
-  while (!['completed', 'failed', 'cancelled'].includes(status)) {
-    status = ((await (await fetch(`${app.proUrl}${data.url}`, { headers: { 'x-api-key': 'test-key' } })).json()) as { data: { status: string } }).data.status;
+  const hook = await webhookReceiver(SECRET);
+  try {
+    const post = await fetch(`${app.proUrl}/crawls`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'test-key' },
+      body: JSON.stringify({ urls: [`${fx.url}/article`, `${fx.url}/shop`], query: 'markdown&meta=false', webhook: { url: hook.url } }),
+    });
+    assert.is(post.status, 202);
+    const { data } = await post.json() as { data: { url: string } };
+    // The job's end is told by its webhook (no polling).
+    await hook.when((d) => ['crawl.completed', 'crawl.failed', 'crawl.cancelled'].includes(d.event.type));
+    const status = ((await (await fetch(`${app.proUrl}${data.url}`, { headers: { 'x-api-key': 'test-key' } })).json()) as { data: { status: string } }).data.status;
+    assert.is(status, 'completed');
+    const lines = ((await (await fetch(`${app.proUrl}${data.url}/results`, { headers: { 'x-api-key': 'test-key' } })).json()) as { data: { results: { url: string; data: { markdown: string } }[] } }).data.results;
+    assert.is(lines.length, 2);
+    const article = lines.find((l) => l.url.endsWith('/article'))!;
+    assert.ok(article.data.markdown.startsWith('# Rivers of the North\n'));
+    assert.match(lines.find((l) => l.url.endsWith('/shop'))!.data.markdown, /Steel kettle/);
+  } finally {
+    await hook.close();
   }
-  assert.is(status, 'completed');
-  const lines = ((await (await fetch(`${app.proUrl}${data.url}/results`, { headers: { 'x-api-key': 'test-key' } })).json()) as { data: { results: { url: string; data: { markdown: string } }[] } }).data.results;
-  assert.is(lines.length, 2);
-  const article = lines.find((l) => l.url.endsWith('/article'))!;
-  assert.ok(article.data.markdown.startsWith('# Rivers of the North\n'));
-  assert.match(lines.find((l) => l.url.endsWith('/shop'))!.data.markdown, /Steel kettle/);
 });
 
 test.run();

@@ -6,7 +6,7 @@
 // or reserved addresses (refused by the guard), or names under `.invalid`.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import fc from 'fast-check';
+import fc from '../util/fc.ts';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';

@@ -3,7 +3,7 @@
 // redirector on 127.0.0.1 (allowed in tests) points at 127.0.0.2 (loopback, not allowed: any private host).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import fc from 'fast-check';
+import fc from '../util/fc.ts';
 import dgram from 'node:dgram';
 import { serveFixtures, recordingServer, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
