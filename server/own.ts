@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { create as contentDisposition } from 'content-disposition';
 import { RefractError, openAsset, type Engine } from '../engine/index.ts';
 import type { HandlerRequest, HandlerResponse } from './handler.ts';
 import { failure } from './jsend.ts';
@@ -88,7 +89,7 @@ async function serveAsset(engine: Engine, name: string, req: http.IncomingMessag
     status: asset.status,
     headers: {
       'content-type': file.contentType, 'cache-control': 'public, max-age=31536000, immutable', 'access-control-allow-origin': '*',
-      'content-disposition': `inline; filename="${file.filename}"`, 'accept-ranges': 'bytes', etag: `"${file.stored.split('.')[0]}"`,
+      'content-disposition': contentDisposition(file.filename, { type: 'inline' }), 'accept-ranges': 'bytes', etag: `"${file.stored.split('.')[0]}"`,
       'content-length': String(asset.length),
       ...(asset.range ? { 'content-range': `bytes ${asset.range.start}-${asset.range.end}/${asset.size}` } : {}),
       // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.

@@ -1,3 +1,4 @@
+import pRetry from 'p-retry';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import type { BrowserContextOptions, Page } from 'playwright-core';
@@ -244,15 +245,12 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     async withPage(options, proxyUrl, signal, fn, retries = 1, share, prepare) {
       await slots.acquire(signal);
       try {
-        for (let n = 0; ; n++) {
-          try {
-            return await attempt(options, proxyUrl, fn, share, prepare);
-          } catch (err) {
-            if (!isCrash(err) || n >= retries || signal.aborted) throw err;
-            launcher.dropDisconnected();
-            await new Promise((r) => setTimeout(r, 100 * 2 ** n));
-          }
-        }
+        // A page whose browser crashed is tried again on a fresh one, with backoff (100 ms, 200 ms...), within the signal.
+        return await pRetry(() => attempt(options, proxyUrl, fn, share, prepare), {
+          retries, signal, minTimeout: 100, factor: 2, randomize: false,
+          shouldRetry: ({ error }) => isCrash(error),
+          onFailedAttempt: ({ error }) => { if (isCrash(error)) launcher.dropDisconnected(); },
+        });
       } finally {
         slots.release();
       }
