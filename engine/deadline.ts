@@ -1,3 +1,5 @@
+import { timeoutError } from './errors.ts';
+
 /** A deadline's signal and its release. */
 export interface Deadline {
   signal: AbortSignal;
@@ -40,4 +42,32 @@ export async function withDeadline<T>(ms: number, parents: readonly (AbortSignal
   } finally {
     dispose();
   }
+}
+
+// Deadlines of a request's steps (engine/request/steps.ts): when one must end, and work cut off at an abort.
+
+/** Time kept back from a step for each step after it (a capture takes ~0.1-1 s), so one step cannot spend theirs. */
+const LATER_STEP_MS = 1000;
+
+/**
+ * When a step must end: at the steps' cutoff less the time kept for each later step, but never before its even
+ * share of the time left. (A page whose image host hangs once spent the probes' time up to the cutoff in `meta`,
+ * and the screenshot after it had 250 ms: under load, none.)
+ */
+export function stepCutoff(now: number, cutoff: number, later: number): number {
+  const left = cutoff - now;
+  return now + Math.max(left - later * LATER_STEP_MS, left / (later + 1));
+}
+
+/**
+ * Starts `work` and settles with it, or rejects with ETIMEOUT as soon as `signal` aborts; past an abort `work` is
+ * not started at all. Work left behind by an abort settles unobserved: its failure is no one's to report.
+ */
+export function untilAborted<T>(work: () => Promise<T> | T, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(timeoutError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(timeoutError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    Promise.resolve().then(work).then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import { loadConfig, type Config } from './config.ts';
 import { createGuard, type Guard } from './fetch/guard.ts';
 import { buildPlan, type Plan, type Tier } from './plan.ts';
+import { createPlans } from './plans.ts';
 import { parseQuery, type RawObject } from './params.ts';
 import type { Plugin, PluginSettings } from './plugin.ts';
 import { createRegistry, type Registry } from './registry.ts';
@@ -61,6 +62,8 @@ export interface Engine {
   readonly events: EventEmitter;
   /** Validates a parsed query into a plan (no I/O). */
   plan(query: RawObject, tier?: Tier): Plan;
+  /** Plans a query string (`url=…&screenshot`), keeping the plans of queries that come again (engine/plans.ts). */
+  planQuery(search: string, tier?: Tier): Plan;
   /** Extracts through the cache (HIT, STALE with a background refresh, MISS computed once, BYPASS with `force`). */
   extract(plan: Plan, opts?: ExtractOptions): Promise<Outcome>;
   /** The same for library callers: `extract('https://x', 'screenshot&palette')`, or options as an object (pro tier). */
@@ -163,9 +166,11 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     // A closed engine takes no more work: a call is refused at once (it would wait forever on a stopped crawler).
     let closed = false;
     const open = () => { if (closed) throw new RefractError('EBUSY', 'The engine is closed: create another to extract again'); };
+    const plans = createPlans((query, tier) => buildPlan(query, registry, tier, limits));
     const engine: Engine = {
       registry, config, logger, guard, assets, browsers, shared, events,
       plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
+      planQuery: (search, tier = 'free') => plans(search, tier),
       extract: (async (target: Plan | string, arg?: ExtractOptions | string | Record<string, unknown>) => {
         open();
         return typeof target === 'string'

@@ -1,12 +1,11 @@
 import fresh from 'fresh';
 import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { RefractError, parseQuery, camelCase, retarget, type Engine, type Plan, type Tier, cacheStatusOf, degraded, formatDuration, filtered, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
+import { RefractError, parseQuery, type Engine, type Plan, type Tier, cacheStatusOf, degraded, formatDuration, filtered, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
 import { success, failure } from './jsend.ts';
 import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
 import type { KeyRing, KeyOwner } from './keys.ts';
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { fetchAsset } from './asset.ts';
 
 /** A request as the handler sees it: no sockets. */
@@ -47,13 +46,14 @@ function targetOf(url: string): string | undefined {
   try { const u = new URL(url); return `${u.origin}${u.pathname}`; } catch { return undefined; }
 }
 
-const described = new WeakMap<Plan, { output: string; target: string | undefined }>();
-
 /** What the access log and metrics say of a plan: worked out once per kept plan (a cache HIT parses no URL). */
-function describe(plan: Plan): { output: string; target: string | undefined } {
-  let out = described.get(plan);
-  if (!out) described.set(plan, out = { output: outputOf(plan), target: targetOf(plan.url) });
-  return out;
+function describer(): (plan: Plan) => { output: string; target: string | undefined } {
+  const described = new WeakMap<Plan, { output: string; target: string | undefined }>();
+  return (plan) => {
+    let out = described.get(plan);
+    if (!out) described.set(plan, out = { output: outputOf(plan), target: targetOf(plan.url) });
+    return out;
+  };
 }
 
 /** What a handler serves with: the engine (which owns the cache), the quotas, keys, the endpoint's tier, and the clock. */
@@ -183,27 +183,6 @@ function createRenderings() {
   };
 }
 
-/** Most plans kept by request URL (a plan is pure: the same URL on the same endpoint always builds the same one). */
-const MAX_PLANS = 2000;
-
-/**
- * A query split into its target (one plain `url`) and the rest, as a key: undefined when the target is missing,
- * repeated or dotted (such a query is planned whole, and refused there).
- */
-function splitTarget(search: URLSearchParams): { url: string; rest: string } | undefined {
-  let url: string | undefined;
-  let rest = '';
-  for (const [key, value] of search) {
-    if (camelCase(key.split('.', 1)[0]!) === 'url') {
-      if (url !== undefined || key !== 'url') return undefined;
-      url = value;
-    } else {
-      rest += `${key.length}:${key}=${value.length}:${value}&`;
-    }
-  }
-  return url === undefined ? undefined : { url, rest };
-}
-
 /** Names of unknown parameters as a header value: percent-encoded (any text is safe in it), at most 1 KB. */
 function unknownHeader(names: readonly string[]): string {
   let out = '';
@@ -220,24 +199,7 @@ function unknownHeader(names: readonly string[]): string {
 export function createHandler(deps: HandlerDeps) {
   const { engine, quota } = deps;
   const renderings = createRenderings();
-  const plans = new LRUCache<string, Plan>({ max: MAX_PLANS });
-  // Plans by query without the target: most clients send the same options for many targets.
-  const byOptions = new LRUCache<string, Plan>({ max: MAX_PLANS });
-
-  /**
-   * Builds the request's plan; one that depends on the URL alone is kept for the next request with that URL, and
-   * retargeted for a request that differs from an earlier one in its target alone (see `retarget`).
-   */
-  const build = (req: HandlerRequest, target: URL, custom: boolean): Plan => {
-    if (custom) return engine.plan(parseQuery(headerParams(req, target.searchParams)), deps.tier);
-    const split = splitTarget(target.searchParams);
-    const known = split && byOptions.get(split.rest);
-    const plan = Object.freeze(known ? retarget(known, split.url) : engine.plan(parseQuery(target.searchParams), deps.tier));
-    if (split && !known) byOptions.set(split.rest, plan);
-    plans.set(req.url, plan);
-    return plan;
-  };
-
+  const describe = describer();
   return async function handle(req: HandlerRequest): Promise<HandlerResponse> {
     const id = randomUUID();
     const phases: Phase[] = [];
@@ -254,13 +216,18 @@ export function createHandler(deps: HandlerDeps) {
         return { status: 204, headers: { ...base, 'access-control-allow-methods': 'GET, HEAD', 'access-control-allow-headers': '*' }, body: '' };
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new RefractError('EMETHOD', `Method ${req.method} is not allowed; use GET`);
-      // A URL whose plan is kept was checked before; any other is parsed and its path checked first.
-      const custom = hasHeaderParams(req);
-      const kept = custom ? undefined : plans.get(req.url);
-      const target = kept ? undefined : new URL(req.url, BASE);
-      if (target && target.pathname !== '/') throw new RefractError('ENOTFOUND', `No such path ${target.pathname}; the API answers on /`);
+      // The path is checked before the caller; the engine keeps the plans of queries that come again.
+      const cut = req.url.indexOf('?');
+      const path = cut < 0 ? req.url : req.url.slice(0, cut);
+      if (path !== '/') {
+        const { pathname } = new URL(req.url, BASE);
+        if (pathname !== '/') throw new RefractError('ENOTFOUND', `No such path ${pathname}; the API answers on /`);
+      }
       ({ id: caller, policy } = deps.tier === 'free' ? freeCallerOf(req, deps) : await proCallerOf(req, deps));
-      const plan = kept ?? build(req, target!, custom);
+      const search = cut < 0 ? '' : req.url.slice(cut + 1);
+      const plan = hasHeaderParams(req)
+        ? engine.plan(parseQuery(headerParams(req, new URLSearchParams(search))), deps.tier)
+        : engine.planQuery(search, deps.tier);
       ({ output: facts.output, target: facts.target } = describe(plan));
       if (plan.unknownParams.length) base['x-refract-unknown-params'] = unknownHeader(plan.unknownParams);
       // Work is charged (and may be refused) only on a MISS or BYPASS; cache hits cost nothing.

@@ -6,37 +6,11 @@ import type { CheerioAPI } from 'cheerio';
 import type { FetchResult } from '../fetch/http.ts';
 import { contextFor, linksOf, type LivePage } from './context.ts';
 import type { Trace } from '../timing.ts';
-import { deadline } from '../deadline.ts';
+import { deadline, stepCutoff, untilAborted } from '../deadline.ts';
 import { documentText, parseHtmlSliced, SLICED_PARSE_CHARS } from '../html.ts';
 
 /** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
 const STEP_RESERVE_MS = 1000;
-/** Time kept back from a step for each step after it (a capture takes ~0.1-1 s), so one step cannot spend theirs. */
-const LATER_STEP_MS = 1000;
-
-/**
- * When a step must end: at the steps' cutoff less the time kept for each later step, but never before its even
- * share of the time left. (A page whose image host hangs once spent the probes' time up to the cutoff in `meta`,
- * and the screenshot after it had 250 ms: under load, none.)
- */
-export function stepCutoff(now: number, cutoff: number, later: number): number {
-  const left = cutoff - now;
-  return now + Math.max(left - later * LATER_STEP_MS, left / (later + 1));
-}
-
-/**
- * Starts `work` and settles with it, or rejects with ETIMEOUT as soon as `signal` aborts; past an abort `work` is
- * not started at all. Work left behind by an abort settles unobserved: its failure is no one's to report.
- */
-export function untilAborted<T>(work: () => Promise<T> | T, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(timeoutError());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(timeoutError());
-    signal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve().then(work).then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
 /** Why a step produced no output, as the answer's `warnings` report it. */
 function stepFailure(step: string, reason: 'threw' | 'timeout' | 'not-json', detail: string): Warning {
   const what = reason === 'timeout' ? 'did not finish in time' : reason === 'not-json' ? 'returned a value that is not JSON' : `failed: ${detail}`;
