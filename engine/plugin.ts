@@ -57,6 +57,11 @@ export interface Context {
   readAsset(url: string): Promise<Buffer | undefined>;
   /** True for the URL of a file this service generated. */
   isAsset(url: string): boolean;
+  /**
+   * A value computed once per request and shared by the steps that ask for it by the same key: what several
+   * plugins read of one page (its main content, for `markdown`, `text` and `html`), made by the first that asks.
+   */
+  shared<T>(key: string, make: () => T): T;
 }
 
 /**

@@ -19,6 +19,7 @@ export interface LivePage { page: Page; openedAt: number }
 export function contextFor(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, live?: LivePage, document?: CheerioAPI): Context {
   let parsed: CheerioAPI | undefined = document;
   const { assets, guard, agents } = services;
+  const memo = new Map<string, unknown>();
   return {
     url: response.url,
     response,
@@ -47,6 +48,10 @@ export function contextFor(plan: Plan, services: Services, response: FetchResult
     settings: {},
     state: undefined,
     isAsset: (url) => assets.nameOf(url) !== undefined,
+    shared: <T>(key: string, make: () => T): T => {
+      if (!memo.has(key)) memo.set(key, make());
+      return memo.get(key) as T;
+    },
     readAsset: async (url) => {
       const name = assets.nameOf(url);
       return name ? (await readAsset(assets, name))?.bytes : undefined;

@@ -1,19 +1,12 @@
-import { definePlugin, bool, options, type Context, type FetchResult, type Plugin } from '../../engine/index.ts';
+import { definePlugin, bool, options, type Context, type Plugin } from '../../engine/index.ts';
 import { pageContent, type PageContent } from './markdown.ts';
 
 /**
- * A request's page content, found once for the `markdown`, `text` and `html` outputs together (each reads the
- * same element without changing it). Keyed by the request's response: it goes when the request does.
+ * The page content of a request (the whole page's, or its main content), found once for the `markdown`, `text` and
+ * `html` outputs together (each reads the same element without changing it): shared through the request's context.
  */
-const found = new WeakMap<FetchResult, Map<boolean, PageContent>>();
-
-/** The page content of a request (the whole page's, or its main content), found on first use and shared. */
 export function contentOf(ctx: Context, main: boolean): PageContent {
-  let byScope = found.get(ctx.response);
-  if (!byScope) found.set(ctx.response, byScope = new Map());
-  let content = byScope.get(main);
-  if (!content) byScope.set(main, content = pageContent(ctx.response.text || ctx.$.html(), ctx.url, main));
-  return content;
+  return ctx.shared(`content:${main ? 'main' : 'page'}`, () => pageContent(ctx.response.text || ctx.$.html(), ctx.url, main));
 }
 
 /** What a named output of the page's content is: its parameter, its description, how it renders, its `embed` type. */

@@ -12,7 +12,7 @@ const doc = readFileSync(new URL('../../docs/plugins.md', import.meta.url), 'utf
 /** Member names of an interface in engine/plugin.ts (one per line, two-space indent). */
 function members(name: string): string[] {
   const body = new RegExp(`export interface ${name}[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(source)?.[1] ?? '';
-  return [...body.matchAll(/^ {2}(?:get )?([\w$]+)[?(:]/gm)].map((m) => m[1]!);
+  return [...body.matchAll(/^ {2}(?:get )?([\w$]+)[?(:<]/gm)].map((m) => m[1]!);
 }
 
 /** The first-column names of the table under a reference heading. */
