@@ -1,7 +1,7 @@
 // Adapter for the corpus scorer (scripts/corpus-score.mjs, a copy of ../shared/corpus/score.mjs) --module: Refract's extraction core on a page's HTML, no network.
 import { parseHtml } from '../engine/html.ts';
 import { extractMeta } from '../plugins/meta/index.ts';
-import { createDoc } from '../plugins/meta/helpers.ts';
+import { createDoc } from '../plugins/shared/page/helpers.ts';
 
 /** Extracts metadata from one page as the scorer calls it. */
 export function extract({ html, url }: { html: string; url: string }): Record<string, unknown> {

@@ -1,10 +1,10 @@
 import type { Cheerio, CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import type { Context } from '../../engine/index.ts';
-import { clean, type Doc } from '../meta/helpers.ts';
+import { clean, type Doc } from '../shared/page/helpers.ts';
 import { toType } from './types.ts';
-import { contentMarkdown, fragmentToMarkdown } from './markdown.ts';
-import { contentOf } from './content-output.ts';
+import { contentMarkdown, fragmentToMarkdown } from '../shared/content/markdown.ts';
+import { contentOf } from '../shared/content/content-output.ts';
 import type { DataRule } from './index.ts';
 
 /** What the rules of one request read from: the document, its helpers, and the whole page's HTML (once). */

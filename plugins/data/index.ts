@@ -1,6 +1,6 @@
 import { parse as parseSelector } from 'css-what';
 import { camelCase, definePlugin, RefractError, isRefractError, z, type Need } from '../../engine/index.ts';
-import { lazyDoc } from '../meta/helpers.ts';
+import { lazyDoc } from '../shared/page/helpers.ts';
 import { TYPES, type ValueType } from './types.ts';
 import { rulesOf, runSet, usesEvaluate, type Scope } from './extract.ts';
 

@@ -1,12 +1,12 @@
 import { isIP } from 'node:net';
 import type { Context, Media } from '../../engine/index.ts';
-import { absoluteUrl, clean, type Doc } from '../meta/helpers.ts';
-import { toText } from '../meta/rules/text.ts';
-import { toAuthor } from '../meta/rules/author.ts';
-import { toDate } from '../meta/rules/date.ts';
-import { toPublisher } from '../meta/rules/publisher.ts';
-import { toLang } from '../meta/rules/lang.ts';
-import { toMedia } from '../meta/rules/media.ts';
+import { absoluteUrl, clean, type Doc } from '../shared/page/helpers.ts';
+import { toText } from '../shared/page/rules/text.ts';
+import { toAuthor } from '../shared/page/rules/author.ts';
+import { toDate } from '../shared/page/rules/date.ts';
+import { toPublisher } from '../shared/page/rules/publisher.ts';
+import { toLang } from '../shared/page/rules/lang.ts';
+import { toMedia } from '../shared/page/rules/media.ts';
 
 /** The value types a rule may ask for. */
 export const TYPES = ['auto', 'string', 'number', 'boolean', 'date', 'url', 'image', 'video', 'audio', 'logo', 'title', 'description', 'author', 'publisher', 'lang', 'email', 'ip', 'object', 'regexp'] as const;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { load } from 'cheerio';
 import { parseHTML } from 'linkedom';
 import { Readability } from '@mozilla/readability';
-import { fragmentToMarkdown, pageToMarkdown } from '../../plugins/data/markdown.ts';
+import { fragmentToMarkdown, pageToMarkdown } from '../../plugins/shared/content/markdown.ts';
 
 const DIR = path.resolve(import.meta.dirname, '../../fixtures/corpus/articles/dev');
 const ROUNDS = 5;

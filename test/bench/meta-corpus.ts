@@ -5,7 +5,7 @@ import path from 'node:path';
 import { load } from 'cheerio';
 import { parseHtml } from '../../engine/html.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
-import { createDoc } from '../../plugins/meta/helpers.ts';
+import { createDoc } from '../../plugins/shared/page/helpers.ts';
 
 const CASES = path.resolve(import.meta.dirname, '../../fixtures/corpus/metascraper/dev');
 

@@ -5,7 +5,7 @@ import { gotScraping } from 'got-scraping';
 import { imageSize } from 'image-size';
 import { parseHtml } from '../../engine/html.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
-import { createDoc } from '../../plugins/meta/helpers.ts';
+import { createDoc } from '../../plugins/shared/page/helpers.ts';
 import { measure, get, row, serveArticle, stats, type Stats } from './lib.ts';
 import { startChild as spawnServer } from '../util/child.ts';
 import { loadConfig, createEngine } from '../../lib/index.ts';

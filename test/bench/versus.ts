@@ -11,7 +11,7 @@ import { chromium, type Browser, type PageScreenshotOptions } from 'playwright-c
 import { gotScraping } from 'got-scraping';
 import { parseHtml } from '../../engine/html.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
-import { createDoc } from '../../plugins/meta/helpers.ts';
+import { createDoc } from '../../plugins/shared/page/helpers.ts';
 import { CHROME_ARGS } from '../../engine/browser/pool.ts';
 import { startChild } from '../util/child.ts';
 import { get, serveArticle, stats, type Stats } from './lib.ts';

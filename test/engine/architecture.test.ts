@@ -48,6 +48,16 @@ test('lib/, server/, bin/, testing/ and plugins/ import the engine only through 
   assert.equal(violations(['lib', 'server', 'bin', 'testing', 'plugins'], (t) => t.startsWith('engine/') && t !== 'engine/index.ts' && t !== 'engine/about.ts'), []);
 });
 
+test('a plugin never imports another plugin: what two share is in plugins/shared/, which imports no plugin', () => {
+  assert.match(doc, /A plugin's folder never imports another plugin's/);
+  const folderOf = (file: string) => /^plugins\/([^/]+)\//.exec(file)?.[1];
+  assert.equal(violations(['plugins'], (t, file) => {
+    const [from, to] = [folderOf(file), folderOf(t)];
+    return from !== undefined && to !== undefined && to !== from && to !== 'shared';
+  }), []);
+  assert.ok(importsOf('plugins/data/types.ts').some((t) => t.startsWith('plugins/shared/')), 'a plugin\'s shared imports are read');
+});
+
 test('plugins/ never import lib/, server/, bin/ or testing/', () => {
   assert.equal(violations(['plugins'], (t) => /^(lib|server|bin|testing)\//.test(t)), []);
 });

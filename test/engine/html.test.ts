@@ -6,7 +6,7 @@ import fc from '../util/fc.ts';
 import { parseHtml, parseHtmlSliced, documentText } from '../../engine/html.ts';
 import { metaSource, META_WHOLE_CHARS } from '../../plugins/meta/source.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
-import { createDoc } from '../../plugins/meta/helpers.ts';
+import { createDoc } from '../../plugins/shared/page/helpers.ts';
 
 /** Pieces of HTML whose joins fall anywhere (inside a tag, an entity, a comment, a script). */
 const piece = fc.constantFrom('<p class="a">', '</p>', 'text &amp; more', '&eacute;', '&#x263A;', '<!-- note -->', '<script>if (a < b) x = "</p>";</script>',

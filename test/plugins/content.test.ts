@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import { parseHTML } from 'linkedom';
 import { load } from 'cheerio';
 import fc from '../util/fc.ts';
-import { fragmentToMarkdown, pageContent, pageToMarkdown } from '../../plugins/data/markdown.ts';
-import { words } from '../../plugins/data/content-text.ts';
+import { fragmentToMarkdown, pageContent, pageToMarkdown } from '../../plugins/shared/content/markdown.ts';
+import { words } from '../../plugins/shared/content/content-text.ts';
 import dataPlugin from '../../plugins/data/index.ts';
 import type { Context } from '../../engine/index.ts';
 
@@ -280,7 +280,7 @@ test('Readability as patched at install (patches/): a page hidden by its style a
 test('a rule for the whole page\'s Markdown does not parse the page a second time (cheerio), a rule with a selector does', async () => {
   const html = page(`<article><h1>The River Story</h1>${para(6)}${para(5, 'stream')}</article>`);
   let parses = 0;
-  const ctx = { url: BASE, response: { text: html, kind: 'html' }, signal: new AbortController().signal, get $() { parses++; return load(html); } } as unknown as Context;
+  const ctx = { url: BASE, response: { text: html, kind: 'html' }, signal: new AbortController().signal, shared: <T>(_: string, make: () => T) => make(), get $() { parses++; return load(html); } } as unknown as Context;
   const run = dataPlugin.run as (ctx: Context, rules: unknown) => Promise<Record<string, unknown>>;
   const out = await run(ctx, { body: { attr: 'markdown' } });
   assert.is(out.body, pageToMarkdown(html, BASE));

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseHtml } from '../../engine/html.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
-import { createDoc } from '../../plugins/meta/helpers.ts';
+import { createDoc } from '../../plugins/shared/page/helpers.ts';
 
 const PAGE = 'https://news.example.com/2024/05/story.html';
 

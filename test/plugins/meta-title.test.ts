@@ -1,12 +1,12 @@
-// The title as a person reads it (plugins/meta/rules/title.ts, docs/metadata.md "Title"): one small page of each
+// The title as a person reads it (plugins/shared/page/rules/title.ts, docs/metadata.md "Title"): one small page of each
 // kind in fixtures/meta/title/.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseHtml } from '../../engine/html.ts';
-import { createDoc } from '../../plugins/meta/helpers.ts';
-import { pageTitle } from '../../plugins/meta/rules/title.ts';
+import { createDoc } from '../../plugins/shared/page/helpers.ts';
+import { pageTitle } from '../../plugins/shared/page/rules/title.ts';
 
 const titleOf = (file: string, url = 'https://example.org/page') => {
   const html = readFileSync(path.resolve(import.meta.dirname, '../../fixtures/meta/title', file), 'utf8');

@@ -1,4 +1,4 @@
-import { definePlugin, bool, options, type Context, type Plugin } from '../../engine/index.ts';
+import { definePlugin, bool, options, type Context, type Plugin } from '../../../engine/index.ts';
 import { pageContent, type PageContent } from './markdown.ts';
 
 /**

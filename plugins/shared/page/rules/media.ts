@@ -1,6 +1,6 @@
 import { absoluteUrl, byAttr, byAttrs, byJsonLd, byMeta, type Doc, type Rule } from '../helpers.ts';
 import { select } from '../select.ts';
-import { mediaType, type Media } from '../../../engine/index.ts';
+import { mediaType, type Media } from '../../../../engine/index.ts';
 
 export { mediaType, type Media };
 
