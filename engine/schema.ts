@@ -121,7 +121,8 @@ function containers(schema: z.ZodType, seen = new Set<z.ZodType>()): { shapes: R
   const out = { shapes: [] as Record<string, z.ZodType>[], records: [] as z.ZodType[] };
   if (seen.has(schema)) return out;
   seen.add(schema);
-  const def = (schema as unknown as { _zod: { def: Def } })._zod.def;
+  // zod's public `.def`, the schema's definition.
+  const def = (schema as unknown as { def: Def }).def;
   const merge = (inner: z.ZodType | undefined) => {
     if (!inner) return;
     const found = containers(inner, seen);

@@ -35,8 +35,9 @@ export function jsonSchemaOf(schema: z.ZodType): Schema {
     io: 'output', unrepresentable: 'any', target: 'draft-2020-12',
     override(ctx) {
       const node = ctx.jsonSchema as Schema;
-      const def = (ctx.zodSchema as unknown as { _zod: { def: { type: string; in?: { _zod: { def: { type: string } } } } } })._zod.def;
-      if (def.type === 'pipe' && Object.keys(node).length === 0 && def.in && def.in._zod.def.type !== 'transform') {
+      // zod's public `.def`, the schema's definition.
+      const def = (ctx.zodSchema as unknown as { def: { type: string; in?: { def: { type: string } } } }).def;
+      if (def.type === 'pipe' && Object.keys(node).length === 0 && def.in && def.in.def.type !== 'transform') {
         Object.assign(node, jsonSchemaOf(def.in as unknown as z.ZodType));
       }
       const textForm = node[TEXT_FORM_MARK];
