@@ -149,4 +149,78 @@ test('force is a BYPASS that replaces the stored answer; a stale answer is given
   assert.is(runs(), 3);
 });
 
+/** A lifecycle whose runner waits for the test to release it, so that callers can be made to overlap. */
+function gated() {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => { release = resolve; });
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => { started = resolve; });
+  const base = setup(() => ok('shared'));
+  const cache = createCache<CacheEntry>({ maxBytes: 1 << 20, now: () => base.clock.t });
+  let calls = 0;
+  const life = createLifecycle({
+    cache, clock: base.clock, cacheTtlMs: 24 * HOUR, failureTtlMs: FAILURE_TTL, events: new EventEmitter(),
+    logger: { warn() {}, error() {}, info() {}, debug() {} } as never,
+    async run() { calls++; started(); await gate; return ok(`v${calls}`); },
+  });
+  return { life, release, running, runs: () => calls };
+}
+
+test('concurrent identical requests share one computation: one MISS (charged once), the others HITs', async () => {
+  const { life, release, running, runs } = gated();
+  let charged = 0;
+  const admit = async () => { charged++; };
+  const plan = planOf('https://example.com/shared');
+  const all = [life.extract(plan, { admit }), life.extract(plan, { admit }), life.extract(plan, { admit })];
+  await running;
+  release();
+  const answers = await Promise.all(all);
+  assert.is(runs(), 1, 'computed once');
+  assert.equal(answers.map((a) => a.cache).sort(), ['HIT', 'HIT', 'MISS']);
+  assert.is(charged, 1, 'only the request that did the work was charged');
+  assert.ok(answers.every((a) => a.data.title === 'v1'));
+});
+
+test('a follower whose leader was refused its quota tries itself: charged and answered', async () => {
+  const clock = { t: 1_000_000, now() { return this.t; } };
+  const inner = createCache<CacheEntry>({ maxBytes: 1 << 20, now: () => clock.t });
+  // The leader is refused once the follower has joined its computation (the second call to coalesce).
+  let joined!: () => void;
+  const followerJoined = new Promise<void>((resolve) => { joined = resolve; });
+  let coalesces = 0;
+  const cache = Object.assign(Object.create(inner) as typeof inner, {
+    coalesce: (...args: Parameters<typeof inner.coalesce>) => { if (++coalesces === 2) joined(); return inner.coalesce(...args); },
+  });
+  let runs = 0;
+  const life = createLifecycle({
+    cache, clock, cacheTtlMs: 24 * HOUR, failureTtlMs: FAILURE_TTL, events: new EventEmitter(),
+    logger: { warn() {}, error() {}, info() {}, debug() {} } as never,
+    async run() { runs++; return ok(`v${runs}`); },
+  });
+  const plan = planOf('https://example.com/quota');
+  const leader = life.extract(plan, { admit: async () => { await followerJoined; throw new RefractError('ERATE', 'quota'); } });
+  let followerCharged = 0;
+  const follower = life.extract(plan, { admit: async () => { followerCharged++; } });
+  const [lead, follow] = await Promise.allSettled([leader, follower]);
+  assert.is(lead.status, 'rejected');
+  assert.is((lead as PromiseRejectedResult).reason.code, 'ERATE');
+  assert.is(follow.status, 'fulfilled', 'the follower was not refused for the leader\'s quota');
+  assert.is((follow as PromiseFulfilledResult<{ cache: string }>).value.cache, 'MISS', 'the follower computed for itself');
+  assert.is(followerCharged, 1, 'and was charged for it');
+  assert.is(runs, 1);
+});
+
+test('a cacheKey names an entry within its caller\'s scope: another key\'s entry of the same name is another entry', async () => {
+  const { life, runs } = setup((n) => ok(`v${n}`));
+  const plan = planOf('https://example.com/private', { cacheKey: 'mine' });
+  assert.is((await life.extract(plan, { scope: 'owner-a' })).cache, 'MISS');
+  assert.is((await life.extract(plan, { scope: 'owner-a' })).cache, 'HIT');
+  const other = await life.extract(plan, { scope: 'owner-b' });
+  assert.is(other.cache, 'MISS');
+  assert.is(other.data.title, 'v2');
+  assert.is(runs(), 2);
+  const otherTarget = await life.extract(planOf('https://example.com/elsewhere', { cacheKey: 'mine' }), { scope: 'owner-a' });
+  assert.is(otherTarget.cache, 'HIT', 'the name is the entry: the same caller\'s cacheKey answers another target with it');
+});
+
 test.run();
