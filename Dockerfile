@@ -29,6 +29,7 @@ RUN --mount=type=secret,id=hostca,required=false \
  && find node_modules -type f \( -name '*.map' -o -iname 'readme*.md' -o -iname 'changelog*' -o -iname 'history.md' \) -delete \
  && strip /opt/node/bin/node
 COPY engine engine
+COPY crawl crawl
 COPY plugins plugins
 COPY server server
 COPY lib lib

@@ -2,6 +2,7 @@
 // the run's default dataset. Locally (no platform), the SDK keeps both in its storage folder.
 import { Actor } from 'apify';
 import { createEngine } from '../lib/index.ts';
+import { crawl } from '../crawl/index.ts';
 import { isRefractError, loadConfig } from '../engine/index.ts';
 import { jobRequest } from '../server/crawls.ts';
 
@@ -13,7 +14,7 @@ try {
   const { webhook: _ignored, ...input } = (await Actor.getInput<Record<string, unknown>>()) ?? {};
   const request = await jobRequest(input, engine, '');
   let pages = 0;
-  for await (const line of engine.crawl(request.input, request.options)) {
+  for await (const line of crawl(engine, request.input, request.options)) {
     await Actor.pushData(line);
     pages++;
   }

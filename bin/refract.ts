@@ -7,9 +7,10 @@ import { parseArgs } from 'node:util';
 // Only what `--version`, `--help` and a usage error need is loaded up front: the engine (Playwright, Crawlee, sharp...)
 // took 7 s to load here (17-50 s through npx), and is loaded by the commands that use it.
 import { ENV_DOCS, VERSION } from '../engine/about.ts';
-import type { CrawlInput, CrawlResult } from '../engine/index.ts';
+import type { CrawlInput, CrawlResult } from '../crawl/index.ts';
 
 const engineModule = () => import('../engine/index.ts');
+const crawlModule = () => import('../crawl/index.ts');
 
 const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO_PORT (settings from the environment, as npm start)
        refract crawl [start-url] [options]
@@ -129,7 +130,7 @@ function settingsHelp(): string {
 async function crawlCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: joinValues(args), allowPositionals: true, options: OPTIONS });
   if (values.help) { process.stdout.write(`${USAGE}\n${settingsHelp()}`); return 0; }
-  const { crawlDistributed, crawlQuery, isRefractError, readLines } = await engineModule();
+  const [{ crawl, crawlDistributed, crawlQuery, readLines }, { isRefractError }] = await Promise.all([crawlModule(), engineModule()]);
   let input: CrawlInput;
   if (values.urls) {
     const text = values.urls === '-' ? readFileSync(0, 'utf8') : readFileSync(values.urls, 'utf8');
@@ -173,7 +174,7 @@ async function crawlCommand(args: string[]): Promise<number> {
   try {
     const results = values.redis
       ? crawlDistributed(engine, input, { ...options, done, redis: values.redis, id: values['crawl-id'], onKnown: shown.known })
-      : engine.crawl(input, { ...options, done, onKnown: shown.known });
+      : crawl(engine, input, { ...options, done, onKnown: shown.known });
     for await (const result of results) {
       writeSync(fd, `${JSON.stringify(result)}\n`);
       shown.page(result);
@@ -192,7 +193,7 @@ async function crawlCommand(args: string[]): Promise<number> {
 async function workerCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args: joinValues(args), options: OPTIONS });
   if (!values.redis) throw new UsageError('a worker needs --redis <url>');
-  const { startWorker } = await engineModule();
+  const { startWorker } = await crawlModule();
   const engine = await engineFor(values);
   const worker = await startWorker(engine, {
     redis: values.redis, concurrency: int('concurrency', values.concurrency), name: values.name, lockMs: int('lock-ms', values['lock-ms']),

@@ -26,7 +26,6 @@ import { createProbeMemory } from './fetch/probe.ts';
 import { createLightAgents, lightGet } from './fetch/light.ts';
 import type { FetchResult } from './fetch/http.ts';
 import { createProxyChooser } from './proxies.ts';
-import { crawl, type CrawlInput, type CrawlOptions, type CrawlResult } from './crawl.ts';
 import { createCache } from './cache.ts';
 import { createState, systemClock, type Clock, type SharedState } from './state.ts';
 import { createLifecycle, type ExtractOptions, type Outcome } from './request/lifecycle.ts';
@@ -74,8 +73,6 @@ export interface Engine {
   get(url: string, opts: { signal: AbortSignal; maxBytes: number }): Promise<FetchResult>;
   /** False once its executor stopped on its own (a process that can take no more work: readiness says so). */
   alive(): boolean;
-  /** Crawls a list, a sitemap or a site from a start page, yielding each page's result as it comes. */
-  crawl(input: CrawlInput, options?: CrawlOptions): AsyncGenerator<CrawlResult>;
   close(): Promise<void>;
 }
 
@@ -179,7 +176,6 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       }) as Engine['extract'],
       run: async (plan) => { open(); return run(plan); },
       get: (url, opts) => lightGet(url, { ...opts, guard, agents }),
-      crawl: (input, opts) => { open(); return crawl(engine, input, opts); },
       alive: () => !closed && executor.alive(),
       close: async () => {
         if (closed) return;

@@ -11,14 +11,13 @@ import { openApiDocument } from './openapi.ts';
 import { createHandler, type HandlerResponse } from './handler.ts';
 import { failure } from './jsend.ts';
 import { errorsPage } from './errors-page.ts';
-import { createQuota } from './quota.ts';
+import { createQuota, type QuotaPolicy } from './quota.ts';
 import { createKeyRing } from './keys.ts';
 import { createMetrics } from './metrics.ts';
 import { clientIp, trustOf } from './client-ip.ts';
 import { compress, encodingOf } from './compress.ts';
 import { serveOwn, JSON_HEADERS, type AppState, type OwnPages } from './own.ts';
-import { createJobs } from './jobs.ts';
-import { createRedisJobs } from './jobs-redis.ts';
+import { createJobs, createRedisJobs } from '../crawl/index.ts';
 import { createCrawlsHandler } from './crawls.ts';
 
 
@@ -227,9 +226,11 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   const keys = createKeyRing(config.apiKeys);
   state.metrics = createMetrics(ready, () => state.inflight);
   // With Redis, jobs are shared by every API process and their pages by every worker; otherwise they run here.
+  // A job's pages count against its owner's quota, as the server keeps it.
+  const charge = (owner: string, policy: QuotaPolicy) => quota.consume(owner, policy);
   const jobs = config.redisUrl
-    ? await createRedisJobs({ engine: ready, quota, redisUrl: config.redisUrl, webhookSecret: config.webhookSecret, pages: config.crawlPages })
-    : createJobs({ engine: ready, quota, dataDir: config.dataDir, webhookSecret: config.webhookSecret });
+    ? await createRedisJobs({ engine: ready, charge, redisUrl: config.redisUrl, webhookSecret: config.webhookSecret, pages: config.crawlPages })
+    : createJobs({ engine: ready, charge, dataDir: config.dataDir, webhookSecret: config.webhookSecret });
   state.crawls = (['free', 'pro'] as const).map((tier) => createCrawlsHandler({ engine: ready, jobs, keys, tier, docsUrl, webhookSecret: config.webhookSecret }));
   state.handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: ready, quota, tier, keys, docsUrl, clock }));
   // Jobs a stopped process left unfinished go on from where their journals say.

@@ -6,7 +6,7 @@ import { RefractError, checkTargetUrl, type Engine } from '../engine/index.ts';
 import { proCallerOf, type HandlerResponse } from './handler.ts';
 import { failure } from './jsend.ts';
 import type { KeyRing } from './keys.ts';
-import { publicJob, type JobRequest, type Jobs } from './jobs.ts';
+import { publicJob, type JobRequest, type Jobs } from '../crawl/index.ts';
 
 /** A RefractError for a body field: its code and which field. */
 const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) => new RefractError(code, `\`${field}\`: ${why}`, { data: { field } });

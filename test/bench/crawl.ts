@@ -8,7 +8,7 @@ import { MemoryStorage } from '@crawlee/memory-storage';
 import { chromium } from 'playwright-core';
 import { serveFixtures } from '../util/serve.ts';
 import { sitePages } from '../util/site.ts';
-import { createEngine, loadConfig } from '../../lib/index.ts';
+import { createEngine, crawl, loadConfig } from '../../lib/index.ts';
 import { CHROME_ARGS } from '../../engine/browser/pool.ts';
 const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
 
@@ -50,7 +50,7 @@ export async function benchCrawl(staticPages = 300, renderedCount = 120, rounds 
   const refract = (start: string, query: string, expected: number) => timed(expected, async () => {
     let n = 0;
     round++;
-    for await (const r of engine.crawl({ start: `${start}?round=${round}` }, { query, maxDepth: 50, robots: false, concurrency: CONCURRENCY, include: [`${fx.url}/${start.includes('/app/') ? 'app' : 'site'}/p/**`] })) {
+    for await (const r of crawl(engine, { start: `${start}?round=${round}` }, { query, maxDepth: 50, robots: false, concurrency: CONCURRENCY, include: [`${fx.url}/${start.includes('/app/') ? 'app' : 'site'}/p/**`] })) {
       if (r.status !== 'success' || !/^Page \d+$/.test(String((r.data as { title?: string }).title))) throw new Error(`bad page ${JSON.stringify(r).slice(0, 300)}`);
       n++;
     }

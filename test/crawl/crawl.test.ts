@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { allPages, sitePages } from '../util/site.ts';
 import { Server } from 'proxy-chain';
-import { createEngine, loadConfig, type Engine, type CrawlResult } from '../../lib/index.ts';
+import { createEngine, crawl, loadConfig, type Engine, type CrawlResult } from '../../lib/index.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -71,7 +71,7 @@ function cli(args: string[], stdin?: string): Promise<{ code: number; lines: Cra
 }
 
 test('engine.crawl follows links on the start host, once per page, honours robots.txt, with a plugin on every page', async () => {
-  const results = await collect(engine.crawl({ start: `${fx.url}/site/p/0` }, { query: 'wordCount.selector=main p&meta=false', maxDepth: 10, concurrency: 4 }));
+  const results = await collect(crawl(engine, { start: `${fx.url}/site/p/0` }, { query: 'wordCount.selector=main p&meta=false', maxDepth: 10, concurrency: 4 }));
   const ok = results.filter((r) => r.status === 'success');
   const urls = ok.map((r) => r.url).sort();
   assert.is(ok.length, PAGES, `every page once: ${ok.length}`);
@@ -84,9 +84,9 @@ test('engine.crawl follows links on the start host, once per page, honours robot
 });
 
 test('max depth and max pages bound the walk', async () => {
-  const shallow = await collect(engine.crawl({ start: `${fx.url}/site/p/0` }, { maxDepth: 2, robots: false, include: [`${fx.url}/site/p/**`] }));
+  const shallow = await collect(crawl(engine, { start: `${fx.url}/site/p/0` }, { maxDepth: 2, robots: false, include: [`${fx.url}/site/p/**`] }));
   assert.equal(shallow.map((r) => r.url).sort(), [0, 1, 2, 3, 4, 5, 6].map((i) => `${fx.url}/site/p/${i}`).sort());
-  const capped = await collect(engine.crawl({ start: `${fx.url}/site/p/0` }, { maxDepth: 10, maxPages: 5 }));
+  const capped = await collect(crawl(engine, { start: `${fx.url}/site/p/0` }, { maxDepth: 10, maxPages: 5 }));
   assert.is(capped.length, 5);
 });
 
@@ -138,17 +138,17 @@ test('a crawl goes through the engine cache (a warm cache fetches nothing) and a
   const query = 'meta=true&filter=title&ttl=1h';
   const count = () => fx.hits.filter((h) => /^\/site\/p\/1[012]$/.test(h)).length;
   const before = count();
-  const first = await collect(engine.crawl(list, { query, robots: false }));
+  const first = await collect(crawl(engine, list, { query, robots: false }));
   assert.equal(first.map((r) => (r as unknown as { data: { title: string } }).data.title).sort(), ['Page 10', 'Page 11', 'Page 12']);
   for (const r of first) assert.equal(Object.keys((r as { data: object }).data), ['title'], 'only the filtered path');
   const hits = count();
   assert.is(hits, before + 3);
   // The same crawl again: every page is a cache HIT, so the site is not asked again.
-  const second = await collect(engine.crawl(list, { query, robots: false }));
+  const second = await collect(crawl(engine, list, { query, robots: false }));
   assert.equal(second.map((r) => r.status), ['success', 'success', 'success']);
   assert.is(count(), hits);
   // A filter of another path is the same cache entry, filtered differently.
-  const other = await collect(engine.crawl(list, { query: 'meta=true&filter=statusCode&ttl=1h', robots: false }));
+  const other = await collect(crawl(engine, list, { query: 'meta=true&filter=statusCode&ttl=1h', robots: false }));
   for (const r of other) assert.equal((r as { data: object }).data, { statusCode: 200 });
   assert.is(count(), hits);
 });
@@ -171,14 +171,14 @@ test('engine.crawl with a state folder: a caller that stops after 20 pages gets 
   const stateDir = path.join(dir, 'state-lib');
   const options = { query: 'meta=false', maxDepth: 10, include: [`${fx.url}/site/p/**`], stateDir };
   const first: CrawlResult[] = [];
-  for await (const r of engine.crawl({ start: `${fx.url}/site/p/0` }, options)) {
+  for await (const r of crawl(engine, { start: `${fx.url}/site/p/0` }, options)) {
     first.push(r);
     if (first.length === 20) break;
   }
-  const second = await collect(engine.crawl({ start: `${fx.url}/site/p/0` }, options));
+  const second = await collect(crawl(engine, { start: `${fx.url}/site/p/0` }, options));
   assert.is(first.length + second.length, PAGES, `${first.length} + ${second.length}`);
   assert.equal([...first, ...second].map((r) => r.url).sort(), allPages(fx.url, PAGES).sort());
-  const third = await collect(engine.crawl({ start: `${fx.url}/site/p/0` }, options));
+  const third = await collect(crawl(engine, { start: `${fx.url}/site/p/0` }, options));
   assert.is(third.length, 0, 'a finished crawl has nothing left');
 });
 
@@ -252,7 +252,7 @@ test('browser pages of a crawl share a context, replaced every REFRACT_BROWSER_R
   try {
     let most = 0;
     const results: CrawlResult[] = [];
-    for await (const r of small.crawl({ start: `${fx.url}/site/p/0` }, { query: 'prerender=true&meta=false&data.title.selector=title', maxDepth: 3, include: [`${fx.url}/site/p/**`], concurrency: 4 })) {
+    for await (const r of crawl(small, { start: `${fx.url}/site/p/0` }, { query: 'prerender=true&meta=false&data.title.selector=title', maxDepth: 3, include: [`${fx.url}/site/p/**`], concurrency: 4 })) {
       results.push(r);
       most = Math.max(most, small.browsers.stats().contexts);
     }

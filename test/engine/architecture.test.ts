@@ -33,9 +33,9 @@ function violations(folders: string[], bad: (target: string, file: string) => bo
   return folders.flatMap((f) => sources(f)).flatMap((file) => importsOf(file).filter((t) => bad(t, file)).map((t) => `${file} -> ${t}`));
 }
 
-test('engine/ imports nothing from lib/, plugins/, server/, bin/ or testing/', () => {
-  assert.match(doc, /`engine\/` imports nothing from `lib\/`, `plugins\/`, `server\/`, `bin\/` or `testing\/`/);
-  assert.equal(violations(['engine'], (t) => /^(lib|plugins|server|bin|testing)\//.test(t)), []);
+test('engine/ imports nothing from lib/, plugins/, crawl/, server/, bin/ or testing/', () => {
+  assert.match(doc, /`engine\/` imports nothing from `lib\/`, `plugins\/`, `crawl\/`, `server\/`, `bin\/` or `testing\/`/);
+  assert.equal(violations(['engine'], (t) => /^(lib|plugins|crawl|server|bin|testing)\//.test(t)), []);
 });
 
 test('engine/fetch/ and engine/browser/ are leaves: never the request path (engine/request/) or the engine', () => {
@@ -43,9 +43,9 @@ test('engine/fetch/ and engine/browser/ are leaves: never the request path (engi
   assert.equal(violations(['engine/fetch', 'engine/browser'], (t) => t.startsWith('engine/request/') || t === 'engine/engine.ts'), []);
 });
 
-test('lib/, server/, bin/, testing/ and plugins/ import the engine only through engine/index.ts (or engine/about.ts, its light face)', () => {
-  assert.match(doc, /import the engine only through `engine\/index\.ts`/);
-  assert.equal(violations(['lib', 'server', 'bin', 'testing', 'plugins'], (t) => t.startsWith('engine/') && t !== 'engine/index.ts' && t !== 'engine/about.ts'), []);
+test('lib/, crawl/, server/, bin/, testing/ and plugins/ import the engine only through engine/index.ts (or engine/about.ts, its light face)', () => {
+  assert.match(doc, /`lib\/`, `crawl\/`, `server\/`, `bin\/`, `testing\/` and `plugins\/` import the engine only through `engine\/index\.ts`/);
+  assert.equal(violations(['lib', 'crawl', 'server', 'bin', 'testing', 'plugins'], (t) => t.startsWith('engine/') && t !== 'engine/index.ts' && t !== 'engine/about.ts'), []);
 });
 
 test('a plugin never imports another plugin: what two share is in plugins/shared/, which imports no plugin', () => {
@@ -56,6 +56,12 @@ test('a plugin never imports another plugin: what two share is in plugins/shared
     return from !== undefined && to !== undefined && to !== from && to !== 'shared';
   }), []);
   assert.ok(importsOf('plugins/data/types.ts').some((t) => t.startsWith('plugins/shared/')), 'a plugin\'s shared imports are read');
+});
+
+test('crawl/ never imports lib/, plugins/, server/, bin/ or testing/', () => {
+  assert.match(doc, /`crawl\/` never imports `lib\/`, `plugins\/`, `server\/`, `bin\/` or `testing\/`/);
+  assert.equal(violations(['crawl'], (t) => /^(lib|plugins|server|bin|testing)\//.test(t)), []);
+  assert.ok(importsOf('crawl/walk.ts').includes('engine/index.ts'), 'crawl/ imports are read');
 });
 
 test('plugins/ never import lib/, server/, bin/ or testing/', () => {

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEngine, loadConfig, isRefractError, type Engine } from '../../lib/index.ts';
+import { createEngine, crawl, loadConfig, isRefractError, type Engine } from '../../lib/index.ts';
 import { loadPlugins } from '../../engine/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 import { createEngine as createBareEngine } from '../../engine/engine.ts';
@@ -93,7 +93,7 @@ test('extract, run and crawl after close are refused at once with EBUSY (they wo
     const err = await call().then(() => undefined, (e: unknown) => e);
     assert.ok(isRefractError(err) && err.code === 'EBUSY', String(err));
   }
-  assert.throws(() => engine.crawl({ urls: [`${fx.url}/`] }), (e: unknown) => isRefractError(e) && e.code === 'EBUSY');
+  assert.throws(() => crawl(engine, { urls: [`${fx.url}/`] }), (e: unknown) => isRefractError(e) && e.code === 'EBUSY');
   assert.is(engine.alive(), false);
 });
 

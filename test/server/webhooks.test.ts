@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Webhook } from 'standardwebhooks';
-import { signedHeaders, webhookSigner } from '../../server/webhooks.ts';
+import { signedHeaders, webhookSigner } from '../../crawl/webhooks.ts';
 
 const body = JSON.stringify({ type: 'crawl.completed', id: 'abc' });
 

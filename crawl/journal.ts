@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync, existsSync, ftruncateSync } from 'node:fs';
 import path from 'node:path';
-import type { Link } from './crawl.ts';
+import type { Link } from './walk.ts';
 
 /** A crawl's journal: one JSON line per visited page (its links) and per result the caller took. */
 export interface Journal {

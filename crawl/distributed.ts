@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { connect, connectChecked } from './redis-connect.ts';
-import { createWalk, failure, inputUrl, pageKey, type CrawlInput, type CrawlOptions, type CrawlResult, type Link, type Walk } from './crawl.ts';
-import type { Engine } from './engine.ts';
+import { createWalk, failure, inputUrl, pageKey, type CrawlInput, type CrawlOptions, type CrawlResult, type Link, type Walk } from './walk.ts';
+import type { Engine } from '../engine/index.ts';
 
 const QUEUE = 'refract-crawl';
 /** Finished crawls' keys and jobs are kept this long (a rerun of the same crawl within it writes nothing new). */

@@ -3,8 +3,16 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { crawlQuery, type CrawlInput, type CrawlResult, type Engine, type RawObject } from '../engine/index.ts';
-import type { Quota, QuotaPolicy } from './quota.ts';
+import type { Engine, RawObject } from '../engine/index.ts';
+import { crawl, crawlQuery, type CrawlInput, type CrawlResult } from './walk.ts';
+
+/** A caller's quota, as the server keeps it: so many requests a window of so many milliseconds. */
+export interface QuotaPolicy { limit: number; window: number | 'month' }
+/**
+ * Counts one page of a job against its owner's quota (the server's quota, handed in: crawls know nothing of how it
+ * is kept); `exceeded` ends the job with ERATE.
+ */
+export type Charge = (owner: string, policy: QuotaPolicy) => Promise<{ exceeded: boolean }>;
 import { createWebhook, type WebhookEvent } from './webhooks.ts';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -132,7 +140,7 @@ class JobFiles {
   }
 }
 
-type JobDeps = { engine: Engine; quota: Quota; dataDir: string; webhookSecret: string };
+type JobDeps = { engine: Engine; charge: Charge; dataDir: string; webhookSecret: string };
 /** How a running job is stopped: cancelled (it ends, as cancelled), or paused (it stays running, for the next start). */
 interface Stops { cancelled(): boolean; paused: AbortSignal }
 
@@ -148,7 +156,7 @@ async function walkJob(job: Job, files: JobFiles, deps: JobDeps, stops: Stops): 
   if (job.status === 'queued') webhook.send({ type: 'crawl.started', createdAt: job.createdAt });
   job.status = 'running';
   await files.save(job);
-  const crawl = deps.engine.crawl(job.request.input, {
+  const walk = crawl(deps.engine, job.request.input, {
     ...job.request.options, stateDir: path.join(files.dirOf(job.id), 'state'), done: already.urls,
     onKnown: (n) => { job.pages.queued = Math.max(0, n - job.pages.done - job.pages.failed); },
   });
@@ -156,8 +164,8 @@ async function walkJob(job: Job, files: JobFiles, deps: JobDeps, stops: Stops): 
   const out = await open(files.resultsOf(job.id), 'a');
   let savedAt = Date.now();
   try {
-    for await (const line of crawl) {
-      const rate = await deps.quota.consume(job.owner, job.policy);
+    for await (const line of walk) {
+      const rate = await deps.charge(job.owner, job.policy);
       if (rate.exceeded) { job.status = 'failed'; job.code = 'ERATE'; job.message = 'The key\'s request quota ran out; the pages done so far are in the results'; break; }
       await out.write(`${JSON.stringify(line)}\n`);
       if (line.status === 'success') job.pages.done++; else job.pages.failed++;

@@ -1,18 +1,11 @@
 import { BasicCrawler } from '@crawlee/basic';
-import { withDeadline } from './deadline.ts';
 import { Configuration, Log, LogLevel, Request, RequestQueue, constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
 import { MemoryStorage } from '@crawlee/memory-storage';
 import { parseSitemap } from '@crawlee/utils';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { RefractError } from './errors.ts';
-import { toFailure } from './failures.ts';
-import { filtered } from './filter.ts';
-import { parseQuery, type RawObject } from './params.ts';
-import { checkTargetUrl } from './fetch/url.ts';
+import { RefractError, toFailure, filtered, parseQuery, checkTargetUrl, withDeadline, type Engine, type RawObject, type Tier } from '../engine/index.ts';
 import { openJournal } from './journal.ts';
-import type { Engine } from './engine.ts';
-import type { Tier } from './plan.ts';
 
 /** Where a crawl starts: a list of pages, a sitemap, or one page whose links are followed. */
 export type CrawlInput = { urls: readonly string[] } | { sitemap: string } | { start: string };
@@ -207,6 +200,15 @@ function walker(engine: Engine, queue: RequestQueue, config: Configuration, conc
 }
 
 /**
+ * Crawls a list, a sitemap or a site from a start page on an engine, yielding each page's result as it comes. An
+ * engine that is closed (or whose executor stopped) is refused at once with EBUSY.
+ */
+export function crawl(engine: Engine, input: CrawlInput, options: CrawlOptions = {}): AsyncGenerator<CrawlResult> {
+  if (!engine.alive()) throw new RefractError('EBUSY', 'The engine is closed: create another to crawl again');
+  return crawlPages(engine, input, options);
+}
+
+/**
  * Crawls with the engine: every page runs the same plan an API request would (its query options), on a Crawlee
  * crawler with bounded concurrency; links are followed for `start` input. Yields each page's result as it
  * comes; one bad page never stops the crawl.
@@ -216,7 +218,7 @@ function walker(engine: Engine, queue: RequestQueue, config: Configuration, conc
  * done pages (and those in `done`) and walks the journaled links, so a killed crawl finishes without redoing or
  * losing a page.
  */
-export async function* crawl(engine: Engine, input: CrawlInput, options: CrawlOptions = {}): AsyncGenerator<CrawlResult> {
+async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOptions): AsyncGenerator<CrawlResult> {
   let walk: Walk;
   let seeds: { valid: string[]; invalid: CrawlResult[] };
   try {

@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
 import type { Job as BullJob } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { cancelCrawl, connectRedisBlocking, crawlDistributed, pageKey, startWorker, type CrawlResult, type Engine } from '../engine/index.ts';
-import type { Quota } from './quota.ts';
-import { isJobId, isTerminal, jobWebhook, newJob, tellEnded, type Job, type JobStatus, type Jobs } from './jobs.ts';
+import type { Engine } from '../engine/index.ts';
+import { cancelCrawl, crawlDistributed, startWorker } from './distributed.ts';
+import { connect as connectRedisBlocking } from './redis-connect.ts';
+import { pageKey, type CrawlResult } from './walk.ts';
+import { isJobId, isTerminal, jobWebhook, newJob, tellEnded, type Charge, type Job, type JobStatus, type Jobs } from './jobs.ts';
 
 /** The queue of jobs to coordinate: one entry a crawl job, taken by one API process at a time. */
 const QUEUE = 'refract-jobs';
@@ -88,7 +90,7 @@ class RedisJobStore {
   }
 }
 
-type RedisJobDeps = { engine: Engine; quota: Quota; redisUrl: string; webhookSecret: string; pages: number };
+type RedisJobDeps = { engine: Engine; charge: Charge; redisUrl: string; webhookSecret: string; pages: number };
 /** What coordinating a job needs: the store, the jobs this process coordinates, and BullMQ's DelayedError. */
 interface Coordination {
   store: RedisJobStore; deps: RedisJobDeps; DelayedError: new () => Error;
@@ -109,7 +111,7 @@ async function walkPages(c: Coordination, job: Job, webhook: ReturnType<typeof j
     });
     for await (const line of crawl) {
       if (await redis.sismember(k.emitted, pageKey(line.url))) continue;
-      const rate = await c.deps.quota.consume(job.owner, job.policy);
+      const rate = await c.deps.charge(job.owner, job.policy);
       if (rate.exceeded) return { status: 'failed', code: 'ERATE', message: 'The key\'s request quota ran out; the pages done so far are in the results' };
       if (await c.store.append(job.id, line)) {
         if (line.status === 'success') job.pages.done++; else job.pages.failed++;
