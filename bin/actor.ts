@@ -7,7 +7,9 @@ import { isRefractError, loadConfig } from '../engine/index.ts';
 import { jobRequest } from '../server/crawls.ts';
 
 await Actor.init();
-const engine = await createEngine({ config: loadConfig({ ...process.env, REFRACT_LOG_LEVEL: process.env.REFRACT_LOG_LEVEL ?? 'warn' }) });
+const engine = await createEngine({
+  config: loadConfig({ ...process.env, REFRACT_LOG_LEVEL: process.env.REFRACT_LOG_LEVEL ?? 'warn' }),
+});
 let failed: unknown;
 try {
   // The same checks as the API's; a webhook is the platform's business (its own integrations), not the Actor's.

@@ -44,12 +44,28 @@ const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO
   environment: the server's (REFRACT_ALLOW_PRIVATE_HOSTS, PROXY_URLS, REFRACT_PLUGINS, ...)`;
 
 const OPTIONS = {
-  urls: { type: 'string' }, sitemap: { type: 'string' }, query: { type: 'string' }, out: { type: 'string' }, state: { type: 'string' },
-  'max-pages': { type: 'string' }, 'max-depth': { type: 'string' }, concurrency: { type: 'string' }, retries: { type: 'string' },
-  include: { type: 'string', multiple: true }, exclude: { type: 'string', multiple: true },
-  'any-host': { type: 'boolean' }, 'no-robots': { type: 'boolean' }, 'proxy-urls': { type: 'string' },
-  host: { type: 'string' }, port: { type: 'string' }, 'ws-path': { type: 'string' },
-  redis: { type: 'string' }, 'crawl-id': { type: 'string' }, name: { type: 'string' }, 'lock-ms': { type: 'string' }, help: { type: 'boolean' },
+  urls: { type: 'string' },
+  sitemap: { type: 'string' },
+  query: { type: 'string' },
+  out: { type: 'string' },
+  state: { type: 'string' },
+  'max-pages': { type: 'string' },
+  'max-depth': { type: 'string' },
+  concurrency: { type: 'string' },
+  retries: { type: 'string' },
+  include: { type: 'string', multiple: true },
+  exclude: { type: 'string', multiple: true },
+  'any-host': { type: 'boolean' },
+  'no-robots': { type: 'boolean' },
+  'proxy-urls': { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'ws-path': { type: 'string' },
+  redis: { type: 'string' },
+  'crawl-id': { type: 'string' },
+  name: { type: 'string' },
+  'lock-ms': { type: 'string' },
+  help: { type: 'boolean' },
 } as const;
 
 function int(flag: string, v: string | undefined): number | undefined {
@@ -65,7 +81,8 @@ function joinValues(args: string[]): string[] {
   for (let i = 0; i < args.length; i++) {
     const name = /^--([a-z-]+)$/.exec(args[i]!)?.[1];
     const option = name ? (OPTIONS as Record<string, { type: string }>)[name] : undefined;
-    if (option?.type === 'string' && i + 1 < args.length && /^-\d/.test(args[i + 1]!)) out.push(`${args[i]}=${args[++i]}`);
+    if (option?.type === 'string' && i + 1 < args.length && /^-\d/.test(args[i + 1]!))
+      out.push(`${args[i]}=${args[++i]}`);
     else out.push(args[i]!);
   }
   return out;
@@ -107,12 +124,17 @@ function progress() {
     return `${pages(done)}, ${failed} failed, ${(perSec * 60).toFixed(0)} pages/min, ${secs.toFixed(0)} s${known && !final ? `, ${left} to go${eta}` : ''}`;
   };
   return {
-    known(n: number) { known = Math.max(n, done); },
+    known(n: number) {
+      known = Math.max(n, done);
+    },
     page(result: CrawlResult) {
       done++;
       if (result.status !== 'success') failed++;
       if (tty) process.stderr.write(`\r${line()}\u001b[K`);
-      else if (Date.now() - lastReport > 10_000) { lastReport = Date.now(); process.stderr.write(`${line()}\n`); }
+      else if (Date.now() - lastReport > 10_000) {
+        lastReport = Date.now();
+        process.stderr.write(`${line()}\n`);
+      }
     },
     counts: () => ({ done, failed }),
     end(skipped = 0) {
@@ -124,29 +146,51 @@ function progress() {
 
 /** The settings, as the configuration declares them (the same rows as README's table). */
 function settingsHelp(): string {
-  return `settings (environment variables):\n${Object.entries(ENV_DOCS).map(([name, doc]) => `  ${name}\n      ${doc.replace(/`/g, '')}`).join('\n')}\n`;
+  return `settings (environment variables):\n${Object.entries(ENV_DOCS)
+    .map(([name, doc]) => `  ${name}\n      ${doc.replace(/`/g, '')}`)
+    .join('\n')}\n`;
 }
 
 async function crawlCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: joinValues(args), allowPositionals: true, options: OPTIONS });
-  if (values.help) { process.stdout.write(`${USAGE}\n${settingsHelp()}`); return 0; }
-  const [{ crawl, crawlDistributed, crawlQuery, readLines }, { isRefractError }] = await Promise.all([crawlModule(), engineModule()]);
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n${settingsHelp()}`);
+    return 0;
+  }
+  const [{ crawl, crawlDistributed, crawlQuery, readLines }, { isRefractError }] = await Promise.all([
+    crawlModule(),
+    engineModule(),
+  ]);
   let input: CrawlInput;
   if (values.urls) {
     const text = values.urls === '-' ? readFileSync(0, 'utf8') : readFileSync(values.urls, 'utf8');
-    input = { urls: text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#')) };
+    input = {
+      urls: text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('#')),
+    };
   } else if (values.sitemap) input = { sitemap: values.sitemap };
   else if (positionals[0]) input = { start: positionals[0] };
   else throw new UsageError('give a start URL, --urls or --sitemap');
   const options = {
-    query: values.query, maxPages: int('max-pages', values['max-pages']), maxDepth: int('max-depth', values['max-depth']),
-    concurrency: int('concurrency', values.concurrency), retries: int('retries', values.retries), include: values.include, exclude: values.exclude,
+    query: values.query,
+    maxPages: int('max-pages', values['max-pages']),
+    maxDepth: int('max-depth', values['max-depth']),
+    concurrency: int('concurrency', values.concurrency),
+    retries: int('retries', values.retries),
+    include: values.include,
+    exclude: values.exclude,
     // With an output file the journal goes beside it unless --state says where: the same command resumes.
-    anyHost: values['any-host'], robots: !values['no-robots'], stateDir: values.state ?? (values.out ? `${values.out}.state` : undefined),
+    anyHost: values['any-host'],
+    robots: !values['no-robots'],
+    stateDir: values.state ?? (values.out ? `${values.out}.state` : undefined),
   };
   // The output file is the record of what is done: its pages are not redone, and each line is one write, so a
   // killed crawl leaves at most a torn last line (cut off here) and never a page twice.
-  const done = values.out ? (readLines(values.out) as { url?: string }[]).map((l) => l.url).filter((u): u is string => typeof u === 'string') : [];
+  const done = values.out
+    ? (readLines(values.out) as { url?: string }[]).map((l) => l.url).filter((u): u is string => typeof u === 'string')
+    : [];
   const fd = values.out ? openSync(values.out, 'a') : 1;
   const engine = await engineFor(values);
   try {
@@ -161,19 +205,30 @@ async function crawlCommand(args: string[]): Promise<number> {
     throw err;
   }
   const shown = progress();
-  if (done.length) process.stderr.write(`resuming: ${pages(done.length)} already in ${values.out} ${done.length === 1 ? 'is' : 'are'} not done again\n`);
+  if (done.length)
+    process.stderr.write(
+      `resuming: ${pages(done.length)} already in ${values.out} ${done.length === 1 ? 'is' : 'are'} not done again\n`,
+    );
   // Ctrl-C: every line written is whole (one write each) and the journal knows what was done, so the process
   // ends here, saying how to go on (before Crawlee's own advice, which is about its storage, not this command).
   const interrupted = () => {
     const { done: written } = shown.counts();
-    const how = values.out ? `run the same command again to resume (pages in ${values.out} are not done again)` : 'give --out FILE to be able to resume';
+    const how = values.out
+      ? `run the same command again to resume (pages in ${values.out} are not done again)`
+      : 'give --out FILE to be able to resume';
     process.stderr.write(`\nstopped: ${pages(written)} written; ${how}\n`);
     process.exit(130);
   };
   process.prependListener('SIGINT', interrupted);
   try {
     const results = values.redis
-      ? crawlDistributed(engine, input, { ...options, done, redis: values.redis, id: values['crawl-id'], onKnown: shown.known })
+      ? crawlDistributed(engine, input, {
+          ...options,
+          done,
+          redis: values.redis,
+          id: values['crawl-id'],
+          onKnown: shown.known,
+        })
       : crawl(engine, input, { ...options, done, onKnown: shown.known });
     for await (const result of results) {
       writeSync(fd, `${JSON.stringify(result)}\n`);
@@ -196,7 +251,10 @@ async function workerCommand(args: string[]): Promise<number> {
   const { startWorker } = await crawlModule();
   const engine = await engineFor(values);
   const worker = await startWorker(engine, {
-    redis: values.redis, concurrency: int('concurrency', values.concurrency), name: values.name, lockMs: int('lock-ms', values['lock-ms']),
+    redis: values.redis,
+    concurrency: int('concurrency', values.concurrency),
+    name: values.name,
+    lockMs: int('lock-ms', values['lock-ms']),
   });
   process.stderr.write(`worker ${values.name ?? process.pid} is taking pages from ${new URL(values.redis).host}\n`);
   await new Promise<void>((resolve) => {
@@ -213,23 +271,38 @@ async function browserServerCommand(args: string[]): Promise<number> {
   const { loadConfig, startBrowserServer } = await engineModule();
   const config = loadConfig();
   const server = await startBrowserServer({
-    host: values.host ?? '127.0.0.1', port: int('port', values.port) ?? 3100, wsPath: values['ws-path'],
-    chromePath: config.chromePath, sandbox: config.chromiumSandbox,
+    host: values.host ?? '127.0.0.1',
+    port: int('port', values.port) ?? 3100,
+    wsPath: values['ws-path'],
+    chromePath: config.chromePath,
+    sandbox: config.chromiumSandbox,
   });
   process.stderr.write(`refract browser-server: ${server.url} (Chromium sandbox ${server.sandboxed ? 'on' : 'off'})\n`);
   const stopped = await Promise.race([
-    new Promise<true>((resolve) => { process.once('SIGTERM', () => resolve(true)); process.once('SIGINT', () => resolve(true)); }),
+    new Promise<true>((resolve) => {
+      process.once('SIGTERM', () => resolve(true));
+      process.once('SIGINT', () => resolve(true));
+    }),
     server.ended.then(() => false as const),
   ]);
-  if (!stopped) { process.stderr.write('refract browser-server: Chromium ended\n'); return 1; }
+  if (!stopped) {
+    process.stderr.write('refract browser-server: Chromium ended\n');
+    return 1;
+  }
   await server.close();
   return 0;
 }
 
 async function main(argv: string[]): Promise<number | 'serving'> {
   const [command, ...rest] = argv;
-  if (command === '--version' || command === '-v' || command === 'version') { process.stdout.write(`${VERSION}\n`); return 0; }
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') { process.stdout.write(`${USAGE}\n${settingsHelp()}`); return 0; }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n${settingsHelp()}`);
+    return 0;
+  }
   try {
     if (command === 'serve') {
       // The server's own entry point: it listens, and ends the process itself on SIGTERM or SIGINT.
@@ -242,13 +315,17 @@ async function main(argv: string[]): Promise<number | 'serving'> {
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       // One line, and where to read more: not the whole usage over the mistake.
-      process.stderr.write(`refract: ${(err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '')}\nrun 'refract --help' for the commands and their options\n`);
+      process.stderr.write(
+        `refract: ${(err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '')}\nrun 'refract --help' for the commands and their options\n`,
+      );
       return 2;
     }
     process.stderr.write(`refract: ${(err as Error).message}\n`);
     return 1;
   }
-  process.stderr.write(`refract: unknown command "${command}" (the commands are serve, crawl, worker and browser-server)\nrun 'refract --help' for the commands and their options\n`);
+  process.stderr.write(
+    `refract: unknown command "${command}" (the commands are serve, crawl, worker and browser-server)\nrun 'refract --help' for the commands and their options\n`,
+  );
   return 2;
 }
 

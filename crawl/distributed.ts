@@ -5,7 +5,17 @@ import { createHash } from 'node:crypto';
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { connect, connectChecked } from './redis-connect.ts';
-import { createWalk, failure, inputUrl, pageKey, type CrawlInput, type CrawlOptions, type CrawlResult, type Link, type Walk } from './walk.ts';
+import {
+  createWalk,
+  failure,
+  inputUrl,
+  pageKey,
+  type CrawlInput,
+  type CrawlOptions,
+  type CrawlResult,
+  type Link,
+  type Walk,
+} from './walk.ts';
 import type { Engine } from '../engine/index.ts';
 
 const QUEUE = 'refract-crawl';
@@ -13,10 +23,17 @@ const QUEUE = 'refract-crawl';
 const KEEP_SECS = 7 * 24 * 3600;
 
 /** A page job: which crawl, which page, how deep. */
-interface PageJob { crawl: string; url: string; depth: number }
+interface PageJob {
+  crawl: string;
+  url: string;
+  depth: number;
+}
 
 /** What a crawl stores for its workers: its input and options (without the local-only ones). */
-interface CrawlSpec { input: CrawlInput; options: Omit<CrawlOptions, 'stateDir' | 'done' | 'concurrency' | 'onKnown'> }
+interface CrawlSpec {
+  input: CrawlInput;
+  options: Omit<CrawlOptions, 'stateDir' | 'done' | 'concurrency' | 'onKnown'>;
+}
 
 const keys = (id: string) => ({
   spec: `refract:crawl:${id}:spec`,
@@ -54,18 +71,38 @@ return 0`;
 /** The job of a page: one id per crawl and page, so adding a page twice adds one job. */
 function jobOf(id: string, link: Link) {
   const hash = createHash('sha256').update(pageKey(link.url)).digest('hex').slice(0, 32);
-  return { name: 'page', data: { crawl: id, url: link.url, depth: link.depth } satisfies PageJob, opts: { jobId: `${id}-${hash}` } };
+  return {
+    name: 'page',
+    data: { crawl: id, url: link.url, depth: link.depth } satisfies PageJob,
+    opts: { jobId: `${id}-${hash}` },
+  };
 }
 
 /** Admits pages (see ADMIT) and returns the indexes of those admitted. */
-async function admitted(redis: Redis, id: string, maxPages: number | undefined, urls: readonly string[]): Promise<number[]> {
+async function admitted(
+  redis: Redis,
+  id: string,
+  maxPages: number | undefined,
+  urls: readonly string[],
+): Promise<number[]> {
   if (!urls.length) return [];
   return (await redis.eval(ADMIT, 1, keys(id).admitted, String(maxPages ?? -1), ...urls.map(pageKey))) as number[];
 }
 
 /** Admits pages and queues a job for each admitted one (a job that exists already is not added again). */
-async function admit(redis: Redis, queue: Queue, id: string, maxPages: number | undefined, links: readonly Link[]): Promise<void> {
-  const indexes = await admitted(redis, id, maxPages, links.map((l) => l.url));
+async function admit(
+  redis: Redis,
+  queue: Queue,
+  id: string,
+  maxPages: number | undefined,
+  links: readonly Link[],
+): Promise<void> {
+  const indexes = await admitted(
+    redis,
+    id,
+    maxPages,
+    links.map((l) => l.url),
+  );
   if (indexes.length) await queue.addBulk(indexes.map((i) => jobOf(id, links[i]!)));
 }
 
@@ -76,13 +113,26 @@ async function commit(redis: Redis, id: string, result: CrawlResult): Promise<vo
 
 /** The options that define a crawl (what its workers need), without those of this process or this run. */
 function specOptions(options: CrawlOptions & Partial<DistributedCrawlOptions>): CrawlSpec['options'] {
-  const { stateDir: _s, done: _d, concurrency: _c, onKnown: _k, redis: _r, id: _i, pollMs: _p, signal: _a, ...spec } = options;
+  const {
+    stateDir: _s,
+    done: _d,
+    concurrency: _c,
+    onKnown: _k,
+    redis: _r,
+    id: _i,
+    pollMs: _p,
+    signal: _a,
+    ...spec
+  } = options;
   return spec;
 }
 
 /** A crawl's id: the same input and options give the same id, so running the same command again resumes it. */
 export function crawlId(input: CrawlInput, options: CrawlOptions): string {
-  return createHash('sha256').update(JSON.stringify({ input, options: specOptions(options) })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify({ input, options: specOptions(options) }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export interface DistributedCrawlOptions extends CrawlOptions {
@@ -106,7 +156,11 @@ export async function cancelCrawl(redis: Redis, id: string): Promise<void> {
  * so running the same crawl again resumes it; a page whose job failed for good (its worker died too often) gets
  * an error line instead of going missing.
  */
-export async function* crawlDistributed(engine: Engine, input: CrawlInput, options: DistributedCrawlOptions): AsyncGenerator<CrawlResult> {
+export async function* crawlDistributed(
+  engine: Engine,
+  input: CrawlInput,
+  options: DistributedCrawlOptions,
+): AsyncGenerator<CrawlResult> {
   const id = options.id ?? crawlId(input, options);
   const k = keys(id);
   const redis = await connectChecked(options.redis);
@@ -126,17 +180,31 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
       return;
     }
     // Bad seeds are pages of the crawl too: admitted (they count toward the cap) and committed at once.
-    for (const i of await admitted(redis, id, options.maxPages, seeds.invalid.map((r) => r.url))) await commit(redis, id, seeds.invalid[i]!);
-    await admit(redis, queue, id, options.maxPages, seeds.valid.map((url) => ({ url, depth: 0 })));
+    for (const i of await admitted(
+      redis,
+      id,
+      options.maxPages,
+      seeds.invalid.map((r) => r.url),
+    ))
+      await commit(redis, id, seeds.invalid[i]!);
+    await admit(
+      redis,
+      queue,
+      id,
+      options.maxPages,
+      seeds.valid.map((url) => ({ url, depth: 0 })),
+    );
 
     let cursor = '0';
     let lastPoll = 0;
     let finishing = false;
     for (;;) {
       if (options.signal?.aborted) return;
-      const batch = (finishing
-        ? await reader.xread('COUNT', 500, 'STREAMS', k.results, cursor)
-        : await reader.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', k.results, cursor)) as [string, [string, string[]][]][] | null;
+      const batch = (
+        finishing
+          ? await reader.xread('COUNT', 500, 'STREAMS', k.results, cursor)
+          : await reader.xread('COUNT', 500, 'BLOCK', 1000, 'STREAMS', k.results, cursor)
+      ) as [string, [string, string[]][]][] | null;
       for (const [, entries] of batch ?? []) {
         for (const [entryId, fields] of entries) {
           cursor = entryId;
@@ -152,13 +220,21 @@ export async function* crawlDistributed(engine: Engine, input: CrawlInput, optio
       if (batch || finishing) continue;
       // Nothing new for a second. A page's commit adds it to the done set and the stream at once, so once every
       // admitted page is done, what is left to read is in the stream already: read it without waiting, and stop.
-      if (doneCount >= admittedCount) { finishing = true; continue; }
+      if (doneCount >= admittedCount) {
+        finishing = true;
+        continue;
+      }
       if (Date.now() - lastPoll > (options.pollMs ?? 2000)) {
         lastPoll = Date.now();
         for (const job of await queue.getJobs(['failed'])) {
           const data = job.data as PageJob;
           if (data.crawl !== id) continue;
-          await commit(redis, id, { url: data.url, status: 'error', code: 'EFATAL', message: `The page's job failed: ${job.failedReason}` });
+          await commit(redis, id, {
+            url: data.url,
+            status: 'error',
+            code: 'EFATAL',
+            message: `The page's job failed: ${job.failedReason}`,
+          });
         }
       }
     }
@@ -194,9 +270,15 @@ class WalkCache {
   readonly #engine: Engine;
   readonly #redis: Redis;
   readonly #idleMs: number;
-  constructor(engine: Engine, redis: Redis, idleMs: number) { this.#engine = engine; this.#redis = redis; this.#idleMs = idleMs; }
+  constructor(engine: Engine, redis: Redis, idleMs: number) {
+    this.#engine = engine;
+    this.#redis = redis;
+    this.#idleMs = idleMs;
+  }
 
-  get size(): number { return this.#walks.size; }
+  get size(): number {
+    return this.#walks.size;
+  }
 
   /** The crawl's walk, made on first use. */
   of(id: string): Promise<{ walk: Walk; spec: CrawlSpec }> {
@@ -234,12 +316,19 @@ class WalkCache {
     const w = this.#walks.get(id);
     this.#walks.delete(id);
     this.#idle.delete(id);
-    void w?.then(({ walk }) => walk.close(), () => undefined);
+    void w?.then(
+      ({ walk }) => walk.close(),
+      () => undefined,
+    );
   }
 
   async close(): Promise<void> {
     for (const timer of this.#idle.values()) clearTimeout(timer);
-    for (const w of this.#walks.values()) await w.then(({ walk }) => walk.close(), () => undefined);
+    for (const w of this.#walks.values())
+      await w.then(
+        ({ walk }) => walk.close(),
+        () => undefined,
+      );
   }
 }
 
@@ -249,35 +338,45 @@ class WalkCache {
  * result (the first commit wins). A worker killed mid-page leaves the job's lock to expire; BullMQ's stalled-job
  * check gives the page to another worker, which redoes it unless its result was already committed.
  */
-export async function startWorker(engine: Engine, options: WorkerOptions): Promise<{ close(): Promise<void>; worker: Worker; walks(): number }> {
+export async function startWorker(
+  engine: Engine,
+  options: WorkerOptions,
+): Promise<{ close(): Promise<void>; worker: Worker; walks(): number }> {
   const redis = await connectChecked(options.redis);
   const bull = await import('bullmq');
   const queue = new bull.Queue(QUEUE, { connection: redis });
   const walks = new WalkCache(engine, redis, options.walkIdleMs ?? 60_000);
   const lockMs = options.lockMs ?? 30_000;
   const blocking = await connect(options.redis);
-  const worker = new bull.Worker(QUEUE, async (job: Job) => {
-    const { crawl: id, url, depth } = job.data as PageJob;
-    const [done, cancelled] = await Promise.all([redis.sismember(keys(id).done, pageKey(url)), redis.exists(keys(id).cancelled)]);
-    if (done) return 'already done';
-    if (cancelled) return 'cancelled';
-    return walks.using(id, async () => {
-      const { walk, spec } = await walks.of(id);
-      const { result, links } = await walk.visit(url, depth);
-      await admit(redis, queue, id, spec.options.maxPages, links);
-      await commit(redis, id, result);
-      return result.status;
-    });
-  }, {
-    connection: blocking,
-    concurrency: options.concurrency ?? 4,
-    name: options.name,
-    lockDuration: lockMs,
-    stalledInterval: Math.max(1000, Math.floor(lockMs / 2)),
-    maxStalledCount: 3,
-    removeOnComplete: { age: KEEP_SECS },
-    removeOnFail: { age: KEEP_SECS },
-  });
+  const worker = new bull.Worker(
+    QUEUE,
+    async (job: Job) => {
+      const { crawl: id, url, depth } = job.data as PageJob;
+      const [done, cancelled] = await Promise.all([
+        redis.sismember(keys(id).done, pageKey(url)),
+        redis.exists(keys(id).cancelled),
+      ]);
+      if (done) return 'already done';
+      if (cancelled) return 'cancelled';
+      return walks.using(id, async () => {
+        const { walk, spec } = await walks.of(id);
+        const { result, links } = await walk.visit(url, depth);
+        await admit(redis, queue, id, spec.options.maxPages, links);
+        await commit(redis, id, result);
+        return result.status;
+      });
+    },
+    {
+      connection: blocking,
+      concurrency: options.concurrency ?? 4,
+      name: options.name,
+      lockDuration: lockMs,
+      stalledInterval: Math.max(1000, Math.floor(lockMs / 2)),
+      maxStalledCount: 3,
+      removeOnComplete: { age: KEEP_SECS },
+      removeOnFail: { age: KEEP_SECS },
+    },
+  );
   await worker.waitUntilReady();
   return {
     worker,

@@ -3,7 +3,14 @@
 // Redis, behind one `Jobs` interface). A crawl uses the engine through engine/index.ts only, one engine task a
 // page; quotas are the server's, handed in as a `Charge`.
 export { crawl, crawlQuery, pageKey, type CrawlInput, type CrawlOptions, type CrawlResult } from './walk.ts';
-export { cancelCrawl, crawlDistributed, startWorker, crawlId, type DistributedCrawlOptions, type WorkerOptions } from './distributed.ts';
+export {
+  cancelCrawl,
+  crawlDistributed,
+  startWorker,
+  crawlId,
+  type DistributedCrawlOptions,
+  type WorkerOptions,
+} from './distributed.ts';
 export { connect as connectRedisBlocking } from './redis-connect.ts';
 export { readLines } from './journal.ts';
 export { createJobs, publicJob, type Charge, type Job, type JobRequest, type Jobs, type QuotaPolicy } from './jobs.ts';

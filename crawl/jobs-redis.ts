@@ -5,7 +5,17 @@ import type { Engine } from '../engine/index.ts';
 import { cancelCrawl, crawlDistributed, startWorker } from './distributed.ts';
 import { connect as connectRedisBlocking } from './redis-connect.ts';
 import { pageKey, type CrawlResult } from './walk.ts';
-import { isJobId, isTerminal, jobWebhook, newJob, tellEnded, type Charge, type Job, type JobStatus, type Jobs } from './jobs.ts';
+import {
+  isJobId,
+  isTerminal,
+  jobWebhook,
+  newJob,
+  tellEnded,
+  type Charge,
+  type Job,
+  type JobStatus,
+  type Jobs,
+} from './jobs.ts';
 
 /** The queue of jobs to coordinate: one entry a crawl job, taken by one API process at a time. */
 const QUEUE = 'refract-jobs';
@@ -19,7 +29,11 @@ const LOCK_MS = 10_000;
 /** How often a coordinator looks whether its job was cancelled. */
 const POLL_MS = 1000;
 
-const keysOf = (id: string) => ({ job: `refract:job:${id}`, results: `refract:job:${id}:results`, emitted: `refract:job:${id}:emitted` });
+const keysOf = (id: string) => ({
+  job: `refract:job:${id}`,
+  results: `refract:job:${id}:results`,
+  emitted: `refract:job:${id}:emitted`,
+});
 
 /**
  * Appends a page's result line once: the first append of a page adds its line and counts it; later ones, and any
@@ -47,7 +61,9 @@ type End = { status: Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>; c
 /** Jobs' state (a hash) and result lines (a list, with the set of pages already in it) in Redis. */
 class RedisJobStore {
   readonly redis: Redis;
-  constructor(redis: Redis) { this.redis = redis; }
+  constructor(redis: Redis) {
+    this.redis = redis;
+  }
 
   async load(id: string): Promise<Job | undefined> {
     if (!isJobId(id)) return undefined;
@@ -55,7 +71,9 @@ class RedisJobStore {
     if (!h.spec) return undefined;
     const spec = JSON.parse(h.spec) as Pick<Job, 'id' | 'owner' | 'request' | 'policy' | 'createdAt'>;
     return {
-      ...spec, status: h.status as JobStatus, finishedAt: h.finishedAt || null,
+      ...spec,
+      status: h.status as JobStatus,
+      finishedAt: h.finishedAt || null,
       pages: { done: Number(h.done ?? 0), failed: Number(h.failed ?? 0), queued: Number(h.queued ?? 0) },
       ...(h.code ? { code: h.code, message: h.message } : {}),
     };
@@ -64,13 +82,27 @@ class RedisJobStore {
   async create(job: Job): Promise<void> {
     const { id, owner, request, policy, createdAt } = job;
     await this.redis.hset(keysOf(id).job, {
-      spec: JSON.stringify({ id, owner, request, policy, createdAt }), status: job.status, finishedAt: '', done: 0, failed: 0, queued: 0,
+      spec: JSON.stringify({ id, owner, request, policy, createdAt }),
+      status: job.status,
+      finishedAt: '',
+      done: 0,
+      failed: 0,
+      queued: 0,
     });
   }
 
   /** Moves a job that has not ended to `status` (an ended one keeps its keys KEEP_SECS); false when it had ended. */
   async move(id: string, status: JobStatus, end?: End): Promise<boolean> {
-    const moved = await this.redis.eval(MOVE, 1, keysOf(id).job, status, end ? new Date().toISOString() : '', end?.code ?? '', end?.message ?? '') === 1;
+    const moved =
+      (await this.redis.eval(
+        MOVE,
+        1,
+        keysOf(id).job,
+        status,
+        end ? new Date().toISOString() : '',
+        end?.code ?? '',
+        end?.message ?? '',
+      )) === 1;
     if (end) await Promise.all(Object.values(keysOf(id)).map((key) => this.redis.expire(key, KEEP_SECS)));
     return moved;
   }
@@ -78,7 +110,18 @@ class RedisJobStore {
   /** Appends a page's line once (see APPEND); true when this call added it. */
   async append(id: string, line: CrawlResult): Promise<boolean> {
     const k = keysOf(id);
-    return await this.redis.eval(APPEND, 3, k.emitted, k.results, k.job, pageKey(line.url), JSON.stringify(line), line.status === 'success' ? 'done' : 'failed') === 1;
+    return (
+      (await this.redis.eval(
+        APPEND,
+        3,
+        k.emitted,
+        k.results,
+        k.job,
+        pageKey(line.url),
+        JSON.stringify(line),
+        line.status === 'success' ? 'done' : 'failed',
+      )) === 1
+    );
   }
 
   async results(id: string, cursor: number, limit: number): Promise<{ lines: string[]; next: number; more: boolean }> {
@@ -93,7 +136,9 @@ class RedisJobStore {
 type RedisJobDeps = { engine: Engine; charge: Charge; redisUrl: string; webhookSecret: string; pages: number };
 /** What coordinating a job needs: the store, the jobs this process coordinates, and BullMQ's DelayedError. */
 interface Coordination {
-  store: RedisJobStore; deps: RedisJobDeps; DelayedError: new () => Error;
+  store: RedisJobStore;
+  deps: RedisJobDeps;
+  DelayedError: new () => Error;
   coordinating: Map<string, { pause: () => void; done: Promise<unknown> }>;
 }
 
@@ -101,20 +146,36 @@ interface Coordination {
  * Reads a job's pages from the distributed crawl until it ends, its quota runs out, or `stop` (a cancel, a pause):
  * each page counted once against the quota and appended once. The end, or undefined when stopped before it.
  */
-async function walkPages(c: Coordination, job: Job, webhook: ReturnType<typeof jobWebhook>, stop: AbortSignal): Promise<End | undefined> {
+async function walkPages(
+  c: Coordination,
+  job: Job,
+  webhook: ReturnType<typeof jobWebhook>,
+  stop: AbortSignal,
+): Promise<End | undefined> {
   const { redis } = c.store;
   const k = keysOf(job.id);
   try {
     const crawl = crawlDistributed(c.deps.engine, job.request.input, {
-      ...job.request.options, redis: c.deps.redisUrl, id: job.id, signal: stop,
-      onKnown: (n) => { void redis.hset(k.job, 'queued', Math.max(0, n - job.pages.done - job.pages.failed)).catch(() => undefined); },
+      ...job.request.options,
+      redis: c.deps.redisUrl,
+      id: job.id,
+      signal: stop,
+      onKnown: (n) => {
+        void redis.hset(k.job, 'queued', Math.max(0, n - job.pages.done - job.pages.failed)).catch(() => undefined);
+      },
     });
     for await (const line of crawl) {
       if (await redis.sismember(k.emitted, pageKey(line.url))) continue;
       const rate = await c.deps.charge(job.owner, job.policy);
-      if (rate.exceeded) return { status: 'failed', code: 'ERATE', message: 'The key\'s request quota ran out; the pages done so far are in the results' };
+      if (rate.exceeded)
+        return {
+          status: 'failed',
+          code: 'ERATE',
+          message: "The key's request quota ran out; the pages done so far are in the results",
+        };
       if (await c.store.append(job.id, line)) {
-        if (line.status === 'success') job.pages.done++; else job.pages.failed++;
+        if (line.status === 'success') job.pages.done++;
+        else job.pages.failed++;
         webhook.send({ type: 'crawl.page', page: line });
       }
       if (stop.aborted) break;
@@ -132,13 +193,24 @@ async function coordinate(c: Coordination, entry: BullJob, token?: string): Prom
   const job = await store.load(id);
   if (!job || isTerminal(job.status)) return;
   const webhook = jobWebhook(job, c.deps);
-  if (job.status === 'queued' && await store.move(id, 'running')) webhook.send({ type: 'crawl.started', createdAt: job.createdAt });
+  if (job.status === 'queued' && (await store.move(id, 'running')))
+    webhook.send({ type: 'crawl.started', createdAt: job.createdAt });
   const stop = new AbortController();
   const watch = setInterval(() => {
-    void store.redis.hget(keysOf(id).job, 'status').then((status) => { if (status === 'cancelled') stop.abort('cancel'); }, () => undefined);
+    void store.redis.hget(keysOf(id).job, 'status').then(
+      (status) => {
+        if (status === 'cancelled') stop.abort('cancel');
+      },
+      () => undefined,
+    );
   }, POLL_MS);
   let done: () => void = () => undefined;
-  c.coordinating.set(id, { pause: () => stop.abort('pause'), done: new Promise<void>((resolve) => { done = resolve; }) });
+  c.coordinating.set(id, {
+    pause: () => stop.abort('pause'),
+    done: new Promise<void>((resolve) => {
+      done = resolve;
+    }),
+  });
   let end: End | undefined;
   try {
     end = await walkPages(c, job, webhook, stop.signal);
@@ -188,12 +260,20 @@ export async function createRedisJobs(deps: RedisJobDeps): Promise<Jobs> {
   const coordination: Coordination = { store, deps, DelayedError, coordinating: new Map() };
   const { coordinating } = coordination;
   const coordinator = new Worker(QUEUE, (entry, token) => coordinate(coordination, entry, token), {
-    connection: await connectRedisBlocking(deps.redisUrl), concurrency: 64, lockDuration: LOCK_MS, stalledInterval: LOCK_MS / 2, maxStalledCount: 20,
-    removeOnComplete: { age: KEEP_SECS }, removeOnFail: { age: KEEP_SECS },
+    connection: await connectRedisBlocking(deps.redisUrl),
+    concurrency: 64,
+    lockDuration: LOCK_MS,
+    stalledInterval: LOCK_MS / 2,
+    maxStalledCount: 20,
+    removeOnComplete: { age: KEEP_SECS },
+    removeOnFail: { age: KEEP_SECS },
   });
   // A job whose coordination failed for good (its processes died too often) ends failed instead of running forever.
   coordinator.on('failed', (entry, err) => {
-    if (entry) void store.move((entry.data as { id: string }).id, 'failed', { status: 'failed', code: 'EFATAL', message: err.message }).catch(() => undefined);
+    if (entry)
+      void store
+        .move((entry.data as { id: string }).id, 'failed', { status: 'failed', code: 'EFATAL', message: err.message })
+        .catch(() => undefined);
   });
   // Redis going away is logged (and reported by readiness) where the cache sees it; the queue only reconnects.
   coordinator.on('error', () => undefined);
@@ -245,8 +325,14 @@ function pageWorkerOf(deps: { engine: Engine; redisUrl: string; pages: number })
   let timer: NodeJS.Timeout | undefined;
   const start = async () => {
     try {
-      const started = await startWorker(deps.engine, { redis: deps.redisUrl, concurrency: deps.pages, lockMs: LOCK_MS, name: `${hostname()}-${process.pid}` });
-      if (closed) await started.close(); else worker = started;
+      const started = await startWorker(deps.engine, {
+        redis: deps.redisUrl,
+        concurrency: deps.pages,
+        lockMs: LOCK_MS,
+        name: `${hostname()}-${process.pid}`,
+      });
+      if (closed) await started.close();
+      else worker = started;
     } catch {
       if (!closed) timer = setTimeout(() => void start(), 5000).unref();
     }

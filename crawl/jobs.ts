@@ -7,7 +7,10 @@ import type { Engine, RawObject } from '../engine/index.ts';
 import { crawl, crawlQuery, type CrawlInput, type CrawlResult } from './walk.ts';
 
 /** A caller's quota, as the server keeps it: so many requests a window of so many milliseconds. */
-export interface QuotaPolicy { limit: number; window: number | 'month' }
+export interface QuotaPolicy {
+  limit: number;
+  window: number | 'month';
+}
 /**
  * Counts one page of a job against its owner's quota (the server's quota, handed in: crawls know nothing of how it
  * is kept); `exceeded` ends the job with ERATE.
@@ -20,15 +23,30 @@ export type JobStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancell
 /** What `POST /crawls` asked for, validated (see crawls.ts). */
 export interface JobRequest {
   input: CrawlInput;
-  options: { maxPages?: number; maxDepth?: number; include?: string[]; exclude?: string[]; anyHost?: boolean; robots?: boolean; query?: string | RawObject };
+  options: {
+    maxPages?: number;
+    maxDepth?: number;
+    include?: string[];
+    exclude?: string[];
+    anyHost?: boolean;
+    robots?: boolean;
+    query?: string | RawObject;
+  };
   webhook?: { url: string; events: string[] };
 }
 
 /** A job as it is kept on disk (`<data>/crawls/<id>/job.json`) and answered (without `owner` and `request`). */
 export interface Job {
-  id: string; status: JobStatus; owner: string; request: JobRequest; policy: QuotaPolicy;
+  id: string;
+  status: JobStatus;
+  owner: string;
+  request: JobRequest;
+  policy: QuotaPolicy;
   pages: { done: number; failed: number; queued: number };
-  createdAt: string; finishedAt: string | null; code?: string; message?: string;
+  createdAt: string;
+  finishedAt: string | null;
+  code?: string;
+  message?: string;
 }
 
 /** How often a running job's counts are written to disk (its results are written at once). */
@@ -44,27 +62,49 @@ export const isTerminal = (status: JobStatus) => TERMINAL.has(status);
 export function newJob(engine: Engine, owner: string, policy: QuotaPolicy, request: JobRequest): Job {
   crawlQuery(engine, request.options.query);
   return {
-    id: randomBytes(10).toString('hex'), status: 'queued', owner, request, policy,
-    pages: { done: 0, failed: 0, queued: 0 }, createdAt: new Date().toISOString(), finishedAt: null,
+    id: randomBytes(10).toString('hex'),
+    status: 'queued',
+    owner,
+    request,
+    policy,
+    pages: { done: 0, failed: 0, queued: 0 },
+    createdAt: new Date().toISOString(),
+    finishedAt: null,
   };
 }
 
 /** A job's webhook (one that sends nothing when the job has none): its events carry the job's id. */
 export function jobWebhook(job: Job, deps: { engine: Engine; webhookSecret: string }) {
-  const webhook = job.request.webhook && createWebhook({
-    ...job.request.webhook, secret: deps.webhookSecret, guard: deps.engine.guard,
-    onGiveUp: (event, reason) => deps.engine.logger.warn('webhook delivery given up', { job: job.id, type: event.type, reason }),
-  });
+  const webhook =
+    job.request.webhook &&
+    createWebhook({
+      ...job.request.webhook,
+      secret: deps.webhookSecret,
+      guard: deps.engine.guard,
+      onGiveUp: (event, reason) =>
+        deps.engine.logger.warn('webhook delivery given up', { job: job.id, type: event.type, reason }),
+    });
   const send = (event: Omit<WebhookEvent, 'id'>) => webhook?.send({ ...event, id: job.id } as WebhookEvent);
   return {
     send,
     /** The event of a job that ended: completed, failed (with its code) or cancelled by its owner. */
     ended(ended: Job) {
-      if (ended.status === 'completed') send({ type: 'crawl.completed', pages: ended.pages, finishedAt: ended.finishedAt });
-      else if (ended.status === 'failed') send({ type: 'crawl.failed', pages: ended.pages, code: ended.code, message: ended.message, finishedAt: ended.finishedAt });
-      else if (ended.status === 'cancelled') send({ type: 'crawl.cancelled', pages: ended.pages, finishedAt: ended.finishedAt });
+      if (ended.status === 'completed')
+        send({ type: 'crawl.completed', pages: ended.pages, finishedAt: ended.finishedAt });
+      else if (ended.status === 'failed')
+        send({
+          type: 'crawl.failed',
+          pages: ended.pages,
+          code: ended.code,
+          message: ended.message,
+          finishedAt: ended.finishedAt,
+        });
+      else if (ended.status === 'cancelled')
+        send({ type: 'crawl.cancelled', pages: ended.pages, finishedAt: ended.finishedAt });
     },
-    settled: async () => { await webhook?.settled(); },
+    settled: async () => {
+      await webhook?.settled();
+    },
   };
 }
 
@@ -76,14 +116,27 @@ export function tellEnded(job: Job, deps: { engine: Engine; webhookSecret: strin
 }
 
 /** The job as its owner reads it. */
-export const publicJob = ({ id, status, pages, createdAt, finishedAt, code, message }: Job) => ({ id, status, pages, createdAt, finishedAt, ...(code ? { code, message } : {}) });
+export const publicJob = ({ id, status, pages, createdAt, finishedAt, code, message }: Job) => ({
+  id,
+  status,
+  pages,
+  createdAt,
+  finishedAt,
+  ...(code ? { code, message } : {}),
+});
 
 /** Jobs on disk: `<dataDir>/crawls/<id>/job.json` (the state, replaced whole) and `results.jsonl` (a line a page). */
 class JobFiles {
   readonly root: string;
-  constructor(dataDir: string) { this.root = path.join(dataDir, 'crawls'); }
-  dirOf(id: string): string { return path.join(this.root, id); }
-  resultsOf(id: string): string { return path.join(this.dirOf(id), 'results.jsonl'); }
+  constructor(dataDir: string) {
+    this.root = path.join(dataDir, 'crawls');
+  }
+  dirOf(id: string): string {
+    return path.join(this.root, id);
+  }
+  resultsOf(id: string): string {
+    return path.join(this.dirOf(id), 'results.jsonl');
+  }
 
   async create(job: Job): Promise<void> {
     await mkdir(this.dirOf(job.id), { recursive: true });
@@ -98,10 +151,15 @@ class JobFiles {
 
   async load(id: string): Promise<Job | undefined> {
     if (!isJobId(id)) return undefined;
-    return readFile(path.join(this.dirOf(id), 'job.json'), 'utf8').then((t) => JSON.parse(t) as Job, () => undefined);
+    return readFile(path.join(this.dirOf(id), 'job.json'), 'utf8').then(
+      (t) => JSON.parse(t) as Job,
+      () => undefined,
+    );
   }
 
-  ids(): Promise<string[]> { return readdir(this.root).catch(() => [] as string[]); }
+  ids(): Promise<string[]> {
+    return readdir(this.root).catch(() => [] as string[]);
+  }
 
   /**
    * The results already written (a resumed job neither writes them again nor counts them twice). A kill during a
@@ -117,7 +175,8 @@ class JobFiles {
       if (!line) continue;
       const r = JSON.parse(line) as CrawlResult;
       out.urls.push(r.url);
-      if (r.status === 'success') out.done++; else out.failed++;
+      if (r.status === 'success') out.done++;
+      else out.failed++;
     }
     return out;
   }
@@ -132,7 +191,10 @@ class JobFiles {
       for await (const line of createInterface({ input: createReadStream(file) })) {
         if (!line) continue;
         if (n++ < cursor) continue;
-        if (lines.length === limit) { more = true; break; }
+        if (lines.length === limit) {
+          more = true;
+          break;
+        }
         lines.push(line);
       }
     }
@@ -142,7 +204,10 @@ class JobFiles {
 
 type JobDeps = { engine: Engine; charge: Charge; dataDir: string; webhookSecret: string };
 /** How a running job is stopped: cancelled (it ends, as cancelled), or paused (it stays running, for the next start). */
-interface Stops { cancelled(): boolean; paused: AbortSignal }
+interface Stops {
+  cancelled(): boolean;
+  paused: AbortSignal;
+}
 
 /**
  * Walks a job's crawl, one result line and one quota request a page, and records how it ended. A paused job is
@@ -157,8 +222,12 @@ async function walkJob(job: Job, files: JobFiles, deps: JobDeps, stops: Stops): 
   job.status = 'running';
   await files.save(job);
   const walk = crawl(deps.engine, job.request.input, {
-    ...job.request.options, stateDir: path.join(files.dirOf(job.id), 'state'), done: already.urls,
-    onKnown: (n) => { job.pages.queued = Math.max(0, n - job.pages.done - job.pages.failed); },
+    ...job.request.options,
+    stateDir: path.join(files.dirOf(job.id), 'state'),
+    done: already.urls,
+    onKnown: (n) => {
+      job.pages.queued = Math.max(0, n - job.pages.done - job.pages.failed);
+    },
   });
   // One handle for the job's result lines (each line one write: a kill tears at most the last).
   const out = await open(files.resultsOf(job.id), 'a');
@@ -166,17 +235,30 @@ async function walkJob(job: Job, files: JobFiles, deps: JobDeps, stops: Stops): 
   try {
     for await (const line of walk) {
       const rate = await deps.charge(job.owner, job.policy);
-      if (rate.exceeded) { job.status = 'failed'; job.code = 'ERATE'; job.message = 'The key\'s request quota ran out; the pages done so far are in the results'; break; }
+      if (rate.exceeded) {
+        job.status = 'failed';
+        job.code = 'ERATE';
+        job.message = "The key's request quota ran out; the pages done so far are in the results";
+        break;
+      }
       await out.write(`${JSON.stringify(line)}\n`);
-      if (line.status === 'success') job.pages.done++; else job.pages.failed++;
+      if (line.status === 'success') job.pages.done++;
+      else job.pages.failed++;
       job.pages.queued = Math.max(0, job.pages.queued - 1);
       webhook.send({ type: 'crawl.page', page: line });
       // The counts on disk are for a status read by another process; the results file is the truth on resume.
-      if (Date.now() - savedAt > SAVE_EVERY_MS) { savedAt = Date.now(); await files.save(job); }
+      if (Date.now() - savedAt > SAVE_EVERY_MS) {
+        savedAt = Date.now();
+        await files.save(job);
+      }
       if (stops.cancelled() || stops.paused.aborted) break;
     }
     // The process is stopping: the job stays running, and the next start resumes it.
-    if (stops.paused.aborted && !stops.cancelled()) { await files.save(job); await webhook.settled(); return; }
+    if (stops.paused.aborted && !stops.cancelled()) {
+      await files.save(job);
+      await webhook.settled();
+      return;
+    }
     if (job.status === 'running') job.status = stops.cancelled() ? 'cancelled' : 'completed';
   } catch (err) {
     job.status = 'failed';
@@ -207,7 +289,14 @@ export function createJobs(deps: JobDeps): Jobs {
     const done = walkJob(job, files, deps, { cancelled: () => cancelled, paused: pause.signal })
       .catch((err) => deps.engine.logger.error('crawl job failed unexpectedly', err))
       .finally(() => running.delete(job.id));
-    running.set(job.id, { job, cancel: () => { cancelled = true; }, pause: () => pause.abort(), done });
+    running.set(job.id, {
+      job,
+      cancel: () => {
+        cancelled = true;
+      },
+      pause: () => pause.abort(),
+      done,
+    });
   };
   return {
     async create(owner: string, policy: QuotaPolicy, request: JobRequest): Promise<Job> {
@@ -227,9 +316,17 @@ export function createJobs(deps: JobDeps): Jobs {
     results: (job: Job, cursor: number, limit: number) => files.results(job.id, cursor, limit),
     async cancel(job: Job): Promise<Job> {
       const live = running.get(job.id);
-      if (live) { live.cancel(); await live.done; return (await files.load(job.id))!; }
+      if (live) {
+        live.cancel();
+        await live.done;
+        return (await files.load(job.id))!;
+      }
       if (!TERMINAL.has(job.status)) {
-        Object.assign(job, { status: 'cancelled', finishedAt: new Date().toISOString(), pages: { ...job.pages, queued: 0 } });
+        Object.assign(job, {
+          status: 'cancelled',
+          finishedAt: new Date().toISOString(),
+          pages: { ...job.pages, queued: 0 },
+        });
         await files.save(job);
         tellEnded(job, deps);
       }
@@ -240,7 +337,10 @@ export function createJobs(deps: JobDeps): Jobs {
       let resumed = 0;
       for (const id of await files.ids()) {
         const job = await files.load(id);
-        if (job && !TERMINAL.has(job.status) && !running.has(id)) { run(job); resumed++; }
+        if (job && !TERMINAL.has(job.status) && !running.has(id)) {
+          run(job);
+          resumed++;
+        }
       }
       return resumed;
     },

@@ -23,12 +23,20 @@ export function readLines(file: string): unknown[] {
   const end = text.lastIndexOf('\n') + 1;
   if (end < text.length) {
     const fd = openSync(file, 'r+');
-    try { ftruncateSync(fd, Buffer.byteLength(text.slice(0, end))); } finally { closeSync(fd); }
+    try {
+      ftruncateSync(fd, Buffer.byteLength(text.slice(0, end)));
+    } finally {
+      closeSync(fd);
+    }
   }
   const out: unknown[] = [];
   for (const line of text.slice(0, end).split('\n')) {
     if (!line) continue;
-    try { out.push(JSON.parse(line)); } catch { /* a line that is no JSON is not ours: skip it */ }
+    try {
+      out.push(JSON.parse(line));
+    } catch {
+      /* a line that is no JSON is not ours: skip it */
+    }
   }
   return out;
 }
@@ -46,11 +54,19 @@ export function openJournal(dir: string): Journal {
   const fd = openSync(file, 'a');
   let open = true;
   // After close (a caller that stopped early), pages still in flight write nothing: the descriptor may be reused.
-  const write = (rec: unknown) => { if (open) writeSync(fd, `${JSON.stringify(rec)}\n`); };
+  const write = (rec: unknown) => {
+    if (open) writeSync(fd, `${JSON.stringify(rec)}\n`);
+  };
   return {
-    pages, done,
+    pages,
+    done,
     page: (url, depth, links) => write({ page: url, depth, links }),
     taken: (url) => write({ done: url }),
-    close: () => { if (open) { open = false; closeSync(fd); } },
+    close: () => {
+      if (open) {
+        open = false;
+        closeSync(fd);
+      }
+    },
   };
 }

@@ -16,7 +16,15 @@ export async function connectChecked(url: string, ms = 5000): Promise<Redis> {
   const redis = await connect(url);
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([redis.ping(), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`Redis at ${new URL(url).host} did not answer within ${ms / 1000} s`)), ms); })]);
+    await Promise.race([
+      redis.ping(),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`Redis at ${new URL(url).host} did not answer within ${ms / 1000} s`)),
+          ms,
+        );
+      }),
+    ]);
     return redis;
   } catch (err) {
     redis.disconnect();

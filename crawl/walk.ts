@@ -1,10 +1,28 @@
 import { BasicCrawler } from '@crawlee/basic';
-import { Configuration, Log, LogLevel, Request, RequestQueue, constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
+import {
+  Configuration,
+  Log,
+  LogLevel,
+  Request,
+  RequestQueue,
+  constructGlobObjectsFromGlobs,
+  createRequests,
+} from '@crawlee/core';
 import { MemoryStorage } from '@crawlee/memory-storage';
 import { parseSitemap } from '@crawlee/utils';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { RefractError, toFailure, filtered, parseQuery, checkTargetUrl, withDeadline, type Engine, type RawObject, type Tier } from '../engine/index.ts';
+import {
+  RefractError,
+  toFailure,
+  filtered,
+  parseQuery,
+  checkTargetUrl,
+  withDeadline,
+  type Engine,
+  type RawObject,
+  type Tier,
+} from '../engine/index.ts';
 import { openJournal } from './journal.ts';
 
 /** Where a crawl starts: a list of pages, a sitemap, or one page whose links are followed. */
@@ -52,7 +70,9 @@ const USER_AGENT_ROBOTS = 'Refract';
 const TRANSIENT = new Set(['ETIMEOUT', 'EBRWSRTIMEOUT', 'EBUSY', 'EFATAL', 'EFATALCLIENT', 'EPROXY']);
 const RETRY_BACKOFF_MS = 500;
 
-interface Robots { isAllowed(url: string, ua?: string): boolean | undefined }
+interface Robots {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+}
 const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => Robots;
 
 /** A page's failure as a line of the crawl's output (the API's JSend failure). */
@@ -63,20 +83,30 @@ export function failure(url: string, err: unknown): CrawlResult {
 
 /** The identity of a page in a crawl: Crawlee's unique key (normalized URL), or the text itself when it is no URL. */
 export function pageKey(url: string): string {
-  try { return new Request({ url }).uniqueKey; } catch { return url; }
+  try {
+    return new Request({ url }).uniqueKey;
+  } catch {
+    return url;
+  }
 }
 
 /** Reads a sitemap (or a sitemap index, one level deep) through the SSRF guard. */
 async function sitemapUrls(engine: Engine, url: string, depth = 0): Promise<string[]> {
-  const res = await withDeadline(engine.config.timeoutMs, [], (signal) => engine.get(url, { signal, maxBytes: engine.config.maxBodyBytes }));
+  const res = await withDeadline(engine.config.timeoutMs, [], (signal) =>
+    engine.get(url, { signal, maxBytes: engine.config.maxBodyBytes }),
+  );
   if (res.statusCode >= 400) throw new RefractError('EINVALURL', `The sitemap ${url} answered ${res.statusCode}`);
   // Crawlee parses what was fetched here (maxDepth 0: it fetches nothing itself, so every read passes the guard).
   const urls: string[] = [];
   const nested: string[] = [];
-  for await (const item of parseSitemap([{ type: 'raw', content: res.body.toString('utf8') }], undefined, { emitNestedSitemaps: true, maxDepth: 0 })) {
+  for await (const item of parseSitemap([{ type: 'raw', content: res.body.toString('utf8') }], undefined, {
+    emitNestedSitemaps: true,
+    maxDepth: 0,
+  })) {
     (item.originSitemapUrl === null ? nested : urls).push(item.loc);
   }
-  if (nested.length && depth < 1) urls.push(...(await Promise.all(nested.map((n) => sitemapUrls(engine, n, depth + 1)))).flat());
+  if (nested.length && depth < 1)
+    urls.push(...(await Promise.all(nested.map((n) => sitemapUrls(engine, n, depth + 1)))).flat());
   return urls;
 }
 
@@ -87,8 +117,12 @@ function robotsCheck(engine: Engine) {
     const origin = new URL(url).origin;
     let rules = cache.get(origin);
     if (!rules) {
-      rules = withDeadline(10_000, [], (signal) => engine.get(`${origin}/robots.txt`, { signal, maxBytes: 512 * 1024 }))
-        .then((res) => (res.statusCode < 400 ? robotsParser(`${origin}/robots.txt`, res.body.toString('utf8')) : undefined), () => undefined);
+      rules = withDeadline(10_000, [], (signal) =>
+        engine.get(`${origin}/robots.txt`, { signal, maxBytes: 512 * 1024 }),
+      ).then(
+        (res) => (res.statusCode < 400 ? robotsParser(`${origin}/robots.txt`, res.body.toString('utf8')) : undefined),
+        () => undefined,
+      );
       cache.set(origin, rules);
     }
     const parsed = await rules;
@@ -97,10 +131,16 @@ function robotsCheck(engine: Engine) {
 }
 
 /** A link to walk: where, and how deep. */
-export interface Link { url: string; depth: number }
+export interface Link {
+  url: string;
+  depth: number;
+}
 
 /** What one page of a crawl gave: its result line, and the links to walk from it (already filtered). */
-export interface Visit { result: CrawlResult; links: Link[] }
+export interface Visit {
+  result: CrawlResult;
+  links: Link[];
+}
 
 /**
  * A crawl's walk, shared by the local crawler and the Redis workers: the seeds, how one page is visited (the
@@ -123,7 +163,8 @@ export function inputUrl(input: CrawlInput): string {
  * caller's error (a RefractError), not every page's.
  */
 export function crawlQuery(engine: Engine, query: CrawlOptions['query'], tier: Tier = 'pro'): RawObject {
-  const parsed: RawObject = typeof query === 'string' || query === undefined ? parseQuery(new URLSearchParams(query ?? '')) : query;
+  const parsed: RawObject =
+    typeof query === 'string' || query === undefined ? parseQuery(new URLSearchParams(query ?? '')) : query;
   engine.plan({ ...parsed, url: 'https://example.com/' }, tier);
   return parsed;
 }
@@ -149,18 +190,31 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
 
   return {
     async seeds() {
-      const seeds = 'urls' in input ? [...input.urls] : 'sitemap' in input ? await sitemapUrls(engine, input.sitemap) : [input.start];
+      const seeds =
+        'urls' in input
+          ? [...input.urls]
+          : 'sitemap' in input
+            ? await sitemapUrls(engine, input.sitemap)
+            : [input.start];
       const valid: string[] = [];
       const invalid: CrawlResult[] = [];
       for (const url of seeds) {
-        try { valid.push(checkTargetUrl(url).href); } catch (err) { invalid.push(failure(url, err)); }
+        try {
+          valid.push(checkTargetUrl(url).href);
+        } catch (err) {
+          invalid.push(failure(url, err));
+        }
       }
       return { valid, invalid };
     },
     async visit(url, depth) {
       for (let attempt = 0; ; attempt++) {
         try {
-          if (!(await allowed(url))) return { result: { url, status: 'fail', code: 'EROBOTS', message: 'robots.txt disallows this page' }, links: [] };
+          if (!(await allowed(url)))
+            return {
+              result: { url, status: 'fail', code: 'EROBOTS', message: 'robots.txt disallows this page' },
+              links: [],
+            };
           const planned = engine.plan({ ...query, url }, tier);
           // A retry must not be answered by the failure the cache remembers from the attempt before.
           const options = attempt > 0 ? { ...planned.options, force: true } : planned.options;
@@ -174,7 +228,8 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
           };
         } catch (err) {
           const result = failure(url, err);
-          if (attempt >= retries || result.status === 'success' || !TRANSIENT.has(result.code)) return { result, links: [] };
+          if (attempt >= retries || result.status === 'success' || !TRANSIENT.has(result.code))
+            return { result, links: [] };
           await new Promise((resolve) => setTimeout(resolve, RETRY_BACKOFF_MS * 2 ** attempt));
         }
       }
@@ -184,19 +239,29 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
 }
 
 /** The Crawlee crawler of a local crawl: bounded concurrency over the crawl's queue, no retries of its own. */
-function walker(engine: Engine, queue: RequestQueue, config: Configuration, concurrency: number, handle: (request: Request) => Promise<void>, failed: (request: Request, error: Error) => void): BasicCrawler {
-  return new BasicCrawler({
-    requestQueue: queue,
-    maxConcurrency: concurrency,
-    minConcurrency: Math.min(concurrency, 2),
-    maxRequestRetries: 0,
-    requestHandlerTimeoutSecs: Math.ceil(engine.config.maxTimeoutMs / 1000) + 30,
-    statusMessageLoggingInterval: 3600,
-    // The crawl's own log: Crawlee's INFO lines go to standard output, where `refract crawl` writes its results.
-    log: new Log({ level: LogLevel.WARNING, prefix: 'refract-crawl' }),
-    requestHandler: ({ request }) => handle(request),
-    failedRequestHandler: async ({ request }, error) => failed(request, error),
-  }, config);
+function walker(
+  engine: Engine,
+  queue: RequestQueue,
+  config: Configuration,
+  concurrency: number,
+  handle: (request: Request) => Promise<void>,
+  failed: (request: Request, error: Error) => void,
+): BasicCrawler {
+  return new BasicCrawler(
+    {
+      requestQueue: queue,
+      maxConcurrency: concurrency,
+      minConcurrency: Math.min(concurrency, 2),
+      maxRequestRetries: 0,
+      requestHandlerTimeoutSecs: Math.ceil(engine.config.maxTimeoutMs / 1000) + 30,
+      statusMessageLoggingInterval: 3600,
+      // The crawl's own log: Crawlee's INFO lines go to standard output, where `refract crawl` writes its results.
+      log: new Log({ level: LogLevel.WARNING, prefix: 'refract-crawl' }),
+      requestHandler: ({ request }) => handle(request),
+      failedRequestHandler: async ({ request }, error) => failed(request, error),
+    },
+    config,
+  );
 }
 
 /**
@@ -238,7 +303,10 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
   const results: CrawlResult[] = [];
   let wake: (() => void) | undefined;
   let finished = false;
-  const emit = (r: CrawlResult) => { results.push(r); wake?.(); };
+  const emit = (r: CrawlResult) => {
+    results.push(r);
+    wake?.();
+  };
   for (const r of seeds.invalid) {
     if (done.has(pageKey(r.url)) || !room()) continue;
     taken++;
@@ -260,20 +328,33 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
   // Resuming: the pages walked before found these links (the queue itself is rebuilt, not trusted).
   for (const page of journal?.pages ?? []) await enqueue(page.links);
 
-  const crawler = walker(engine, queue, config, options.concurrency ?? 4, async (request) => {
-    // The cap is counted here, exactly (Crawlee's own cap can overshoot by the pages in flight).
-    if (done.has(request.uniqueKey) || !room()) return;
-    taken++;
-    const depth = Number(request.userData.depth ?? 0);
-    const { result, links } = await walk.visit(request.url, depth);
-    journal?.page(request.url, depth, links);
-    if (room()) await enqueue(links);
-    emit(result);
-  }, (request, error) => emit(failure(request.url, error)));
-  const run = crawler.run().finally(() => { finished = true; wake?.(); });
+  const crawler = walker(
+    engine,
+    queue,
+    config,
+    options.concurrency ?? 4,
+    async (request) => {
+      // The cap is counted here, exactly (Crawlee's own cap can overshoot by the pages in flight).
+      if (done.has(request.uniqueKey) || !room()) return;
+      taken++;
+      const depth = Number(request.userData.depth ?? 0);
+      const { result, links } = await walk.visit(request.url, depth);
+      journal?.page(request.url, depth, links);
+      if (room()) await enqueue(links);
+      emit(result);
+    },
+    (request, error) => emit(failure(request.url, error)),
+  );
+  const run = crawler.run().finally(() => {
+    finished = true;
+    wake?.();
+  });
   // The result handed out last: taken once the caller asks for the next, or stops asking (`break`).
   let handed: string | undefined;
-  const take = () => { if (handed !== undefined) journal?.taken(handed); handed = undefined; };
+  const take = () => {
+    if (handed !== undefined) journal?.taken(handed);
+    handed = undefined;
+  };
   try {
     for (;;) {
       while (results.length) {
@@ -283,7 +364,9 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
         take();
       }
       if (finished) break;
-      await new Promise<void>((resolve) => { wake = resolve; });
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
       wake = undefined;
     }
     // Every result was emitted before the crawler finished, and the loop drains before it looks at `finished`.

@@ -5,7 +5,11 @@ import { Webhook } from 'standardwebhooks';
 import type { Guard } from '../engine/index.ts';
 
 /** What a crawl job tells its webhook: the event type with the job's id and the event's own fields. */
-export interface WebhookEvent { type: 'crawl.started' | 'crawl.page' | 'crawl.completed' | 'crawl.failed' | 'crawl.cancelled'; id: string; [field: string]: unknown }
+export interface WebhookEvent {
+  type: 'crawl.started' | 'crawl.page' | 'crawl.completed' | 'crawl.failed' | 'crawl.cancelled';
+  id: string;
+  [field: string]: unknown;
+}
 
 /** How a delivery is tried: a bounded number of times, with a doubling wait, each within a deadline. */
 const TRIES = 4;
@@ -17,7 +21,9 @@ const DEADLINE_MS = 10_000;
  * text as its UTF-8 bytes (`new Webhook(Buffer.from(secret), { format: 'raw' })` verifies those).
  */
 export function webhookSigner(secret: string): Webhook {
-  return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
+  return secret.startsWith('whsec_')
+    ? new Webhook(secret)
+    : new Webhook(Buffer.from(secret, 'utf8'), { format: 'raw' });
 }
 
 /**
@@ -26,21 +32,37 @@ export function webhookSigner(secret: string): Webhook {
  * a receiver can refuse a replay or a stale delivery.
  */
 export function signedHeaders(signer: Webhook, id: string, body: string, at = new Date()): Record<string, string> {
-  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signer.sign(id, at, body) };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signer.sign(id, at, body),
+  };
 }
 
 /** One POST of a body to a webhook URL, through the SSRF guard (each connection to the addresses it checked). */
 function post(url: URL, body: string, headers: Record<string, string>, guard: Guard): Promise<number> {
   return new Promise((resolve, reject) => {
     const client = url.protocol === 'https:' ? https : http;
-    const req = client.request(url, {
-      method: 'POST', lookup: guard.lookup as never, timeout: DEADLINE_MS, agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Refract-Webhook', ...headers },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
+    const req = client.request(
+      url,
+      {
+        method: 'POST',
+        lookup: guard.lookup as never,
+        timeout: DEADLINE_MS,
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'Refract-Webhook',
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${DEADLINE_MS} ms`)));
     req.on('error', reject);
     req.end(body);
@@ -52,7 +74,13 @@ function post(url: URL, body: string, headers: Record<string, string>, guard: Gu
  * doubling wait on an error, a time-out or a non-2xx answer), without ever holding up the crawl (`send` returns at
  * once). Each try is signed anew (signedHeaders) under the delivery's one id.
  */
-export function createWebhook(opts: { url: string; events: readonly string[]; secret: string; guard: Guard; onGiveUp?: (event: WebhookEvent, reason: string) => void }) {
+export function createWebhook(opts: {
+  url: string;
+  events: readonly string[];
+  secret: string;
+  guard: Guard;
+  onGiveUp?: (event: WebhookEvent, reason: string) => void;
+}) {
   const target = new URL(opts.url);
   const signer = webhookSigner(opts.secret);
   let chain: Promise<void> = Promise.resolve();

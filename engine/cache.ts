@@ -47,7 +47,10 @@ const sizeOf = (text: string) => text.length * 2 + 200;
  * which lets callers keep what they derive from it (a rendered body) for as long as it lives.
  */
 export function createCache<E extends Stored = Stored>(opts: {
-  maxBytes: number; store?: Keyv['store']; locks?: CacheLocks; now?: () => number;
+  maxBytes: number;
+  store?: Keyv['store'];
+  locks?: CacheLocks;
+  now?: () => number;
   /** Runs a store operation, or its fallback when the store is unreachable (SharedState.attempt). */
   attempt?: <T>(op: () => Promise<T>, fallback: () => T | Promise<T>) => Promise<T>;
 }): Cache<E> {
@@ -56,12 +59,17 @@ export function createCache<E extends Stored = Stored>(opts: {
   const maxSize = Math.max(1024, opts.maxBytes);
   const local = opts.store ? undefined : new LRUCache<string, E>({ maxSize });
   const keyv = opts.store ? new Keyv({ store: opts.store, namespace: 'refract' }) : undefined;
-  const parsed = keyv && new LRUCache<string, { text: string; entry: E }>({ max: 1000, maxSize, sizeCalculation: (v) => sizeOf(v.text) });
+  const parsed =
+    keyv &&
+    new LRUCache<string, { text: string; entry: E }>({ max: 1000, maxSize, sizeCalculation: (v) => sizeOf(v.text) });
   const inflight = new Map<string, Promise<E>>();
   const read = async (key: string): Promise<E | undefined> => {
     if (local) return local.get(key);
     // An unreachable store is a miss.
-    const text = (await attempt(() => keyv!.get(key), () => undefined)) as string | undefined;
+    const text = (await attempt(
+      () => keyv!.get(key),
+      () => undefined,
+    )) as string | undefined;
     if (typeof text !== 'string') return undefined;
     const known = parsed!.get(key);
     if (known?.text === text) return known.entry;
@@ -79,19 +87,28 @@ export function createCache<E extends Stored = Stored>(opts: {
       // The store's own expiry is on the wall clock and only frees memory; freshness is judged with `now`.
       const ttl = Math.max(1000, entry.expiresAt - now());
       if (local) local.set(key, deepFreeze(JSON.parse(text) as E), { ttl, size: sizeOf(text) });
-      else await attempt(() => keyv!.set(key, text, ttl), () => false);
+      else
+        await attempt(
+          () => keyv!.set(key, text, ttl),
+          () => false,
+        );
     },
     async delete(key) {
       if (local) local.delete(key);
       else {
         parsed!.delete(key);
-        await attempt(() => keyv!.delete(key), () => false);
+        await attempt(
+          () => keyv!.delete(key),
+          () => false,
+        );
       }
     },
     coalesce(key, compute, waitMs) {
       const running = inflight.get(key);
       if (running) return running;
-      const promise = (opts.locks ? acrossProcesses(key, compute, waitMs) : compute()).finally(() => inflight.delete(key));
+      const promise = (opts.locks ? acrossProcesses(key, compute, waitMs) : compute()).finally(() =>
+        inflight.delete(key),
+      );
       inflight.set(key, promise);
       return promise;
     },

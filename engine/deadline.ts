@@ -19,15 +19,28 @@ export interface Deadline {
 export function deadline(ms: number, ...parents: readonly (AbortSignal | undefined)[]): Deadline {
   const controller = new AbortController();
   const linked: AbortSignal[] = [];
-  const onParentAbort = function (this: AbortSignal) { release(); controller.abort(this.reason); };
-  const timer = setTimeout(() => { release(); controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')); }, Math.max(0, ms));
+  const onParentAbort = function (this: AbortSignal) {
+    release();
+    controller.abort(this.reason);
+  };
+  const timer = setTimeout(
+    () => {
+      release();
+      controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    },
+    Math.max(0, ms),
+  );
   function release() {
     clearTimeout(timer);
     for (const parent of linked.splice(0)) parent.removeEventListener('abort', onParentAbort);
   }
   for (const parent of parents) {
     if (!parent) continue;
-    if (parent.aborted) { release(); controller.abort(parent.reason); break; }
+    if (parent.aborted) {
+      release();
+      controller.abort(parent.reason);
+      break;
+    }
     parent.addEventListener('abort', onParentAbort, { once: true });
     linked.push(parent);
   }
@@ -35,7 +48,11 @@ export function deadline(ms: number, ...parents: readonly (AbortSignal | undefin
 }
 
 /** Runs `work` with a deadline of `ms` (and the parents' aborts), released when the work settles. */
-export async function withDeadline<T>(ms: number, parents: readonly (AbortSignal | undefined)[], work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withDeadline<T>(
+  ms: number,
+  parents: readonly (AbortSignal | undefined)[],
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const { signal, dispose } = deadline(ms, ...parents);
   try {
     return await work(signal);
@@ -68,6 +85,9 @@ export function untilAborted<T>(work: () => Promise<T> | T, signal: AbortSignal)
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(timeoutError());
     signal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve().then(work).then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    Promise.resolve()
+      .then(work)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

@@ -12,7 +12,11 @@ export function parseDuration(value: unknown): number | undefined {
   // ms() throws on an empty string and on text over 100 characters.
   if (!text || text.length > 100) return undefined;
   let n: number | undefined;
-  try { n = ms(text as ms.StringValue); } catch { return undefined; }
+  try {
+    n = ms(text as ms.StringValue);
+  } catch {
+    return undefined;
+  }
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 

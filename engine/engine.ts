@@ -79,7 +79,12 @@ export interface Engine {
 function toQuery(url: string, query: string | Record<string, unknown> | undefined): RawObject {
   const raw = parseQuery(new URLSearchParams(typeof query === 'string' ? query : ''));
   // Spread, not Object.assign: an own `__proto__` key of the options stays a plain name, as in parseQuery.
-  const given = query && typeof query === 'object' ? JSON.parse(JSON.stringify(query, (_, v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v))) as RawObject : {};
+  const given =
+    query && typeof query === 'object'
+      ? (JSON.parse(
+          JSON.stringify(query, (_, v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v)),
+        ) as RawObject)
+      : {};
   return { ...raw, ...given, url };
 }
 
@@ -87,7 +92,9 @@ function toQuery(url: string, query: string | Record<string, unknown> | undefine
 function pluginRuntimes(plugins: readonly Plugin[], config: Config): Map<string, PluginRuntime> {
   const runtimes = new Map<string, PluginRuntime>();
   for (const plugin of plugins) {
-    const settings = Object.freeze(Object.fromEntries((plugin.settings ?? []).map((name) => [name, config[name]]))) as Partial<PluginSettings>;
+    const settings = Object.freeze(
+      Object.fromEntries((plugin.settings ?? []).map((name) => [name, config[name]])),
+    ) as Partial<PluginSettings>;
     runtimes.set(plugin.name, { settings, state: plugin.init?.(settings) });
   }
   return runtimes;
@@ -105,7 +112,9 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
   // What was started so far, closed in reverse order when a later part fails to start: a partial start leaves
   // nothing running (Redis connections, the asset store's timers, a crawler).
   const started: (() => Promise<unknown>)[] = [];
-  const undo = async () => { for (const close of started.reverse()) await close().catch(() => undefined); };
+  const undo = async () => {
+    for (const close of started.reverse()) await close().catch(() => undefined);
+  };
   try {
     return await compose();
   } catch (err) {
@@ -126,28 +135,64 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     const assets = watchStore(await (options.makeAssets ?? createAssets)(config, logger, events), logger);
     started.push(() => assets.close());
     const executor = await (options.makeExecutor ?? createExecutor)({
-      concurrency: config.concurrency, proxyUrls: config.proxyUrls, handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
+      concurrency: config.concurrency,
+      proxyUrls: config.proxyUrls,
+      handlerTimeoutSecs: Math.ceil(config.maxTimeoutMs / 1000) + 30,
     });
     started.push(() => executor.close());
-    const limits = { defaultTimeoutMs: config.timeoutMs, maxTimeoutMs: config.maxTimeoutMs, testHooks: config.testHooks, defaultTtlMs: config.cacheTtlMs };
+    const limits = {
+      defaultTimeoutMs: config.timeoutMs,
+      maxTimeoutMs: config.maxTimeoutMs,
+      testHooks: config.testHooks,
+      defaultTtlMs: config.cacheTtlMs,
+    };
     const sandbox = !endpoints.length && useSandbox(config.chromiumSandbox);
     if (endpoints.length) logger.info(`browser tier: ${endpoints.map((e) => redact(e.url)).join(', ')}`);
-    else logger.info(`Chromium sandbox ${sandbox ? 'on' : 'off (--no-sandbox)'} (REFRACT_CHROMIUM_SANDBOX=${config.chromiumSandbox})`);
+    else
+      logger.info(
+        `Chromium sandbox ${sandbox ? 'on' : 'off (--no-sandbox)'} (REFRACT_CHROMIUM_SANDBOX=${config.chromiumSandbox})`,
+      );
     const browsers = (options.makeBrowsers ?? createBrowsers)({
-      concurrency: config.browserConcurrency, queueLimit: config.browserQueue, retireAfterPages: config.browserRetireAfterPages,
-      maxMemoryBytes: config.browserMaxMemoryBytes, chromePath: config.chromePath, warmPages: config.browserWarmPages, sandbox,
+      concurrency: config.browserConcurrency,
+      queueLimit: config.browserQueue,
+      retireAfterPages: config.browserRetireAfterPages,
+      maxMemoryBytes: config.browserMaxMemoryBytes,
+      chromePath: config.chromePath,
+      warmPages: config.browserWarmPages,
+      sandbox,
       endpoints,
-      proxy: createGuardProxy(guard, endpoints.length ? { host: config.guardProxyHost, allow: memo(() => endpointAddresses(endpoints)) } : {}),
+      proxy: createGuardProxy(
+        guard,
+        endpoints.length ? { host: config.guardProxyHost, allow: memo(() => endpointAddresses(endpoints)) } : {},
+      ),
     });
     started.push(() => browsers.close());
     const agents = createLightAgents();
     const runtimes = pluginRuntimes(registry.plugins, config);
     const services: Services = {
-      registry, runtimes, guard, agents, maxBodyBytes: config.maxBodyBytes, maxDocumentChars: config.maxDocumentChars, probeTimeoutMs: config.probeTimeoutMs,
-      prerenderBudgetMs: config.prerenderBudgetMs, browsers, adblock: createAdblock(), assets, hosts: new HostMemory(), probes: createProbeMemory(), logger,
+      registry,
+      runtimes,
+      guard,
+      agents,
+      maxBodyBytes: config.maxBodyBytes,
+      maxDocumentChars: config.maxDocumentChars,
+      probeTimeoutMs: config.probeTimeoutMs,
+      prerenderBudgetMs: config.prerenderBudgetMs,
+      browsers,
+      adblock: createAdblock(),
+      assets,
+      hosts: new HostMemory(),
+      probes: createProbeMemory(),
+      logger,
       proxies: createProxyChooser(config, guard),
     };
-    const cache = createCache<CacheEntry>({ maxBytes: config.cacheMaxBytes, store: shared.store, locks: shared.locks, attempt: shared.attempt, now: () => clock.now() });
+    const cache = createCache<CacheEntry>({
+      maxBytes: config.cacheMaxBytes,
+      store: shared.store,
+      locks: shared.locks,
+      attempt: shared.attempt,
+      now: () => clock.now(),
+    });
     const run = (plan: Plan) => {
       const trace = startTrace();
       return executor.run(plan.url, async (lease) => {
@@ -156,16 +201,31 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       });
     };
     const lifecycle = createLifecycle({
-      cache, run, clock, cacheTtlMs: config.cacheTtlMs, failureTtlMs: config.failureTtlMs, logger, events,
+      cache,
+      run,
+      clock,
+      cacheTtlMs: config.cacheTtlMs,
+      failureTtlMs: config.failureTtlMs,
+      logger,
+      events,
       // A cached answer whose generated file is gone (pruned, or the bucket's lifecycle rule) is made again.
       usable: (entry) => assetsPresent(entry.data, assets),
     });
     // A closed engine takes no more work: a call is refused at once (it would wait forever on a stopped crawler).
     let closed = false;
-    const open = () => { if (closed) throw new RefractError('EBUSY', 'The engine is closed: create another to extract again'); };
+    const open = () => {
+      if (closed) throw new RefractError('EBUSY', 'The engine is closed: create another to extract again');
+    };
     const plans = createPlans((query, tier) => buildPlan(query, registry, tier, limits));
     const engine: Engine = {
-      registry, config, logger, guard, assets, browsers, shared, events,
+      registry,
+      config,
+      logger,
+      guard,
+      assets,
+      browsers,
+      shared,
+      events,
       plan: (query, tier = 'free') => buildPlan(query, registry, tier, limits),
       planQuery: (search, tier = 'free') => plans(search, tier),
       extract: (async (target: Plan | string, arg?: ExtractOptions | string | Record<string, unknown>) => {
@@ -174,7 +234,10 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
           ? lifecycle.extract(engine.plan(toQuery(target, arg as string | Record<string, unknown> | undefined), 'pro'))
           : lifecycle.extract(target, arg as ExtractOptions | undefined);
       }) as Engine['extract'],
-      run: async (plan) => { open(); return run(plan); },
+      run: async (plan) => {
+        open();
+        return run(plan);
+      },
       get: (url, opts) => lightGet(url, { ...opts, guard, agents }),
       alive: () => !closed && executor.alive(),
       close: async () => {
@@ -199,7 +262,12 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
  */
 async function createAssets(config: Config, logger: Logger, events: EventEmitter): Promise<AssetStore> {
   // The AWS SDK is loaded only by the processes that use it.
-  if (config.assetsS3) return (await import('./assets/s3.ts')).createS3Store({ url: config.assetsS3, publicUrl: config.publicUrl, baseUrl: config.assetsUrl });
+  if (config.assetsS3)
+    return (await import('./assets/s3.ts')).createS3Store({
+      url: config.assetsS3,
+      publicUrl: config.publicUrl,
+      baseUrl: config.assetsUrl,
+    });
   const baseUrl = config.assetsUrl || (config.publicUrl ? '' : pathToFileURL(path.resolve(config.assetsDir)).href);
   const retention = { maxBytes: config.assetsMaxBytes, maxAgeMs: config.assetsMaxAgeMs };
   return createLocalStore({ dir: config.assetsDir, publicUrl: config.publicUrl, baseUrl, retention, logger, events });
@@ -210,7 +278,10 @@ function memo<T>(make: () => Promise<T>, ttlMs = 60_000): () => Promise<T> {
   let value: Promise<T> | undefined;
   let at = 0;
   return () => {
-    if (!value || Date.now() - at > ttlMs) { value = make(); at = Date.now(); }
+    if (!value || Date.now() - at > ttlMs) {
+      value = make();
+      at = Date.now();
+    }
     return value;
   };
 }

@@ -62,7 +62,12 @@ export function isRefractError(err: unknown): err is RefractError {
   if (err instanceof RefractError) return true;
   if (!err || typeof err !== 'object') return false;
   const { code, status, message } = err as { code?: unknown; status?: unknown; message?: unknown };
-  return typeof code === 'string' && Object.hasOwn(CODES, code) && status === CODES[code as Code] && typeof message === 'string';
+  return (
+    typeof code === 'string' &&
+    Object.hasOwn(CODES, code) &&
+    status === CODES[code as Code] &&
+    typeof message === 'string'
+  );
 }
 
 /** True when `err` is a coded error with one of these codes. */
@@ -72,5 +77,9 @@ export function hasCode(err: unknown, ...codes: Code[]): boolean {
 
 /** The one ETIMEOUT of a request that reached its deadline (`during` says where, for the message). */
 export function timeoutError(during?: string, cause?: unknown): RefractError {
-  return new RefractError('ETIMEOUT', `The request reached its timeout${during ? ` ${during}` : ''}`, cause === undefined ? undefined : { cause });
+  return new RefractError(
+    'ETIMEOUT',
+    `The request reached its timeout${during ? ` ${during}` : ''}`,
+    cause === undefined ? undefined : { cause },
+  );
 }

@@ -13,10 +13,24 @@ function findCoded(err: unknown, depth = 0): RefractError | undefined {
 }
 
 /** What the resolver answers for a name it cannot look up (c-ares and getaddrinfo codes). */
-const NAME_FAILURES = new Set(['EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA', 'ENODATA', 'ENONAME', 'EBADNAME', 'EFORMERR', 'ESERVFAIL', 'ENOTIMP', 'EREFUSED']);
+const NAME_FAILURES = new Set([
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'EAI_NODATA',
+  'ENODATA',
+  'ENONAME',
+  'EBADNAME',
+  'EFORMERR',
+  'ESERVFAIL',
+  'ENOTIMP',
+  'EREFUSED',
+]);
 
 /** Whether a failure came from looking a name up (an EINVAL there is the name's fault, not the service's). */
-const lookedUp = (err: unknown) => { const e = err as { syscall?: string; hostname?: string }; return e.syscall === 'getaddrinfo' || e.syscall === 'queryA' || typeof e.hostname === 'string'; };
+const lookedUp = (err: unknown) => {
+  const e = err as { syscall?: string; hostname?: string };
+  return e.syscall === 'getaddrinfo' || e.syscall === 'queryA' || typeof e.hostname === 'string';
+};
 
 /** A network failure of a fetch: guard refusals keep their code, a deadline is ETIMEOUT, a bad host EINVALURL. */
 export function fromNetwork(err: unknown, signal: AbortSignal | undefined, url: string): RefractError {
@@ -27,7 +41,8 @@ export function fromNetwork(err: unknown, signal: AbortSignal | undefined, url: 
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || NAME_FAILURES.has(code) || (code === 'EINVAL' && lookedUp(err))) {
     return new RefractError('EINVALURL', `The URL host of ${url} does not resolve`, { cause: err });
   }
-  if (code === 'ETIMEDOUT') return new RefractError('ETIMEOUT', `The target ${url} did not answer in time`, { cause: err });
+  if (code === 'ETIMEDOUT')
+    return new RefractError('ETIMEOUT', `The target ${url} did not answer in time`, { cause: err });
   const reason = code || (err as Error).message || 'unknown error';
   return new RefractError('EFATALCLIENT', `The target ${url} could not be fetched (${reason})`, { cause: err });
 }
@@ -42,12 +57,16 @@ export function throughProxy(err: unknown, proxyUrl: string | undefined): unknow
   if (coded !== undefined && coded !== 'EFATALCLIENT' && coded !== 'EFATAL') return err;
   if (!PROXY_FAILURE.test(message) && coded !== 'EFATALCLIENT') return err;
   const host = URL.canParse(proxyUrl) ? new URL(proxyUrl).host : 'the proxy';
-  return new RefractError('EPROXY', `The request through the proxy ${host} failed: ${message.split('\n')[0]}`, { cause: err, data: { proxy: host } });
+  return new RefractError('EPROXY', `The request through the proxy ${host} failed: ${message.split('\n')[0]}`, {
+    cause: err,
+    data: { proxy: host },
+  });
 }
 
 // `browserController.newPage() failed` (timed out, or its browser gone): Crawlee's pool could not open a page, as
 // when its browser was killed while the page was being made.
-const CRASH = /target (page, context or browser )?(has been )?closed|browser has (been )?(closed|disconnected)|browser closed|crash|protocol error|websocket error|econnreset|not connected|newPage\(\) (failed|timed out)/i;
+const CRASH =
+  /target (page, context or browser )?(has been )?closed|browser has (been )?(closed|disconnected)|browser closed|crash|protocol error|websocket error|econnreset|not connected|newPage\(\) (failed|timed out)/i;
 
 /** True for failures caused by the browser going away rather than by the page (worth a retry). */
 export function isCrash(err: unknown): boolean {
@@ -58,11 +77,20 @@ export function isCrash(err: unknown): boolean {
 export function fromNavigation(err: unknown, budgetMs: number): unknown {
   if (isRefractError(err)) return err;
   const message = (err as Error)?.message ?? '';
-  if ((err as Error)?.name === 'TimeoutError') return new RefractError('EBRWSRTIMEOUT', `The browser did not finish loading the page within ${budgetMs} ms`, { cause: err });
-  if (/ERR_TOO_MANY_REDIRECTS/.test(message)) return new RefractError('EMAXREDIRECTS', 'The target redirected too many times', { cause: err });
+  if ((err as Error)?.name === 'TimeoutError')
+    return new RefractError('EBRWSRTIMEOUT', `The browser did not finish loading the page within ${budgetMs} ms`, {
+      cause: err,
+    });
+  if (/ERR_TOO_MANY_REDIRECTS/.test(message))
+    return new RefractError('EMAXREDIRECTS', 'The target redirected too many times', { cause: err });
   // The document itself was blocked without a reason of the guard's (see `refusals` in browser/page.ts): an ad filter or
   // another scheme than HTTP(S) on a redirect.
-  if (/ERR_BLOCKED_BY_CLIENT/.test(message)) return new RefractError('EFORBIDDENURL', 'The target redirected to an address or scheme that is not fetched (private, loopback or reserved, or not HTTP)', { cause: err });
+  if (/ERR_BLOCKED_BY_CLIENT/.test(message))
+    return new RefractError(
+      'EFORBIDDENURL',
+      'The target redirected to an address or scheme that is not fetched (private, loopback or reserved, or not HTTP)',
+      { cause: err },
+    );
   // The network refused the page (connection refused or reset, no such host, a TLS failure...): as the fetch says it.
   const net = /net::(ERR_[A-Z_]+)/.exec(message)?.[1];
   if (net) return new RefractError('EFATALCLIENT', `The target could not be loaded (${net})`, { cause: err });
@@ -85,13 +113,30 @@ export function coded(err: unknown): RefractError {
 }
 
 /** A failure as answers carry it: its code, message, HTTP status, JSend status and data. */
-export interface Failure { code: Code; message: string; status: number; jsend: 'fail' | 'error'; data: Record<string, unknown> | undefined; unexpected: boolean }
+export interface Failure {
+  code: Code;
+  message: string;
+  status: number;
+  jsend: 'fail' | 'error';
+  data: Record<string, unknown> | undefined;
+  unexpected: boolean;
+}
 
 /** Turns anything thrown into a Failure; what carries no code is EFATAL (and `unexpected`, worth logging). */
-export function toFailure(err: unknown, fallbackMessage = 'An unexpected error occurred; quote the id when reporting it'): Failure {
+export function toFailure(
+  err: unknown,
+  fallbackMessage = 'An unexpected error occurred; quote the id when reporting it',
+): Failure {
   const coded = isRefractError(err) ? err : undefined;
   const unexpected = !coded || (coded as { unexpected?: boolean }).unexpected === true;
   const code: Code = coded?.code ?? 'EFATAL';
   const status = coded?.status ?? 500;
-  return { code, message: unexpected ? fallbackMessage : coded!.message, status, jsend: status < 500 ? 'fail' : 'error', data: coded?.data, unexpected };
+  return {
+    code,
+    message: unexpected ? fallbackMessage : coded!.message,
+    status,
+    jsend: status < 500 ? 'fail' : 'error',
+    data: coded?.data,
+    unexpected,
+  };
 }

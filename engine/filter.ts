@@ -3,10 +3,11 @@ import { text, z } from './schema.ts';
 
 /** How the stored Data object is answered: read here (`filter`, `embed`) and by the asset store (`filename`). */
 export const outputOptions = {
-  filter: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v),
-    z.array(z.string().trim().min(1)).optional()),
+  filter: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v), z.array(z.string().trim().min(1)).optional()),
   embed: text().optional(),
-  filename: text().refine((v) => /\w/.test(v), { error: 'expected a file name with letters or digits, such as my-shot' }).optional(),
+  filename: text()
+    .refine((v) => /\w/.test(v), { error: 'expected a file name with letters or digits, such as my-shot' })
+    .optional(),
 };
 
 /** The value at a dot path, through own properties only (`__proto__`, `constructor`... name nothing there). */
@@ -22,7 +23,8 @@ function getPath(value: unknown, path: string): unknown {
 /** Defines the value at a dot path as own data properties (a `__proto__` name stays a plain key). */
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
   const parts = path.split('.');
-  const define = (node: Record<string, unknown>, key: string, v: unknown) => Object.defineProperty(node, key, { value: v, enumerable: true, writable: true, configurable: true });
+  const define = (node: Record<string, unknown>, key: string, v: unknown) =>
+    Object.defineProperty(node, key, { value: v, enumerable: true, writable: true, configurable: true });
   let node = target;
   for (const part of parts.slice(0, -1)) {
     const next = Object.hasOwn(node, part) ? node[part] : undefined;
@@ -46,12 +48,17 @@ export function applyFilter(data: Record<string, unknown>, paths: readonly strin
 export function embedValue(data: Record<string, unknown>, path: string): unknown {
   const value = getPath(data, path);
   if (value === undefined || value === null) {
-    throw new RefractError('EINVALQUERY', `Invalid \`embed\`: the payload has no value at \`${path}\``, { data: { param: 'embed' } });
+    throw new RefractError('EINVALQUERY', `Invalid \`embed\`: the payload has no value at \`${path}\``, {
+      data: { param: 'embed' },
+    });
   }
   return value;
 }
 
 /** The Data object as a caller asked for it (`filter`), for the API and crawls alike. */
-export function filtered(data: Record<string, unknown>, options: { filter?: readonly string[] | undefined }): Record<string, unknown> {
+export function filtered(
+  data: Record<string, unknown>,
+  options: { filter?: readonly string[] | undefined },
+): Record<string, unknown> {
   return options.filter ? applyFilter(data, options.filter) : data;
 }

@@ -24,7 +24,11 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * held the event loop for ~0.5 s in one piece, and every other request of the process waited behind it. Stops at
  * `signal`.
  */
-export async function parseHtmlSliced(html: string, url: string | undefined, signal?: AbortSignal): Promise<CheerioAPI> {
+export async function parseHtmlSliced(
+  html: string,
+  url: string | undefined,
+  signal?: AbortSignal,
+): Promise<CheerioAPI> {
   const handler = new DomHandler(undefined, { xmlMode: false });
   const parser = new Parser(handler, { xmlMode: false, decodeEntities: true });
   for (let at = 0; at < html.length; at += SLICE_CHARS) {

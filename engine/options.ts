@@ -10,7 +10,12 @@ export { viewportFields } from './browser/page-options.ts';
 
 /** Pro-only parameters and the code each is refused with on the free plan. */
 export const PRO_ONLY = {
-  cacheKey: 'ECACHEKEY', filename: 'EFILENAME', headers: 'EHEADERS', proxy: 'EPROXY', staleTtl: 'ESTTL', ttl: 'ETTL',
+  cacheKey: 'ECACHEKEY',
+  filename: 'EFILENAME',
+  headers: 'EHEADERS',
+  proxy: 'EPROXY',
+  staleTtl: 'ESTTL',
+  ttl: 'ETTL',
 } as const;
 
 /**
@@ -38,5 +43,10 @@ export const CORE_PARAMS: ReadonlySet<string> = new Set(Object.keys(coreSchema.s
 
 /** Parameters whose invalid value has its own code instead of EINVALQUERY. */
 export const INVALID_CODES = {
-  url: 'EINVALURL', ttl: 'EINVALTTL', staleTtl: 'EINVALSTTL', proxy: 'EINVALPROXY', headers: 'EHEADERS', filename: 'EFILENAME',
+  url: 'EINVALURL',
+  ttl: 'EINVALTTL',
+  staleTtl: 'EINVALSTTL',
+  proxy: 'EINVALPROXY',
+  headers: 'EHEADERS',
+  filename: 'EFILENAME',
 } as const;

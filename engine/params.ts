@@ -1,7 +1,9 @@
 /** A value parsed from the query string: text, a list, or a nested object of dotted keys. */
 export type Raw = string | Raw[] | RawObject;
 /** A nested object of query values; `$value` holds a scalar given beside dotted children (`a=false&a.b=1`). */
-export interface RawObject { [key: string]: Raw }
+export interface RawObject {
+  [key: string]: Raw;
+}
 
 const SNAKE = /_([a-z0-9])/g;
 

@@ -10,7 +10,10 @@ import { checkTargetUrl } from './fetch/url.ts';
 export type Tier = 'free' | 'pro';
 
 /** One plugin to run, with its validated options. */
-export interface Step { name: string; opts: Record<string, unknown> }
+export interface Step {
+  name: string;
+  opts: Record<string, unknown>;
+}
 
 /** Everything a request will do, as plain data, decided before any I/O. */
 export interface Plan {
@@ -31,7 +34,12 @@ export interface Plan {
 }
 
 /** Limits the plan builder enforces that come from configuration. */
-export interface PlanLimits { defaultTimeoutMs: number; maxTimeoutMs: number; testHooks: boolean; defaultTtlMs?: number }
+export interface PlanLimits {
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+  testHooks: boolean;
+  defaultTtlMs?: number;
+}
 
 const UTM = /^utm_/i;
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -54,7 +62,7 @@ function stepValue(raw: Raw | undefined): { on: boolean | undefined; value: Raw 
   const { $value, ...rest } = raw;
   const flag = typeof $value === 'string' ? toBoolean($value) : undefined;
   const word = typeof $value === 'string' && typeof flag !== 'boolean' && $value !== '' ? $value : undefined;
-  return { on: flag === false ? false : true, value: rest, word };
+  return { on: flag !== false, value: rest, word };
 }
 
 /** The code a refused option of this plugin answers with: its own per option, its one code, or EINVALQUERY. */
@@ -75,7 +83,7 @@ function topLevelOf(query: RawObject, plugin: Plugin): Record<string, unknown> {
   const parsed = schema.safeParse(Object.fromEntries(Object.keys(plugin.topLevel).map((k) => [k, query[k]])));
   if (!parsed.success) {
     const { param, message } = describeIssue('', parsed.error);
-    fail(typeof plugin.invalid === 'object' ? plugin.invalid[param] ?? 'EINVALQUERY' : 'EINVALQUERY', message, param);
+    fail(typeof plugin.invalid === 'object' ? (plugin.invalid[param] ?? 'EINVALQUERY') : 'EINVALQUERY', message, param);
   }
   return parsed.data;
 }
@@ -89,7 +97,8 @@ function pluginSteps(query: RawObject, registry: Registry): Step[] {
     let input: unknown = value ?? {};
     const plain = typeof value === 'string' ? value : word;
     if (plain !== undefined) {
-      if (!plugin.shorthand) fail('EINVALQUERY', `Invalid \`${plugin.name}\`: expected true, false or dotted options`, plugin.name);
+      if (!plugin.shorthand)
+        fail('EINVALQUERY', `Invalid \`${plugin.name}\`: expected true, false or dotted options`, plugin.name);
       // The dotted options win over what the word stands for (`screenshot=iphone 12&screenshot.overlay.browser=dark`).
       input = { ...plugin.shorthand(plain), ...(typeof value === 'object' ? value : {}) };
     }
@@ -98,10 +107,13 @@ function pluginSteps(query: RawObject, registry: Registry): Step[] {
       const { param, message } = describeIssue(plugin.name, parsed.error);
       fail(invalidCode(plugin, param), message, param);
     }
-    chosen.push({ name: plugin.name, opts: { ...topLevel, ...(parsed.data ?? {}) as Record<string, unknown> } });
+    chosen.push({ name: plugin.name, opts: { ...topLevel, ...((parsed.data ?? {}) as Record<string, unknown>) } });
   }
   // Enrichers of the payload's Media run after every producer (registry order within each group).
-  return [...chosen.filter((s) => !registry.get(s.name)!.enriches), ...chosen.filter((s) => registry.get(s.name)!.enriches)];
+  return [
+    ...chosen.filter((s) => !registry.get(s.name)!.enriches),
+    ...chosen.filter((s) => registry.get(s.name)!.enriches),
+  ];
 }
 
 /**
@@ -122,7 +134,11 @@ function checkPageUse(steps: readonly Step[], registry: Registry): void {
   if (!closer) return;
   for (const step of steps.slice(steps.indexOf(closer) + 1)) {
     if (needOf(registry.get(step.name)!, step.opts) === 'browser') {
-      fail('EINVALQUERY', `\`${step.name}\` cannot be combined with \`${closer.name}\` with these options: ${closer.name} closes the page it records`, step.name);
+      fail(
+        'EINVALQUERY',
+        `\`${step.name}\` cannot be combined with \`${closer.name}\` with these options: ${closer.name} closes the page it records`,
+        step.name,
+      );
     }
   }
 }
@@ -169,10 +185,12 @@ export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limi
   }
   if (options.htmlUrl !== undefined) {
     if (!limits.testHooks) fail('EINVALQUERY', '`html_url` is a test hook and is disabled', 'htmlUrl');
-    if (!LOOPBACK.has(checkTargetUrl(options.htmlUrl).hostname)) fail('EINVALQUERY', '`html_url` must be a loopback address', 'htmlUrl');
+    if (!LOOPBACK.has(checkTargetUrl(options.htmlUrl).hostname))
+      fail('EINVALQUERY', '`html_url` must be a loopback address', 'htmlUrl');
   }
   const timeout = options.timeout ?? limits.defaultTimeoutMs;
-  if (timeout > limits.maxTimeoutMs) fail('EINVALQUERY', `Invalid \`timeout\`: expected at most ${limits.maxTimeoutMs} ms`, 'timeout');
+  if (timeout > limits.maxTimeoutMs)
+    fail('EINVALQUERY', `Invalid \`timeout\`: expected at most ${limits.maxTimeoutMs} ms`, 'timeout');
   const ttl = options.ttl ?? limits.defaultTtlMs;
   if (options.staleTtl !== undefined && ttl !== undefined && options.staleTtl > ttl) {
     fail('EINVALSTTL', `Invalid \`staleTtl\`: expected at most the cache lifetime (${ttl} ms)`, 'staleTtl');
@@ -194,7 +212,11 @@ export function buildPlan(query: RawObject, registry: Registry, tier: Tier, limi
   // Nested typos too (`screenshot.fulPage`): named, never silently dropped.
   for (const [key, value] of Object.entries(query)) {
     const plugin = registry.get(key);
-    const schema = plugin ? plugin.params : CORE_PARAMS.has(key) ? coreSchema.shape[key as keyof typeof coreSchema.shape] : registry.ownerOf(key)?.topLevel?.[key];
+    const schema = plugin
+      ? plugin.params
+      : CORE_PARAMS.has(key)
+        ? coreSchema.shape[key as keyof typeof coreSchema.shape]
+        : registry.ownerOf(key)?.topLevel?.[key];
     if (schema) unknownParams.push(...unknownKeys(schema, value, key));
   }
   return { url, needs, steps: finalSteps, options: { ...options, url, timeout }, tier, unknownParams };

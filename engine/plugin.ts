@@ -52,6 +52,7 @@ export interface Context {
   /** The settings this plugin declared in `settings`, and nothing else of the service's configuration. */
   settings: Readonly<Partial<PluginSettings>>;
   /** What the plugin's `init` made for this engine (a worker pool, say); undefined without `init`. */
+  // biome-ignore lint/suspicious/noExplicitAny: each plugin knows its own state's type; the contract cannot.
   state: any;
   /** Reads a file this service generated (a screenshot, say) by its asset URL; undefined for any other URL. */
   readAsset(url: string): Promise<Buffer | undefined>;
@@ -68,10 +69,29 @@ export interface Context {
  * The settings a plugin may declare and read (`settings: ['probeTimeoutMs']`). Secrets (API keys, proxies, the
  * Redis URL) are not among them: no plugin, built-in or third-party, can reach them.
  */
-export type PluginSettings = Pick<Config, 'timeoutMs' | 'maxBodyBytes' | 'probeTimeoutMs' | 'oembedProviders' | 'chromePath' | 'chromiumSandbox' | 'prerenderBudgetMs' | 'assetsDir'>;
+export type PluginSettings = Pick<
+  Config,
+  | 'timeoutMs'
+  | 'maxBodyBytes'
+  | 'probeTimeoutMs'
+  | 'oembedProviders'
+  | 'chromePath'
+  | 'chromiumSandbox'
+  | 'prerenderBudgetMs'
+  | 'assetsDir'
+>;
 
 /** The names of PluginSettings, checked when a plugin is defined. */
-export const PLUGIN_SETTINGS: readonly (keyof PluginSettings)[] = ['timeoutMs', 'maxBodyBytes', 'probeTimeoutMs', 'oembedProviders', 'chromePath', 'chromiumSandbox', 'prerenderBudgetMs', 'assetsDir'];
+export const PLUGIN_SETTINGS: readonly (keyof PluginSettings)[] = [
+  'timeoutMs',
+  'maxBodyBytes',
+  'probeTimeoutMs',
+  'oembedProviders',
+  'chromePath',
+  'chromiumSandbox',
+  'prerenderBudgetMs',
+  'assetsDir',
+];
 
 /** A plugin as authors write it: one query parameter, its options schema, what it needs, and its work. */
 export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
@@ -141,6 +161,7 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   /** The content type `embed` answers for a text field this plugin produced (`text/markdown`, say); path is split on dots. */
   embedType?: (path: readonly string[], options: z.output<S>) => string | undefined;
   /** Releases what `init` made (a worker pool, say) when the engine closes. */
+  // biome-ignore lint/suspicious/noExplicitAny: the state `init` made, whose type is the plugin's own.
   close?: (state: any) => Promise<void> | void;
   /** Does the work; returns JSON-ready data or null. */
   run(ctx: Context, options: z.output<S>): unknown;
@@ -172,7 +193,10 @@ export function definePlugin<S extends z.ZodType>(definition: PluginDefinition<S
   }
   if (typeof definition.run !== 'function') throw new TypeError(`Plugin "${definition.name}": run must be a function`);
   for (const name of definition.settings ?? []) {
-    if (!PLUGIN_SETTINGS.includes(name)) throw new TypeError(`Plugin "${definition.name}": no setting "${name}" is open to plugins (${PLUGIN_SETTINGS.join(', ')})`);
+    if (!PLUGIN_SETTINGS.includes(name))
+      throw new TypeError(
+        `Plugin "${definition.name}": no setting "${name}" is open to plugins (${PLUGIN_SETTINGS.join(', ')})`,
+      );
   }
   if (!definition.params || typeof (definition.params as z.ZodType).safeParse !== 'function') {
     throw new TypeError(`Plugin "${definition.name}": params must be a schema (use options({...}))`);

@@ -5,14 +5,37 @@ import { options, text, TEXT_FORM_MARK, z } from './schema.ts';
 
 /** The `proxy` query option: a proxy URL, or `{ url, location }`; both forms become the object. */
 export const proxyOptions = {
-  proxy: z.preprocess((v) => (typeof v === 'string' ? { url: v } : v), options({
-    url: text().refine((v) => { try { return ['http:', 'https:'].includes(new URL(v).protocol); } catch { return false; } }, { error: 'expected an http(s) proxy URL such as http://user:pass@host:8080' }).optional(),
-    location: text().transform((v) => v.toLowerCase()).refine((v) => /^[a-z]{2}$/.test(v), { error: 'expected a two-letter country code such as us' }).optional(),
-  })).meta({ [TEXT_FORM_MARK]: 'a proxy URL such as http://user:pass@host:8080' }).optional(),
+  proxy: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? { url: v } : v),
+      options({
+        url: text()
+          .refine(
+            (v) => {
+              try {
+                return ['http:', 'https:'].includes(new URL(v).protocol);
+              } catch {
+                return false;
+              }
+            },
+            { error: 'expected an http(s) proxy URL such as http://user:pass@host:8080' },
+          )
+          .optional(),
+        location: text()
+          .transform((v) => v.toLowerCase())
+          .refine((v) => /^[a-z]{2}$/.test(v), { error: 'expected a two-letter country code such as us' })
+          .optional(),
+      }),
+    )
+    .meta({ [TEXT_FORM_MARK]: 'a proxy URL such as http://user:pass@host:8080' })
+    .optional(),
 };
 
 /** The `proxy` query option: the caller's own proxy URL, or a country whose pool serves the request. */
-export interface ProxyOption { url?: string; location?: string }
+export interface ProxyOption {
+  url?: string;
+  location?: string;
+}
 
 /** Picks the proxy of a request: the caller's own, one of a country's pool, or the executor's rotation. */
 export interface ProxyChooser {
@@ -39,8 +62,15 @@ export function createProxyChooser(config: Pick<Config, 'proxyLocations' | 'prox
         try {
           await guard.resolve(url.hostname);
         } catch (err) {
-          if (hasCode(err, 'EFORBIDDENURL')) throw new RefractError('EFORBIDDENURL', `The proxy ${url.host} is a private or reserved address`, { cause: err, data: { param: 'proxy' } });
-          throw new RefractError('EINVALPROXY', `The proxy host ${url.hostname} does not resolve`, { cause: err, data: { param: 'proxy' } });
+          if (hasCode(err, 'EFORBIDDENURL'))
+            throw new RefractError('EFORBIDDENURL', `The proxy ${url.host} is a private or reserved address`, {
+              cause: err,
+              data: { param: 'proxy' },
+            });
+          throw new RefractError('EINVALPROXY', `The proxy host ${url.hostname} does not resolve`, {
+            cause: err,
+            data: { param: 'proxy' },
+          });
         }
         return asked.url;
       }
@@ -48,7 +78,11 @@ export function createProxyChooser(config: Pick<Config, 'proxyLocations' | 'prox
         const list = config.proxyLocations[asked.location];
         if (!list?.length) {
           const known = Object.keys(config.proxyLocations);
-          throw new RefractError('EINVALPROXY', `No proxy serves location "${asked.location}"${known.length ? `; available: ${known.join(', ')}` : ''}`, { data: { param: 'proxy.location' } });
+          throw new RefractError(
+            'EINVALPROXY',
+            `No proxy serves location "${asked.location}"${known.length ? `; available: ${known.join(', ')}` : ''}`,
+            { data: { param: 'proxy.location' } },
+          );
         }
         return next(asked.location, list);
       }

@@ -23,13 +23,21 @@ export function createRegistry(list: readonly Plugin[]): Registry {
   const taken = (name: string) => byName.has(name) || owners.has(name) || CORE_PARAMS.has(name);
   for (const plugin of list) {
     for (const name of [plugin.name, ...Object.keys(plugin.topLevel ?? {})]) {
-      if (taken(name)) throw new RefractError('EPLUGINDUP', `Plugin ${name === plugin.name ? 'name' : `"${plugin.name}": top-level option`} "${name}" is already taken`);
+      if (taken(name))
+        throw new RefractError(
+          'EPLUGINDUP',
+          `Plugin ${name === plugin.name ? 'name' : `"${plugin.name}": top-level option`} "${name}" is already taken`,
+        );
     }
     byName.set(plugin.name, plugin);
     for (const name of Object.keys(plugin.topLevel ?? {})) owners.set(name, plugin);
   }
   const plugins = Object.freeze([...list]);
-  return Object.freeze({ plugins, get: (name: string) => byName.get(name), ownerOf: (param: string) => owners.get(param) });
+  return Object.freeze({
+    plugins,
+    get: (name: string) => byName.get(name),
+    ownerOf: (param: string) => owners.get(param),
+  });
 }
 
 /** Loads third-party plugins by module name or path (relative to the working directory); each exports a plugin. */
@@ -42,7 +50,11 @@ export async function loadPlugins(specifiers: readonly string[], cwd = process.c
     try {
       mod = await import(target);
     } catch (err) {
-      throw new RefractError('EPLUGIN', `Plugin module "${spec}" does not load: ${(err as Error).message.split('\n')[0]}${loadHint(err, spec)}`, { cause: err });
+      throw new RefractError(
+        'EPLUGIN',
+        `Plugin module "${spec}" does not load: ${(err as Error).message.split('\n')[0]}${loadHint(err, spec)}`,
+        { cause: err },
+      );
     }
     const plugin = (mod.default ?? mod.plugin) as Plugin | undefined;
     if (!plugin || typeof plugin.run !== 'function' || typeof plugin.name !== 'string') {
@@ -80,13 +92,20 @@ function shareThisPackage(): void {
 /** What to do about the usual reasons a plugin module does not load. */
 function loadHint(err: unknown, spec: string): string {
   const { code, message = '' } = (err ?? {}) as { code?: string; message?: string };
-  if (/\.ts$/.test(spec) && (code === 'ERR_REQUIRE_ESM' || /import statement outside a module|Unexpected token 'export'|exports is not defined in ES module/.test(message))) {
+  if (
+    /\.ts$/.test(spec) &&
+    (code === 'ERR_REQUIRE_ESM' ||
+      /import statement outside a module|Unexpected token 'export'|exports is not defined in ES module/.test(message))
+  ) {
     return ' (a plugin is an ES module: name the file .mts, or give its package.json "type": "module")';
   }
   if (code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') {
     return ' (a path is resolved from the working directory; a package name must be installed where Refract is)';
   }
-  if (code === 'ERR_REQUIRE_ESM' || /import statement outside a module|Unexpected token 'export'|exports is not defined in ES module/.test(message)) {
+  if (
+    code === 'ERR_REQUIRE_ESM' ||
+    /import statement outside a module|Unexpected token 'export'|exports is not defined in ES module/.test(message)
+  ) {
     return ' (a plugin is an ES module: give its package.json "type": "module", or name the file .mjs)';
   }
   if (code === 'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING' || code === 'ERR_UNKNOWN_FILE_EXTENSION') {

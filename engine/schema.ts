@@ -29,7 +29,10 @@ export function num(opts: { min?: number; max?: number; int?: boolean } = {}) {
   if (opts.int) schema = schema.int({ error: 'expected a whole number' });
   if (opts.min !== undefined) schema = schema.min(opts.min, { error: `expected at least ${opts.min}` });
   if (opts.max !== undefined) schema = schema.max(opts.max, { error: `expected at most ${opts.max}` });
-  return z.preprocess((v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v), schema);
+  return z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v)) ? Number(v) : v),
+    schema,
+  );
 }
 
 /** A text parameter; a list given for it is refused. */
@@ -39,8 +42,10 @@ export function text() {
 
 /** One of a fixed set of words, compared without case. */
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
-    z.enum(values, { error: `expected one of ${values.join(', ')}` }));
+  return z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+    z.enum(values, { error: `expected one of ${values.join(', ')}` }),
+  );
 }
 
 /** A duration in milliseconds: a number or human text such as `90s`, `1h`, `2 minutes`. */
@@ -55,7 +60,10 @@ export const TEXT_FORM_MARK = 'x-refract-text-form';
 
 /** A string or a list of strings, normalized to a list. */
 export function list() {
-  return z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string(), { error: 'expected text or a list of text' }));
+  return z.preprocess(
+    (v) => (typeof v === 'string' ? [v] : v),
+    z.array(z.string(), { error: 'expected text or a list of text' }),
+  );
 }
 
 /**
@@ -64,16 +72,19 @@ export function list() {
  */
 export function options<S extends z.ZodRawShape>(shape: S) {
   const known = new Set(Object.keys(shape));
-  return z.preprocess((v) => {
-    if (v === undefined || toBoolean(v) === true) return {};
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(v)) {
-      const name = camelCase(key);
-      if (known.has(name)) out[name] = value;
-    }
-    return out;
-  }, z.object(shape, { error: 'expected dotted options' }));
+  return z.preprocess(
+    (v) => {
+      if (v === undefined || toBoolean(v) === true) return {};
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+      const out: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(v)) {
+        const name = camelCase(key);
+        if (known.has(name)) out[name] = value;
+      }
+      return out;
+    },
+    z.object(shape, { error: 'expected dotted options' }),
+  );
 }
 
 type Issue = z.core.$ZodIssue;
@@ -92,7 +103,10 @@ function innermost(issue: Issue, base: readonly PropertyKey[] = []): Issue {
     if (!branch[0]) continue;
     const inner = innermost(branch[0], path);
     const score = inner.path.length * 2 + (inner.code === 'invalid_type' && inner.path.length === path.length ? 0 : 1);
-    if (score > bestScore) { best = inner; bestScore = score; }
+    if (score > bestScore) {
+      best = inner;
+      bestScore = score;
+    }
   }
   // No branch got past the union itself: the union's own message ("expected auto, true or false") says it best.
   if (!best || best.path.length === path.length) return { ...issue, path } as Issue;
@@ -114,10 +128,22 @@ export function device() {
   });
 }
 
-type Def = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; in?: z.ZodType; out?: z.ZodType; options?: z.ZodType[]; valueType?: z.ZodType; getter?: () => z.ZodType };
+type Def = {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  out?: z.ZodType;
+  options?: z.ZodType[];
+  valueType?: z.ZodType;
+  getter?: () => z.ZodType;
+};
 
 /** The object shapes and records a value of `schema` may be read by, through wrappers, pipes, unions and lazy schemas. */
-function containers(schema: z.ZodType, seen = new Set<z.ZodType>()): { shapes: Record<string, z.ZodType>[]; records: z.ZodType[] } {
+function containers(
+  schema: z.ZodType,
+  seen = new Set<z.ZodType>(),
+): { shapes: Record<string, z.ZodType>[]; records: z.ZodType[] } {
   const out = { shapes: [] as Record<string, z.ZodType>[], records: [] as z.ZodType[] };
   if (seen.has(schema)) return out;
   seen.add(schema);
@@ -131,8 +157,10 @@ function containers(schema: z.ZodType, seen = new Set<z.ZodType>()): { shapes: R
   };
   if (def.type === 'object' && def.shape) out.shapes.push(def.shape);
   else if (def.type === 'record' && def.valueType) out.records.push(def.valueType);
-  else if (def.type === 'pipe') { merge(def.in); merge(def.out); }
-  else if (def.type === 'union') for (const option of def.options ?? []) merge(option);
+  else if (def.type === 'pipe') {
+    merge(def.in);
+    merge(def.out);
+  } else if (def.type === 'union') for (const option of def.options ?? []) merge(option);
   else if (def.type === 'lazy' && def.getter) merge(def.getter());
   else merge(def.innerType);
   return out;
@@ -156,7 +184,10 @@ export function unknownKeys(schema: z.ZodType, value: unknown, prefix: string): 
     // The value given to the name itself beside its dotted options (`screenshot=false&screenshot.x=1`).
     if (key === '$value') continue;
     const name = camelCase(key);
-    const field = shapes.map((shape) => (Object.hasOwn(shape, name) ? shape[name] : Object.hasOwn(shape, key) ? shape[key] : undefined)).find(Boolean) ?? records[0];
+    const field =
+      shapes
+        .map((shape) => (Object.hasOwn(shape, name) ? shape[name] : Object.hasOwn(shape, key) ? shape[key] : undefined))
+        .find(Boolean) ?? records[0];
     if (!field) unknown.push(`${prefix}.${key}`);
     else unknown.push(...unknownKeys(field, inner, `${prefix}.${key}`));
   }

@@ -1,5 +1,8 @@
 /** One measured phase of a request: a Server-Timing metric name (a token) and its duration in milliseconds. */
-export interface Phase { name: string; ms: number }
+export interface Phase {
+  name: string;
+  ms: number;
+}
 
 /**
  * The clock of one request: when it started and how long each of its phases took, in order. The phases are
@@ -20,7 +23,9 @@ export function startTrace(started = performance.now()): Trace {
   const trace: Trace = {
     started,
     phases,
-    mark(name, since) { phases.push({ name, ms: performance.now() - since }); },
+    mark(name, since) {
+      phases.push({ name, ms: performance.now() - since });
+    },
     async time(name, work) {
       const since = performance.now();
       try {

@@ -5,9 +5,14 @@ import path from 'node:path';
 export const VERSION: string = (() => {
   for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
     try {
-      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'refract-api' && pkg.version) return pkg.version;
-    } catch { /* no package.json here: look further up */ }
+    } catch {
+      /* no package.json here: look further up */
+    }
     if (path.dirname(dir) === dir) return '0.0.0';
   }
 })();

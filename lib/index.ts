@@ -13,5 +13,19 @@ export type { Engine, Config, Code, Plan, Tier, Outcome, CacheStatus, Extraction
 export type { CrawlInput, CrawlOptions, CrawlResult, DistributedCrawlOptions, WorkerOptions } from '../crawl/index.ts';
 
 // For plugin authors: the plugin's definition, its options' schema, and what its step sees and answers.
-export { definePlugin, options, bool, num, text, oneOf, duration, list, device, z, mediaType, withSize, timeoutError } from '../engine/index.ts';
+export {
+  definePlugin,
+  options,
+  bool,
+  num,
+  text,
+  oneOf,
+  duration,
+  list,
+  device,
+  z,
+  mediaType,
+  withSize,
+  timeoutError,
+} from '../engine/index.ts';
 export type { Plugin, PluginDefinition, Context, Need, Media, FetchResult } from '../engine/index.ts';

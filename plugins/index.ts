@@ -13,4 +13,17 @@ import text from './text/index.ts';
 import html from './html/index.ts';
 
 /** The built-in plugins; their order is the order of outputs in `data`. */
-export const defaultPlugins: readonly Plugin[] = [meta, data, markdown, text, html, iframe, insights, screenshot, pdf, fn, ping, palette];
+export const defaultPlugins: readonly Plugin[] = [
+  meta,
+  data,
+  markdown,
+  text,
+  html,
+  iframe,
+  insights,
+  screenshot,
+  pdf,
+  fn,
+  ping,
+  palette,
+];

@@ -14,20 +14,33 @@ export const ENTRIES: Record<string, string> = {
   'refract-api/testing': 'testing/index.ts',
 };
 
-export interface Exported { entry: string; name: string; kind: 'value' | 'type' }
+export interface Exported {
+  entry: string;
+  name: string;
+  kind: 'value' | 'type';
+}
 
 /** The names one source file exports, by the forms it may use; `export *` is refused (it would hide the names). */
 export function exportsOf(source: string): { name: string; kind: 'value' | 'type' }[] {
   if (/^export\s+\*/m.test(source)) throw new Error('an entry exports its names one by one, never with export *');
   const out: { name: string; kind: 'value' | 'type' }[] = [];
   for (const m of source.matchAll(/^export\s+(type\s+)?\{([^}]*)\}/gm)) {
-    for (const part of m[2]!.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const part of m[2]!
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const typeOnly = Boolean(m[1]) || part.startsWith('type ');
-      const name = part.replace(/^type\s+/, '').split(/\s+as\s+/).pop()!.trim();
+      const name = part
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)
+        .pop()!
+        .trim();
       out.push({ name, kind: typeOnly ? 'type' : 'value' });
     }
   }
-  for (const m of source.matchAll(/^export\s+(?:declare\s+)?(?:async\s+)?(function\*?|const|let|class|interface|type)\s+([A-Za-z_$][\w$]*)/gm)) {
+  for (const m of source.matchAll(
+    /^export\s+(?:declare\s+)?(?:async\s+)?(function\*?|const|let|class|interface|type)\s+([A-Za-z_$][\w$]*)/gm,
+  )) {
     out.push({ name: m[2]!, kind: m[1] === 'interface' || m[1] === 'type' ? 'type' : 'value' });
   }
   return out;

@@ -13,7 +13,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const { values } = parseArgs({ options: { out: { type: 'string' }, tag: { type: 'string', default: 'localhost/refract:test' } } });
+const { values } = parseArgs({
+  options: { out: { type: 'string' }, tag: { type: 'string', default: 'localhost/refract:test' } },
+});
 const budgetMs = Number(process.env.REFRACT_IMAGE_BUILD_TIMEOUT_MS) || 60 * 60_000;
 const deadline = Date.now() + budgetMs;
 
@@ -25,7 +27,9 @@ const LIMITS = ['--ulimit', 'nofile=20000:20000', '--ulimit', 'nproc=4096:4096']
 function run(cmd: string, args: string[]): Promise<string> {
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  const keep = (c: Buffer) => { out = (out + c.toString()).slice(-20_000); };
+  const keep = (c: Buffer) => {
+    out = (out + c.toString()).slice(-20_000);
+  };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   const timer = setTimeout(() => child.kill('SIGKILL'), Math.max(0, deadline - Date.now()));
@@ -34,13 +38,22 @@ function run(cmd: string, args: string[]): Promise<string> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(out);
-      else reject(new Error(`${cmd} ${args.slice(0, 6).join(' ')} ended ${signal ?? code}${signal === 'SIGKILL' ? ` (the build's budget of ${budgetMs / 60_000} min ran out)` : ''}:\n${out.slice(-4000)}`));
+      else
+        reject(
+          new Error(
+            `${cmd} ${args.slice(0, 6).join(' ')} ended ${signal ?? code}${signal === 'SIGKILL' ? ` (the build's budget of ${budgetMs / 60_000} min ran out)` : ''}:\n${out.slice(-4000)}`,
+          ),
+        );
     });
   });
 }
 
 const result: { ok: boolean; tag: string; baseSeconds: number; buildSeconds: number; bytes: number; error?: string } = {
-  ok: false, tag: values.tag!, baseSeconds: 0, buildSeconds: 0, bytes: 0,
+  ok: false,
+  tag: values.tag!,
+  baseSeconds: 0,
+  buildSeconds: 0,
+  bytes: 0,
 };
 try {
   let since = performance.now();
@@ -48,10 +61,30 @@ try {
   result.baseSeconds = (performance.now() - since) / 1000;
   since = performance.now();
   // The host's npm and apt caches only speed the build up; a host CA bundle is passed for networks that re-sign TLS.
-  const caches = [[path.join(os.homedir(), '.npm'), '/root/.npm'], ['/var/cache/apt/archives', '/var/cache/apt/archives']]
-    .filter(([host]) => existsSync(host!)).flatMap(([host, inside]) => ['--volume', `${host}:${inside}`]);
-  const ca = existsSync('/etc/ssl/certs/ca-certificates.crt') ? ['--secret', 'id=hostca,src=/etc/ssl/certs/ca-certificates.crt'] : [];
-  const build = () => run('podman', [...RUN_FLAGS, 'build', '--format', 'docker', '--network', 'host', ...LIMITS, ...ca, ...caches, '-t', result.tag, '.']);
+  const caches = [
+    [path.join(os.homedir(), '.npm'), '/root/.npm'],
+    ['/var/cache/apt/archives', '/var/cache/apt/archives'],
+  ]
+    .filter(([host]) => existsSync(host!))
+    .flatMap(([host, inside]) => ['--volume', `${host}:${inside}`]);
+  const ca = existsSync('/etc/ssl/certs/ca-certificates.crt')
+    ? ['--secret', 'id=hostca,src=/etc/ssl/certs/ca-certificates.crt']
+    : [];
+  const build = () =>
+    run('podman', [
+      ...RUN_FLAGS,
+      'build',
+      '--format',
+      'docker',
+      '--network',
+      'host',
+      ...LIMITS,
+      ...ca,
+      ...caches,
+      '-t',
+      result.tag,
+      '.',
+    ]);
   // Tried a second time after a failure (a lock on the shared apt cache, a mirror's hiccup), within the same budget.
   await build().catch((err: Error) => {
     console.log(`image-build: the first build failed, trying again: ${err.message.split('\n').slice(-3).join(' ')}`);
@@ -64,7 +97,9 @@ try {
   result.error = (err as Error).message;
 }
 if (values.out) writeFileSync(values.out, JSON.stringify(result));
-console.log(result.ok
-  ? `image-build: ${result.tag} built: base ${result.baseSeconds.toFixed(0)} s, build ${result.buildSeconds.toFixed(0)} s, ${(result.bytes / 1e9).toFixed(2)} GB`
-  : `image-build: ${result.tag} failed after ${((budgetMs - (deadline - Date.now())) / 1000).toFixed(0)} s: ${result.error?.split('\n')[0]}`);
+console.log(
+  result.ok
+    ? `image-build: ${result.tag} built: base ${result.baseSeconds.toFixed(0)} s, build ${result.buildSeconds.toFixed(0)} s, ${(result.bytes / 1e9).toFixed(2)} GB`
+    : `image-build: ${result.tag} failed after ${((budgetMs - (deadline - Date.now())) / 1000).toFixed(0)} s: ${result.error?.split('\n')[0]}`,
+);
 process.exit(result.ok ? 0 : 1);

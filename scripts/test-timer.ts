@@ -4,7 +4,9 @@ import { test } from 'uvu';
 
 const SLOW_MS = Number(process.env.REFRACT_TEST_SLOW_MS) || 5000;
 let started = 0;
-test.before.each(() => { started = performance.now(); });
+test.before.each(() => {
+  started = performance.now();
+});
 test.after.each((state: { __test__?: string }) => {
   const ms = performance.now() - started;
   if (ms >= SLOW_MS) process.stdout.write(`\n  slow test: ${(ms / 1000).toFixed(1)} s  ${state.__test__ ?? '?'}\n`);

@@ -23,7 +23,15 @@ const testTimer = path.join(root, 'scripts/test-timer.ts');
 const pattern = new RegExp(process.argv[2] ?? '\\.test\\.ts$');
 const perFileTimeout = Number(process.env.REFRACT_TEST_FILE_TIMEOUT_MS) || 10 * 60_000;
 
-interface Result { file: string; passed: number; failed: number; skipped: number; ms: number; crashed?: string; slow: { ms: number; name: string }[] }
+interface Result {
+  file: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  ms: number;
+  crashed?: string;
+  slow: { ms: number; name: string }[];
+}
 
 function testFiles(dir: string): string[] {
   const out: string[] = [];
@@ -36,12 +44,15 @@ function testFiles(dir: string): string[] {
   return out.sort();
 }
 
-const mark = (file: string) => /^\/\/ refract-test: (alone|beside|image)/.exec(readFileSync(path.join(root, 'test', file), 'utf8'))?.[1];
+const mark = (file: string) =>
+  /^\/\/ refract-test: (alone|beside|image)/.exec(readFileSync(path.join(root, 'test', file), 'utf8'))?.[1];
 
 // Node's compile cache, shared by every process of the run (test files, servers and CLIs they start): each loads the
 // engine's few thousand modules, which costs ~0.8 s less per process once they are compiled.
 const env: NodeJS.ProcessEnv = {
-  ...process.env, CRAWLEE_PERSIST_STORAGE: 'false', CRAWLEE_LOG_LEVEL: 'WARNING',
+  ...process.env,
+  CRAWLEE_PERSIST_STORAGE: 'false',
+  CRAWLEE_LOG_LEVEL: 'WARNING',
   NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'refract-test-compile-cache'),
 };
 delete env.FORCE_COLOR;
@@ -52,32 +63,70 @@ function runFile(file: string, slot: number, extraEnv: NodeJS.ProcessEnv = {}): 
   const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // Each slot has its own database on a shared Redis, so files that flush it do not meet.
   const slotEnv = { ...env, ...extraEnv, REFRACT_TEST_REDIS_DB: String(15 - slot) };
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', '--import', testTimer, uvu, 'test', `^${escaped}$`, '-i', 'util', '-i', 'bench'], {
-    cwd: root, env: slotEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--no-node-snapshot',
+      '--conditions=refract-source',
+      '--import',
+      testTimer,
+      uvu,
+      'test',
+      `^${escaped}$`,
+      '-i',
+      'util',
+      '-i',
+      'bench',
+    ],
+    {
+      cwd: root,
+      env: slotEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
   let output = '';
-  const collect = (chunk: Buffer) => { output += chunk.toString().replace(/\x1b\[[0-9;]*m/g, ''); };
+  const collect = (chunk: Buffer) => {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character starts the colour codes removed here.
+    output += chunk.toString().replace(/\x1b\[[0-9;]*m/g, '');
+  };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
   let timedOut = false;
-  const timer = setTimeout(() => { timedOut = true; try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, perFileTimeout);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, perFileTimeout);
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       // The file's own children (servers, browsers) go with it.
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
       const ms = performance.now() - started;
       const read = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
       const total = read('Total');
       const passed = read('Passed');
       const skipped = read('Skipped') || 0;
       const body = output.replace(/\n\s*Total:[\s\S]*$/, '\n');
-      const slow = [...output.matchAll(/^  slow test: ([0-9.]+) s  (.*)$/gm)].map((m) => ({ ms: Number(m[1]) * 1000, name: m[2]! }));
-      process.stdout.write(body.trimEnd() + `\n  (${(ms / 1000).toFixed(1)} s)\n\n`);
+      const slow = [...output.matchAll(/^ {2}slow test: ([0-9.]+) s {2}(.*)$/gm)].map((m) => ({
+        ms: Number(m[1]) * 1000,
+        name: m[2]!,
+      }));
+      process.stdout.write(`${body.trimEnd()}\n  (${(ms / 1000).toFixed(1)} s)\n\n`);
       if (Number.isNaN(total) || Number.isNaN(passed) || timedOut) {
         // The tests it passed before it ended, as uvu's per-suite `(passed / total)` lines say.
         const dots = [...output.matchAll(/\((\d+) \/ \d+\)/g)].reduce((n, m) => n + Number(m[1]), 0);
-        const why = timedOut ? `timed out after ${perFileTimeout / 1000} s` : `exited (${signal ?? code}) before its summary`;
+        const why = timedOut
+          ? `timed out after ${perFileTimeout / 1000} s`
+          : `exited (${signal ?? code}) before its summary`;
         process.stdout.write(`  FAIL  ${file}: ${why}\n\n`);
         resolve({ file, passed: dots, failed: 1, skipped: 0, ms, crashed: why, slow });
         return;
@@ -92,10 +141,18 @@ async function withImage(imageFiles: string[], slot: number): Promise<void> {
   if (!imageFiles.length) return;
   const out = path.join(os.tmpdir(), `refract-image-build-${process.pid}.json`);
   const started = performance.now();
-  const build = spawn(process.execPath, ['scripts/image-build.ts', '--out', out], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const build = spawn(process.execPath, ['scripts/image-build.ts', '--out', out], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
-  build.stdout.on('data', (c: Buffer) => { log += c; });
-  build.stderr.on('data', (c: Buffer) => { log += c; });
+  build.stdout.on('data', (c: Buffer) => {
+    log += c;
+  });
+  build.stderr.on('data', (c: Buffer) => {
+    log += c;
+  });
   await new Promise((resolve) => build.on('close', resolve));
   process.stdout.write(`${log.trim()}\n  (image build: ${((performance.now() - started) / 1000).toFixed(0)} s)\n\n`);
   for (const file of imageFiles) results.push(await runFile(file, slot, { REFRACT_IMAGE_BUILD_RESULT: out }));
@@ -106,8 +163,15 @@ const results: Result[] = [];
 const started = performance.now();
 const besideFiles = files.filter((f) => mark(f) === 'beside');
 const beside = Promise.all([
-  ...besideFiles.map((f, i) => runFile(f, i + 1).then((r) => { results.push(r); })),
-  withImage(files.filter((f) => mark(f) === 'image'), besideFiles.length + 1),
+  ...besideFiles.map((f, i) =>
+    runFile(f, i + 1).then((r) => {
+      results.push(r);
+    }),
+  ),
+  withImage(
+    files.filter((f) => mark(f) === 'image'),
+    besideFiles.length + 1,
+  ),
 ]);
 for (const file of files.filter((f) => !mark(f))) results.push(await runFile(file, 0));
 await beside;
@@ -117,9 +181,13 @@ const sum = (key: 'passed' | 'failed' | 'skipped') => results.reduce((n, r) => n
 const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 12);
 console.log('Slowest files:');
 for (const r of slowest) console.log(`  ${(r.ms / 1000).toFixed(1).padStart(7)} s  ${r.file}`);
-const slowTests = results.flatMap((r) => r.slow.map((t) => ({ ...t, file: r.file }))).sort((a, b) => b.ms - a.ms).slice(0, 15);
+const slowTests = results
+  .flatMap((r) => r.slow.map((t) => ({ ...t, file: r.file })))
+  .sort((a, b) => b.ms - a.ms)
+  .slice(0, 15);
 if (slowTests.length) console.log('Slowest tests:');
-for (const t of slowTests) console.log(`  ${(t.ms / 1000).toFixed(1).padStart(7)} s  ${t.file}: ${t.name.slice(0, 100)}`);
+for (const t of slowTests)
+  console.log(`  ${(t.ms / 1000).toFixed(1).padStart(7)} s  ${t.file}: ${t.name.slice(0, 100)}`);
 const failedFiles = results.filter((r) => r.failed > 0).map((r) => r.file + (r.crashed ? ` (${r.crashed})` : ''));
 if (failedFiles.length) console.log(`Files with failures: ${failedFiles.join(', ')}`);
 console.log(`Duration: ${((performance.now() - started) / 1000).toFixed(0)} s over ${results.length} files`);

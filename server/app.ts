@@ -4,7 +4,17 @@ import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { createEngine, RefractError, VERSION, type Config, type Plugin, type Engine, systemClock, serverTiming, type Clock } from '../engine/index.ts';
+import {
+  createEngine,
+  RefractError,
+  VERSION,
+  type Config,
+  type Plugin,
+  type Engine,
+  systemClock,
+  serverTiming,
+  type Clock,
+} from '../engine/index.ts';
 import { enginePlugins } from '../lib/compose.ts';
 import { createWeb } from './web.ts';
 import { openApiDocument } from './openapi.ts';
@@ -20,10 +30,11 @@ import { serveOwn, JSON_HEADERS, type AppState, type OwnPages } from './own.ts';
 import { createJobs, createRedisJobs } from '../crawl/index.ts';
 import { createCrawlsHandler } from './crawls.ts';
 
-
 /** A running Refract: the engine and its free and pro endpoints. */
 export interface App {
-  engine: Engine; freeUrl: string; proUrl: string;
+  engine: Engine;
+  freeUrl: string;
+  proUrl: string;
   /** The addresses the endpoints listen on, as bound (`0.0.0.0:3000` with the default HOST). */
   bound: { free: string; pro: string };
   /** Background events: `refresh` ({ url, ok }) when a stale cache entry was regenerated. */
@@ -43,7 +54,10 @@ export interface App {
  * 60 s of load balancers, so that they close first), and one client address holds at most
  * `maxConnectionsPerClient` connections at once: half-open sockets cannot pile up.
  */
-function bound(server: http.Server, config: Pick<Config, 'headersTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnectionsPerClient'>): void {
+function bound(
+  server: http.Server,
+  config: Pick<Config, 'headersTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnectionsPerClient'>,
+): void {
   server.headersTimeout = config.headersTimeoutMs;
   // The whole request (headers and body) within the same bound plus time for a body.
   server.requestTimeout = config.headersTimeoutMs + 30_000;
@@ -54,7 +68,10 @@ function bound(server: http.Server, config: Pick<Config, 'headersTimeoutMs' | 'k
   server.on('connection', (socket: import('node:net').Socket) => {
     const peer = socket.remoteAddress ?? '';
     const n = (open.get(peer) ?? 0) + 1;
-    if (n > cap) { socket.destroy(); return; }
+    if (n > cap) {
+      socket.destroy();
+      return;
+    }
     open.set(peer, n);
     socket.once('close', () => {
       const left = (open.get(peer) ?? 1) - 1;
@@ -79,20 +96,27 @@ function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stre
   // Every later chunk of an unparseable request fails again: the first failure was answered, the rest is read away.
   if (answered.has(socket)) return;
   answered.add(socket);
-  if (err.code === 'ECONNRESET' || !socket.writable) { socket.destroy(); return; }
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
   // A client too slow to send its headers (REFRACT_HEADERS_TIMEOUT) is told so and let go at once.
   const late = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-  const refused = err.code === 'HPE_HEADER_OVERFLOW'
-    ? new RefractError('ETOOLARGE', `The request line and headers exceed ${MAX_HEAD_BYTES / 1024} KB`)
-    : late ? new RefractError('ETIMEOUT', 'The request headers did not arrive in time') : new RefractError('EINVALQUERY', 'The request is not valid HTTP');
+  const refused =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new RefractError('ETOOLARGE', `The request line and headers exceed ${MAX_HEAD_BYTES / 1024} KB`)
+      : late
+        ? new RefractError('ETIMEOUT', 'The request headers did not arrive in time')
+        : new RefractError('EINVALQUERY', 'The request is not valid HTTP');
   const { status, body } = failure(refused, randomUUID(), docsUrl);
   const text = JSON.stringify(body);
   socket.on('error', () => undefined);
   socket.on('data', () => undefined);
   setTimeout(() => socket.destroy(), late ? 0 : 5000).unref();
-  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${text}`,
+  );
 }
-
 
 /** Paths answered by the server itself on both endpoints, outside quotas and the access log. */
 const HEALTH = new Set(['/healthz', '/readyz']);
@@ -104,7 +128,12 @@ function starting(): HandlerResponse {
   return {
     status: 503,
     headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'cache-control': 'no-store' },
-    body: JSON.stringify({ status: 'error', code: 'EBUSY', message: 'The service is starting; retry in a moment', data: null }),
+    body: JSON.stringify({
+      status: 'error',
+      code: 'EBUSY',
+      message: 'The service is starting; retry in a moment',
+      data: null,
+    }),
   };
 }
 
@@ -127,7 +156,14 @@ function listen(server: http.Server, port: number, host: string): Promise<{ boun
 }
 
 /** Answers one request of an endpoint (`i`: 0 free, 1 pro): the API, or the server's own pages. */
-async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro', i: number, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+async function respond(
+  state: AppState,
+  own: OwnPages,
+  endpoint: 'free' | 'pro',
+  i: number,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
   const started = performance.now();
   state.inflight++;
   // Cut by the end of a drain's grace before its answer was written: answered 503 EBUSY (and logged as such), so that
@@ -135,10 +171,30 @@ async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro',
   const cut = () => {
     if (res.headersSent) return;
     const id = randomUUID();
-    const { status, body } = failure(new RefractError('EBUSY', 'The service is stopping and this request did not finish within its grace period; retry'), id, state.docsUrl, state.reportUrl);
+    const { status, body } = failure(
+      new RefractError(
+        'EBUSY',
+        'The service is stopping and this request did not finish within its grace period; retry',
+      ),
+      id,
+      state.docsUrl,
+      state.reportUrl,
+    );
     res.writeHead(status, { ...JSON_HEADERS, 'retry-after': '1', connection: 'close' });
     res.end(JSON.stringify(body));
-    state.engine?.logger.access({ id, endpoint, method: req.method, status, code: 'EBUSY', ms: Math.round((performance.now() - started) * 10) / 10, cache: 'MISS', fetch: 'none', output: 'none', target: undefined, ip: clientIp(req, state.trust) });
+    state.engine?.logger.access({
+      id,
+      endpoint,
+      method: req.method,
+      status,
+      code: 'EBUSY',
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      cache: 'MISS',
+      fetch: 'none',
+      output: 'none',
+      target: undefined,
+      ip: clientIp(req, state.trust),
+    });
   };
   state.unanswered.add(cut);
   try {
@@ -148,9 +204,14 @@ async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro',
     const ip = clientIp(req, state.trust);
     // The API itself (the path every request of a client takes) is not looked for among the server's own pages.
     const crawls = path === '/crawls' || path.startsWith('/crawls/');
-    let out = crawls ? (state.crawls ? await state.crawls[i]!(req, path) : starting())
-      : (path === '/' ? undefined : await serveOwn(state, own, req, path, endpoint))
-      ?? (!state.handlers[i] ? starting() : await state.handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip }));
+    let out = crawls
+      ? state.crawls
+        ? await state.crawls[i]!(req, path)
+        : starting()
+      : ((path === '/' ? undefined : await serveOwn(state, own, req, path, endpoint)) ??
+        (!state.handlers[i]
+          ? starting()
+          : await state.handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip })));
     // Answered already: the drain's grace ended first.
     if (res.headersSent) return;
     state.unanswered.delete(cut);
@@ -169,20 +230,52 @@ async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro',
     const headers = out.facts ? out.headers : { ...out.headers };
     headers['server-timing'] = serverTiming(phases);
     // A streamed file, and a HEAD of one, carry the file's own length.
-    if (!out.stream && !(req.method === 'HEAD' && out.headers['content-length'])) headers['content-length'] = String(body.length);
+    if (!out.stream && !(req.method === 'HEAD' && out.headers['content-length']))
+      headers['content-length'] = String(body.length);
     // While draining, each answer closes its connection: the client reconnects to another instance.
     if (state.draining) headers.connection = 'close';
     res.writeHead(out.status, headers);
     // A streamed file counts as in flight until it is sent (a drain waits for it); a broken one cuts the connection.
-    if (out.stream) await pipeline(out.stream, res).catch((err) => state.engine?.logger.warn('streaming an asset failed', { error: (err as Error).message }));
+    if (out.stream)
+      await pipeline(out.stream, res).catch((err) =>
+        state.engine?.logger.warn('streaming an asset failed', { error: (err as Error).message }),
+      );
     else res.end(req.method === 'HEAD' ? undefined : body);
     const { engine, metrics } = state;
     if (out.facts && engine) {
       const f = out.facts;
-      metrics?.record({ endpoint, status: out.status, output: f.output, cache: f.cache, fetchMode: f.fetchMode, seconds: ms / 1000 });
-      engine.logger.access({ id: f.id, endpoint, method: req.method, status: out.status, code: f.code, ms: Math.round(ms * 10) / 10, cache: f.cache, fetch: f.fetchMode, output: f.output, target: f.target, ip });
+      metrics?.record({
+        endpoint,
+        status: out.status,
+        output: f.output,
+        cache: f.cache,
+        fetchMode: f.fetchMode,
+        seconds: ms / 1000,
+      });
+      engine.logger.access({
+        id: f.id,
+        endpoint,
+        method: req.method,
+        status: out.status,
+        code: f.code,
+        ms: Math.round(ms * 10) / 10,
+        cache: f.cache,
+        fetch: f.fetchMode,
+        output: f.output,
+        target: f.target,
+        ip,
+      });
     } else if (!HEALTH.has(path) && path !== '/metrics') {
-      metrics?.record({ endpoint: path.startsWith('/assets/') ? 'assets' : path.startsWith('/docs/errors') || WEB.test(path) ? 'docs' : endpoint, status: out.status, output: 'none', seconds: ms / 1000 });
+      metrics?.record({
+        endpoint: path.startsWith('/assets/')
+          ? 'assets'
+          : path.startsWith('/docs/errors') || WEB.test(path)
+            ? 'docs'
+            : endpoint,
+        status: out.status,
+        output: 'none',
+        seconds: ms / 1000,
+      });
     }
   } catch (err) {
     // A defect past the handlers (they answer every failure themselves): logged, and still an answer.
@@ -198,29 +291,53 @@ async function respond(state: AppState, own: OwnPages, endpoint: 'free' | 'pro',
 }
 
 /** Starts the engine and both endpoints; extra plugins come after the built-in ones and those named in config. */
-export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin[] = [], opts: { clock?: Clock } = {}): Promise<App> {
+export async function startApp(
+  baseConfig: Config,
+  extraPlugins: readonly Plugin[] = [],
+  opts: { clock?: Clock } = {},
+): Promise<App> {
   const clock = opts.clock ?? systemClock;
   // Loaded before anything listens, so that a plugin that does not load fails the start with nothing left open.
   const plugins = await enginePlugins(baseConfig, extraPlugins);
-  const state: AppState = { handlers: [], docsUrl: '', draining: false, inflight: 0, unanswered: new Set(), trust: trustOf(baseConfig.trustProxy), reportUrl: baseConfig.reportUrl };
+  const state: AppState = {
+    handlers: [],
+    docsUrl: '',
+    draining: false,
+    inflight: 0,
+    unanswered: new Set(),
+    trust: trustOf(baseConfig.trustProxy),
+    reportUrl: baseConfig.reportUrl,
+  };
   const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
   let proUrl = '';
-  const web = await createWeb(() => openApiDocument(state.engine!.registry, { version: VERSION, freeUrl: state.engine!.config.publicUrl, proUrl, docsUrl: state.docsUrl, testHooks: state.engine!.config.testHooks }));
+  const web = await createWeb(() =>
+    openApiDocument(state.engine!.registry, {
+      version: VERSION,
+      freeUrl: state.engine!.config.publicUrl,
+      proUrl,
+      docsUrl: state.docsUrl,
+      testHooks: state.engine!.config.testHooks,
+    }),
+  );
   const own: OwnPages = { web, errorsDoc, errorsHtml: errorsPage(errorsDoc.toString('utf8')) };
   const servers = (['free', 'pro'] as const).map((endpoint, i) => {
     // Node checks header and request deadlines on this interval (30 s by default: sockets lived up to 30 s past them).
-    const server = http.createServer({ maxHeaderSize: MAX_HEAD_BYTES, connectionsCheckingInterval: 1000 }, (req, res) => respond(state, own, endpoint, i, req, res));
-    server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) => answerClientError(err, socket, state.docsUrl));
+    const server = http.createServer({ maxHeaderSize: MAX_HEAD_BYTES, connectionsCheckingInterval: 1000 }, (req, res) =>
+      respond(state, own, endpoint, i, req, res),
+    );
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: import('node:stream').Duplex) =>
+      answerClientError(err, socket, state.docsUrl),
+    );
     bound(server, baseConfig);
     return server;
   });
   const free = await listen(servers[0]!, baseConfig.port, baseConfig.host);
   const freeUrl = free.url;
-  const docsUrl = state.docsUrl = `${baseConfig.publicUrl || freeUrl}/docs/errors`;
+  const docsUrl = (state.docsUrl = `${baseConfig.publicUrl || freeUrl}/docs/errors`);
   const pro = await listen(servers[1]!, baseConfig.proPort, baseConfig.host);
   proUrl = pro.url;
   const config = { ...baseConfig, publicUrl: baseConfig.publicUrl || freeUrl };
-  const ready = state.engine = await createEngine({ config, plugins, clock });
+  const ready = (state.engine = await createEngine({ config, plugins, clock }));
   // The quotas count in the engine's shared state: Redis when REDIS_URL is set, so processes share them.
   const quota = createQuota(ready.shared.counters, clock);
   const keys = createKeyRing(config.apiKeys);
@@ -229,10 +346,20 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
   // A job's pages count against its owner's quota, as the server keeps it.
   const charge = (owner: string, policy: QuotaPolicy) => quota.consume(owner, policy);
   const jobs = config.redisUrl
-    ? await createRedisJobs({ engine: ready, charge, redisUrl: config.redisUrl, webhookSecret: config.webhookSecret, pages: config.crawlPages })
+    ? await createRedisJobs({
+        engine: ready,
+        charge,
+        redisUrl: config.redisUrl,
+        webhookSecret: config.webhookSecret,
+        pages: config.crawlPages,
+      })
     : createJobs({ engine: ready, charge, dataDir: config.dataDir, webhookSecret: config.webhookSecret });
-  state.crawls = (['free', 'pro'] as const).map((tier) => createCrawlsHandler({ engine: ready, jobs, keys, tier, docsUrl, webhookSecret: config.webhookSecret }));
-  state.handlers = (['free', 'pro'] as const).map((tier) => createHandler({ engine: ready, quota, tier, keys, docsUrl, clock }));
+  state.crawls = (['free', 'pro'] as const).map((tier) =>
+    createCrawlsHandler({ engine: ready, jobs, keys, tier, docsUrl, webhookSecret: config.webhookSecret }),
+  );
+  state.handlers = (['free', 'pro'] as const).map((tier) =>
+    createHandler({ engine: ready, quota, tier, keys, docsUrl, clock }),
+  );
   // Jobs a stopped process left unfinished go on from where their journals say.
   const resumed = await jobs.resume();
   if (resumed) ready.logger.info(`resumed ${resumed} crawl job(s)`);
@@ -249,8 +376,13 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
       for (const s of servers) s.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        new Promise<void>((resolve) => { state.settled = resolve; if (state.inflight === 0) resolve(); }),
-        new Promise<void>((resolve) => { timer = setTimeout(resolve, graceMs); }),
+        new Promise<void>((resolve) => {
+          state.settled = resolve;
+          if (state.inflight === 0) resolve();
+        }),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
       ]);
       clearTimeout(timer);
       // Requests still running at the end of the grace get an answer (503 EBUSY) before their connections close.
@@ -263,7 +395,15 @@ export async function startApp(baseConfig: Config, extraPlugins: readonly Plugin
     },
     async close() {
       state.draining = true;
-      await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.close(() => resolve()); s.closeAllConnections(); })));
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
       await jobs.close();
       await ready.close();
       ready.logger.flush();

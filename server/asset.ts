@@ -11,7 +11,10 @@ export async function fetchAsset(url: string, engine: Engine): Promise<{ content
     if (!asset) throw new RefractError('EFATAL', `The asset ${name} is missing from the store`);
     return { contentType: asset.contentType, body: asset.bytes };
   }
-  const res = await withDeadline(engine.config.timeoutMs, [], (signal) => fetchTarget(url, { guard: engine.guard, signal, maxBytes: engine.config.maxBodyBytes, full: true }));
-  if (res.statusCode >= 400) throw new RefractError('EFATALCLIENT', `The embedded asset ${url} answered ${res.statusCode}`);
+  const res = await withDeadline(engine.config.timeoutMs, [], (signal) =>
+    fetchTarget(url, { guard: engine.guard, signal, maxBytes: engine.config.maxBodyBytes, full: true }),
+  );
+  if (res.statusCode >= 400)
+    throw new RefractError('EFATALCLIENT', `The embedded asset ${url} answered ${res.statusCode}`);
   return { contentType: res.contentType || 'application/octet-stream', body: res.body };
 }

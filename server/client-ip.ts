@@ -14,9 +14,16 @@ export function trustOf(setting: string): ((addr: string, hop: number) => boolea
     return hops > 0 ? (_addr, hop) => hop < hops : undefined;
   }
   try {
-    return proxyaddr.compile(value.split(',').map((s) => s.trim()).filter(Boolean));
+    return proxyaddr.compile(
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
   } catch (err) {
-    throw new Error(`REFRACT_TRUST_PROXY must be a hop count or a list of addresses, CIDRs, loopback, linklocal or uniquelocal: ${(err as Error).message}`);
+    throw new Error(
+      `REFRACT_TRUST_PROXY must be a hop count or a list of addresses, CIDRs, loopback, linklocal or uniquelocal: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -24,7 +31,10 @@ export function trustOf(setting: string): ((addr: string, hop: number) => boolea
 function forwardedFor(header: string): string {
   const nodes: string[] = [];
   for (const element of header.split(',')) {
-    const pair = element.split(';').map((p) => p.trim()).find((p) => p.toLowerCase().startsWith('for='));
+    const pair = element
+      .split(';')
+      .map((p) => p.trim())
+      .find((p) => p.toLowerCase().startsWith('for='));
     if (!pair) continue;
     let node = pair.slice(4).trim().replace(/^"|"$/g, '');
     // `[2001:db8::1]:4711` and `192.0.2.1:4711`: the address without its port.
@@ -45,7 +55,18 @@ export function clientIp(req: IncomingMessage, trust: ((addr: string, hop: numbe
   if (!trust) return peer;
   const xff = req.headers['x-forwarded-for'];
   const forwarded = req.headers.forwarded;
-  const list = xff !== undefined ? (Array.isArray(xff) ? xff.join(', ') : xff) : typeof forwarded === 'string' ? forwardedFor(forwarded) : '';
-  const view = { headers: { 'x-forwarded-for': list }, socket: { remoteAddress: peer }, connection: { remoteAddress: peer } };
+  const list =
+    xff !== undefined
+      ? Array.isArray(xff)
+        ? xff.join(', ')
+        : xff
+      : typeof forwarded === 'string'
+        ? forwardedFor(forwarded)
+        : '';
+  const view = {
+    headers: { 'x-forwarded-for': list },
+    socket: { remoteAddress: peer },
+    connection: { remoteAddress: peer },
+  };
   return proxyaddr(view as unknown as IncomingMessage, trust);
 }

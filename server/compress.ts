@@ -13,8 +13,15 @@ const compressed = new WeakMap<Buffer, Map<string, Buffer>>();
 
 /** The encoding to answer with (q-values count: `br;q=0, gzip` is gzip; on a tie brotli first), none for identity. */
 export function encodingOf(res: HandlerResponse, acceptEncoding: string): 'br' | 'gzip' | undefined {
-  if (!acceptEncoding || Buffer.byteLength(res.body) < MIN_COMPRESS || !COMPRESSIBLE.test(res.headers['content-type'] ?? '')) return undefined;
-  const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as { encoding(available: string[], opts: { preferred: string[] }): string | undefined };
+  if (
+    !acceptEncoding ||
+    Buffer.byteLength(res.body) < MIN_COMPRESS ||
+    !COMPRESSIBLE.test(res.headers['content-type'] ?? '')
+  )
+    return undefined;
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }) as unknown as {
+    encoding(available: string[], opts: { preferred: string[] }): string | undefined;
+  };
   const encoding = negotiator.encoding(['br', 'gzip', 'identity'], { preferred: ['br', 'gzip', 'identity'] });
   return encoding === 'br' || encoding === 'gzip' ? encoding : undefined;
 }
@@ -25,12 +32,14 @@ export async function compress(res: HandlerResponse, encoding: 'br' | 'gzip'): P
   const kept = compressed.get(body);
   let out = kept?.get(encoding);
   if (!out) {
-    out = encoding === 'br'
-      ? await brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length } })
-      : await gzip(body, { level: 6 });
+    out =
+      encoding === 'br'
+        ? await brotli(body, {
+            params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+          })
+        : await gzip(body, { level: 6 });
     // Only a body that is not ours alone (a string made into bytes just now is) may be asked for again.
     if (typeof res.body !== 'string') compressed.set(body, (kept ?? new Map()).set(encoding, out));
   }
   return { ...res, headers: { ...res.headers, 'content-encoding': encoding }, body: out };
 }
-

@@ -9,21 +9,32 @@ import type { KeyRing } from './keys.ts';
 import { publicJob, type JobRequest, type Jobs } from '../crawl/index.ts';
 
 /** A RefractError for a body field: its code and which field. */
-const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) => new RefractError(code, `\`${field}\`: ${why}`, { data: { field } });
+const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) =>
+  new RefractError(code, `\`${field}\`: ${why}`, { data: { field } });
 
 /** The largest body `POST /crawls` reads (a list of URLs). */
 const MAX_BODY = 1024 * 1024;
 const EVENTS = ['started', 'page', 'completed', 'failed', 'cancelled'] as const;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const bodySchema = z.object({
-  start: z.string().optional(), urls: z.array(z.string()).max(100_000).optional(), sitemap: z.string().optional(),
-  maxPages: z.number().int().positive().optional(), maxDepth: z.number().int().min(0).optional(),
-  include: z.array(z.string()).optional(), exclude: z.array(z.string()).optional(),
-  anyHost: z.boolean().optional(), robots: z.boolean().optional(),
-  query: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
-  webhook: z.object({ url: z.string(), events: z.array(z.enum(EVENTS)).default([...EVENTS]) }).strict().optional(),
-}).strict();
+const bodySchema = z
+  .object({
+    start: z.string().optional(),
+    urls: z.array(z.string()).max(100_000).optional(),
+    sitemap: z.string().optional(),
+    maxPages: z.number().int().positive().optional(),
+    maxDepth: z.number().int().min(0).optional(),
+    include: z.array(z.string()).optional(),
+    exclude: z.array(z.string()).optional(),
+    anyHost: z.boolean().optional(),
+    robots: z.boolean().optional(),
+    query: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+    webhook: z
+      .object({ url: z.string(), events: z.array(z.enum(EVENTS)).default([...EVENTS]) })
+      .strict()
+      .optional(),
+  })
+  .strict();
 
 /** Reads a JSON body (at most MAX_BODY bytes). */
 async function readJson(req: http.IncomingMessage): Promise<unknown> {
@@ -53,18 +64,26 @@ async function guardField(engine: Engine, host: string, field: string, anyFailur
   try {
     await engine.guard.resolve(host.replace(/^\[|\]$/g, ''));
   } catch (err) {
-    if (anyFailure || (err as { code?: string }).code === 'EFORBIDDENURL') throw new RefractError('EFORBIDDENURL', `\`${field}\`: ${(err as Error).message}`, { data: { field } });
+    if (anyFailure || (err as { code?: string }).code === 'EFORBIDDENURL')
+      throw new RefractError('EFORBIDDENURL', `\`${field}\`: ${(err as Error).message}`, { data: { field } });
   }
 }
 
 /** The targets of a job through the guard at POST, not page by page later; each host is asked once, 16 at a time. */
-async function refuseForbidden(engine: Engine, input: { start?: string; sitemap?: string; urls?: string[] }): Promise<void> {
+async function refuseForbidden(
+  engine: Engine,
+  input: { start?: string; sitemap?: string; urls?: string[] },
+): Promise<void> {
   const fields = new Map<string, string>();
   if (input.start) fields.set(new URL(input.start).hostname, 'start');
   if (input.sitemap) fields.set(new URL(input.sitemap).hostname, 'sitemap');
-  input.urls?.forEach((u, i) => { const host = new URL(u).hostname; if (!fields.has(host)) fields.set(host, `urls.${i}`); });
+  input.urls?.forEach((u, i) => {
+    const host = new URL(u).hostname;
+    if (!fields.has(host)) fields.set(host, `urls.${i}`);
+  });
   const hosts = [...fields];
-  for (let i = 0; i < hosts.length; i += 16) await Promise.all(hosts.slice(i, i + 16).map(([host, field]) => guardField(engine, host, field)));
+  for (let i = 0; i < hosts.length; i += 16)
+    await Promise.all(hosts.slice(i, i + 16).map(([host, field]) => guardField(engine, host, field)));
 }
 
 /** A body checked into a job request: one input, the CLI's options, a webhook the guard lets through (also the Actor's input). */
@@ -78,29 +97,55 @@ export async function jobRequest(raw: unknown, engine: Engine, secret: string): 
   const b = parsed.data;
   const inputs = [b.start, b.urls, b.sitemap].filter((v) => v !== undefined);
   if (inputs.length !== 1) throw fieldError('EINVALDATA', 'start', 'give exactly one of `start`, `urls` or `sitemap`');
-  const checkUrl = (field: string, url: string) => { try { return checkTargetUrl(url).href; } catch (err) { throw fieldError('EINVALURL', field, (err as Error).message); } };
-  const input = b.start !== undefined ? { start: checkUrl('start', b.start) } : b.sitemap !== undefined ? { sitemap: checkUrl('sitemap', b.sitemap) } : { urls: b.urls!.map((u, i) => checkUrl(`urls.${i}`, u)) };
+  const checkUrl = (field: string, url: string) => {
+    try {
+      return checkTargetUrl(url).href;
+    } catch (err) {
+      throw fieldError('EINVALURL', field, (err as Error).message);
+    }
+  };
+  const input =
+    b.start !== undefined
+      ? { start: checkUrl('start', b.start) }
+      : b.sitemap !== undefined
+        ? { sitemap: checkUrl('sitemap', b.sitemap) }
+        : { urls: b.urls!.map((u, i) => checkUrl(`urls.${i}`, u)) };
   await refuseForbidden(engine, input);
   let webhook: JobRequest['webhook'];
   if (b.webhook) {
-    if (!secret) throw fieldError('EINVALDATA', 'webhook', 'this service has no REFRACT_WEBHOOK_SECRET to sign deliveries with');
+    if (!secret)
+      throw fieldError('EINVALDATA', 'webhook', 'this service has no REFRACT_WEBHOOK_SECRET to sign deliveries with');
     const url = new URL(checkUrl('webhook.url', b.webhook.url));
     // The same guard as every target: a private or loopback address (unless allowed) is refused now.
     await guardField(engine, url.hostname, 'webhook.url', true);
     webhook = { url: url.href, events: b.webhook.events };
   }
   const { maxPages = DEFAULT_JOB_PAGES, maxDepth, include, exclude, anyHost, robots, query } = b;
-  return { input, options: { maxPages, maxDepth, include, exclude, anyHost, robots, query: query as JobRequest['options']['query'] }, webhook };
+  return {
+    input,
+    options: { maxPages, maxDepth, include, exclude, anyHost, robots, query: query as JobRequest['options']['query'] },
+    webhook,
+  };
 }
 
-const answer = (status: number, data: unknown, headers: Record<string, string> = {}): HandlerResponse =>
-  ({ status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...headers }, body: JSON.stringify({ status: 'success', data }) });
+const answer = (status: number, data: unknown, headers: Record<string, string> = {}): HandlerResponse => ({
+  status,
+  headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...headers },
+  body: JSON.stringify({ status: 'success', data }),
+});
 
 /**
  * `POST /crawls`, `GET /crawls/<id>`, `GET /crawls/<id>/results`, `DELETE /crawls/<id>`: crawl jobs over HTTP, on
  * the pro endpoint with `x-api-key` (the free endpoint answers 403 EPRO). A job made with another key is not found.
  */
-export function createCrawlsHandler(deps: { engine: Engine; jobs: Jobs; keys: KeyRing; tier: 'free' | 'pro'; docsUrl: string; webhookSecret: string }) {
+export function createCrawlsHandler(deps: {
+  engine: Engine;
+  jobs: Jobs;
+  keys: KeyRing;
+  tier: 'free' | 'pro';
+  docsUrl: string;
+  webhookSecret: string;
+}) {
   const { engine, jobs } = deps;
   return async (req: http.IncomingMessage, path: string): Promise<HandlerResponse> => {
     try {
@@ -110,7 +155,11 @@ export function createCrawlsHandler(deps: { engine: Engine; jobs: Jobs; keys: Ke
       if (!id) {
         if (req.method !== 'POST') throw new RefractError('EMETHOD', 'Use POST /crawls to start a crawl');
         const job = await jobs.create(owner, policy, await jobRequest(await readJson(req), engine, deps.webhookSecret));
-        return answer(202, { id: job.id, status: job.status, url: `/crawls/${job.id}` }, { location: `/crawls/${job.id}` });
+        return answer(
+          202,
+          { id: job.id, status: job.status, url: `/crawls/${job.id}` },
+          { location: `/crawls/${job.id}` },
+        );
       }
       const job = await jobs.get(owner, id);
       if (!job || (sub !== undefined && sub !== 'results')) throw new RefractError('ENOTFOUND', `No crawl ${id}`);
@@ -120,17 +169,31 @@ export function createCrawlsHandler(deps: { engine: Engine; jobs: Jobs; keys: Ke
       const params = new URL(req.url ?? '/', 'http://x').searchParams;
       const cursor = Number(params.get('cursor') ?? 0);
       const limit = Math.min(1000, Number(params.get('limit') ?? 100));
-      if (!Number.isInteger(cursor) || cursor < 0 || !Number.isInteger(limit) || limit < 1) throw new RefractError('EINVALQUERY', '`cursor` and `limit` are whole numbers (limit 1 to 1000)');
-      const page = await jobs.results(job, cursor, /ndjson/.test(String(req.headers.accept)) ? Number.MAX_SAFE_INTEGER : limit);
+      if (!Number.isInteger(cursor) || cursor < 0 || !Number.isInteger(limit) || limit < 1)
+        throw new RefractError('EINVALQUERY', '`cursor` and `limit` are whole numbers (limit 1 to 1000)');
+      const page = await jobs.results(
+        job,
+        cursor,
+        /ndjson/.test(String(req.headers.accept)) ? Number.MAX_SAFE_INTEGER : limit,
+      );
       if (/ndjson/.test(String(req.headers.accept))) {
-        return { status: 200, headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' }, body: '', stream: Readable.from(page.lines.map((l) => `${l}\n`)) };
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' },
+          body: '',
+          stream: Readable.from(page.lines.map((l) => `${l}\n`)),
+        };
       }
       // While the job runs, the cursor past the last line is where to ask again; once it ended, `null` is the end.
       const next = page.more || !jobs.isTerminal(job.status) ? String(page.next) : null;
       return answer(200, { results: page.lines.map((l) => JSON.parse(l) as unknown), next, status: job.status });
     } catch (err) {
       const { status, body } = failure(err, randomUUID(), deps.docsUrl);
-      return { status, headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' }, body: JSON.stringify(body) };
+      return {
+        status,
+        headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store' },
+        body: JSON.stringify(body),
+      };
     }
   };
 }

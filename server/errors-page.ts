@@ -2,7 +2,12 @@ import { marked } from 'marked';
 
 /** A heading's anchor: `EFATAL` is `efatal`, `Reporting a request` is `reporting-a-request` (the `more` links' targets). */
 export function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/<[^>]+>/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/<[^>]+>/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /**
@@ -10,10 +15,15 @@ export function anchorOf(heading: string): string {
  * request id of a `report` link shown in the reporting section.
  */
 export function errorsPage(markdown: string): string {
-  const html = (marked.parse(markdown, { async: false }) as string)
-    .replace(/<h([23])>(.*?)<\/h\1>/g, (_, level: string, text: string) => `<h${level} id="${anchorOf(text)}"><a href="#${anchorOf(text)}">${text}</a></h${level}>`);
+  const html = (marked.parse(markdown, { async: false }) as string).replace(
+    /<h([23])>(.*?)<\/h\1>/g,
+    (_, level: string, text: string) =>
+      `<h${level} id="${anchorOf(text)}"><a href="#${anchorOf(text)}">${text}</a></h${level}>`,
+  );
   // A table of contents after the introduction: each code with its HTTP status, linked to its section.
-  const sections = [...markdown.matchAll(/^## (.+)\n+(?:HTTP (\d{3}))?/gm)].map((m) => `<li><a href="#${anchorOf(m[1]!)}">${m[1]}</a>${m[2] ? ` <span class="status">${m[2]}</span>` : ''}</li>`);
+  const sections = [...markdown.matchAll(/^## (.+)\n+(?:HTTP (\d{3}))?/gm)].map(
+    (m) => `<li><a href="#${anchorOf(m[1]!)}">${m[1]}</a>${m[2] ? ` <span class="status">${m[2]}</span>` : ''}</li>`,
+  );
   const contents = `<nav aria-label="Error codes"><ul class="toc">${sections.join('')}</ul></nav>`;
   const withContents = html.replace(/(<\/p>)/, `$1${contents}`);
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

@@ -1,7 +1,21 @@
 import fresh from 'fresh';
 import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { RefractError, parseQuery, type Engine, type Plan, type Tier, cacheStatusOf, degraded, formatDuration, filtered, embedValue, type CacheEntry, type Clock, type Phase } from '../engine/index.ts';
+import {
+  RefractError,
+  parseQuery,
+  type Engine,
+  type Plan,
+  type Tier,
+  cacheStatusOf,
+  degraded,
+  formatDuration,
+  filtered,
+  embedValue,
+  type CacheEntry,
+  type Clock,
+  type Phase,
+} from '../engine/index.ts';
 import { success, failure } from './jsend.ts';
 import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
 import type { KeyRing, KeyOwner } from './keys.ts';
@@ -9,11 +23,18 @@ import { createHash } from 'node:crypto';
 import { fetchAsset } from './asset.ts';
 
 /** A request as the handler sees it: no sockets. */
-export interface HandlerRequest { method: string; url: string; headers: Record<string, string | string[] | undefined>; ip: string }
+export interface HandlerRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  ip: string;
+}
 
 /** A response as the handler returns it: no sockets. */
 export interface HandlerResponse {
-  status: number; headers: Record<string, string>; body: Buffer | string;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer | string;
   /** A body streamed instead of `body` (a generated file), its `content-length` set in `headers`. */
   stream?: Readable;
   /** How long each phase took (the server adds compression and the total, and sends them as Server-Timing). */
@@ -43,7 +64,12 @@ function outputOf(plan: Plan): string {
 
 /** Origin and path of a target URL, without its query, fragment or credentials. */
 function targetOf(url: string): string | undefined {
-  try { const u = new URL(url); return `${u.origin}${u.pathname}`; } catch { return undefined; }
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What the access log and metrics say of a plan: worked out once per kept plan (a cache HIT parses no URL). */
@@ -51,13 +77,20 @@ function describer(): (plan: Plan) => { output: string; target: string | undefin
   const described = new WeakMap<Plan, { output: string; target: string | undefined }>();
   return (plan) => {
     let out = described.get(plan);
-    if (!out) described.set(plan, out = { output: outputOf(plan), target: targetOf(plan.url) });
+    if (!out) described.set(plan, (out = { output: outputOf(plan), target: targetOf(plan.url) }));
     return out;
   };
 }
 
 /** What a handler serves with: the engine (which owns the cache), the quotas, keys, the endpoint's tier, and the clock. */
-export interface HandlerDeps { engine: Engine; quota: Quota; tier: Tier; keys: KeyRing; docsUrl: string; clock: Clock }
+export interface HandlerDeps {
+  engine: Engine;
+  quota: Quota;
+  tier: Tier;
+  keys: KeyRing;
+  docsUrl: string;
+  clock: Clock;
+}
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const BASE = 'http://refract.local';
@@ -69,9 +102,14 @@ function header(req: Pick<HandlerRequest, 'headers'>, name: string): string | un
 
 function rateHeaders(q: QuotaState | undefined, tier: Tier): Record<string, string> {
   if (!q) return {};
-  const out: Record<string, string> = { 'x-rate-limit-limit': String(q.limit), 'x-rate-limit-remaining': String(q.remaining), 'x-rate-limit-reset': String(q.resetEpochSecs) };
+  const out: Record<string, string> = {
+    'x-rate-limit-limit': String(q.limit),
+    'x-rate-limit-remaining': String(q.remaining),
+    'x-rate-limit-reset': String(q.resetEpochSecs),
+  };
   // A pro key is told when 80% of its monthly quota is used (SPEC: notification at 80% of the plan).
-  if (tier === 'pro' && q.used >= 0.8 * q.limit) out['x-rate-limit-warning'] = `${Math.floor((100 * q.used) / q.limit)}% of the monthly quota used`;
+  if (tier === 'pro' && q.used >= 0.8 * q.limit)
+    out['x-rate-limit-warning'] = `${Math.floor((100 * q.used) / q.limit)}% of the monthly quota used`;
   return out;
 }
 
@@ -91,13 +129,17 @@ function cacheHeaders(entry: CacheEntry, status: string, now: number): Record<st
 
 /** Who is calling on the free endpoint: its IP (a key is refused there). */
 function freeCallerOf(req: HandlerRequest, deps: HandlerDeps): { id: string; policy: QuotaPolicy } {
-  if (header(req, 'x-api-key') !== undefined) throw new RefractError('EPRO', 'Do not send `x-api-key` to the free endpoint; use the pro endpoint');
+  if (header(req, 'x-api-key') !== undefined)
+    throw new RefractError('EPRO', 'Do not send `x-api-key` to the free endpoint; use the pro endpoint');
   const config = deps.engine.config;
   return { id: `ip:${req.ip}`, policy: { limit: config.freeQuota, window: config.freeQuotaWindowSecs * 1000 } };
 }
 
 /** Who is calling on the pro endpoint: a valid key (the key itself is never logged or echoed). */
-export async function proCallerOf(req: Pick<HandlerRequest, 'headers'>, deps: Pick<HandlerDeps, 'engine' | 'keys'>): Promise<{ id: string; policy: QuotaPolicy }> {
+export async function proCallerOf(
+  req: Pick<HandlerRequest, 'headers'>,
+  deps: Pick<HandlerDeps, 'engine' | 'keys'>,
+): Promise<{ id: string; policy: QuotaPolicy }> {
   const key = header(req, 'x-api-key');
   const config = deps.engine.config;
   const owner: KeyOwner | undefined = key ? await deps.keys.check(key) : undefined;
@@ -133,7 +175,11 @@ function embedTypeOf(plan: Plan, path: string, deps: HandlerDeps): string | unde
 }
 
 /** An answer's body as sent, with its type and entity tag. */
-interface Rendered { type: string; body: Buffer; etag: string }
+interface Rendered {
+  type: string;
+  body: Buffer;
+  etag: string;
+}
 
 function rendered(type: string, body: Buffer | string): Rendered {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
@@ -149,7 +195,8 @@ async function render(plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise
       const asset = await fetchAsset(value, deps.engine);
       return { out: rendered(asset.contentType, asset.body), reuse: false };
     }
-    if (typeof value === 'string') return { out: rendered(embedTypeOf(plan, embed, deps) ?? 'text/plain; charset=utf-8', value), reuse: true };
+    if (typeof value === 'string')
+      return { out: rendered(embedTypeOf(plan, embed, deps) ?? 'text/plain; charset=utf-8', value), reuse: true };
     return { out: rendered(JSON_TYPE, JSON.stringify(value)), reuse: true };
   }
   const data = filtered(entry.data, plan.options);
@@ -194,7 +241,6 @@ function unknownHeader(names: readonly string[]): string {
   return out;
 }
 
-
 /** Creates the request handler of one endpoint: (request) → response, never touching sockets. */
 export function createHandler(deps: HandlerDeps) {
   const { engine, quota } = deps;
@@ -204,8 +250,11 @@ export function createHandler(deps: HandlerDeps) {
     const id = randomUUID();
     const phases: Phase[] = [];
     const base: Record<string, string> = {
-      'x-request-id': id, 'x-pricing-plan': deps.tier, 'access-control-allow-origin': '*',
-      'access-control-expose-headers': '*', vary: 'accept-encoding',
+      'x-request-id': id,
+      'x-pricing-plan': deps.tier,
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': '*',
+      vary: 'accept-encoding',
     };
     let rate: QuotaState | undefined;
     const facts: RequestFacts = { id, output: 'none' };
@@ -213,9 +262,14 @@ export function createHandler(deps: HandlerDeps) {
     let policy: QuotaPolicy = { limit: engine.config.freeQuota, window: engine.config.freeQuotaWindowSecs * 1000 };
     try {
       if (req.method === 'OPTIONS') {
-        return { status: 204, headers: { ...base, 'access-control-allow-methods': 'GET, HEAD', 'access-control-allow-headers': '*' }, body: '' };
+        return {
+          status: 204,
+          headers: { ...base, 'access-control-allow-methods': 'GET, HEAD', 'access-control-allow-headers': '*' },
+          body: '',
+        };
       }
-      if (req.method !== 'GET' && req.method !== 'HEAD') throw new RefractError('EMETHOD', `Method ${req.method} is not allowed; use GET`);
+      if (req.method !== 'GET' && req.method !== 'HEAD')
+        throw new RefractError('EMETHOD', `Method ${req.method} is not allowed; use GET`);
       // The path is checked before the caller; the engine keeps the plans of queries that come again.
       const cut = req.url.indexOf('?');
       const path = cut < 0 ? req.url : req.url.slice(0, cut);
@@ -235,7 +289,8 @@ export function createHandler(deps: HandlerDeps) {
         const since = performance.now();
         rate = await quota.consume(caller, policy);
         phases.push({ name: 'quota', ms: performance.now() - since });
-        if (rate.exceeded) throw new RefractError('ERATE', 'The request quota of this window is used up; wait for the reset');
+        if (rate.exceeded)
+          throw new RefractError('ERATE', 'The request quota of this window is used up; wait for the reset');
       };
       const outcome = await engine.extract(plan, { admit, scope: caller });
       phases.push(...(outcome.phases ?? []));
@@ -246,11 +301,18 @@ export function createHandler(deps: HandlerDeps) {
       const rendering = performance.now();
       const { type, body, etag } = await renderings(plan, outcome, deps);
       phases.push({ name: 'body', ms: performance.now() - rendering });
-      const headers: Record<string, string> = { ...base, ...rateHeaders(rate, deps.tier), ...cacheHeaders(outcome, outcome.cache, now), etag, 'content-type': type };
+      const headers: Record<string, string> = {
+        ...base,
+        ...rateHeaders(rate, deps.tier),
+        ...cacheHeaders(outcome, outcome.cache, now),
+        etag,
+        'content-type': type,
+      };
       // Embedded HTML (a report, or whatever a target served) runs sandboxed, in an opaque origin, never as this service.
       if (/^text\/html/i.test(type)) headers['content-security-policy'] = 'sandbox allow-scripts allow-popups';
       // Without the request's Cache-Control: fetch() adds `no-cache` to conditional requests; this is the origin.
-      if (fresh({ 'if-none-match': header(req, 'if-none-match') }, { etag })) return { status: 304, headers, body: '', phases, facts };
+      if (fresh({ 'if-none-match': header(req, 'if-none-match') }, { etag }))
+        return { status: 304, headers, body: '', phases, facts };
       return { status: 200, headers, body, phases, facts };
     } catch (err) {
       const { status, body, unexpected } = failure(err, id, deps.docsUrl, engine.config.reportUrl);
@@ -265,7 +327,16 @@ export function createHandler(deps: HandlerDeps) {
       if (status === 413 || status === 503) delete rates['x-rate-limit-reset'];
       return {
         status,
-        headers: { ...base, ...rates, ...extra, 'x-cache-status': cacheStatusOf(err), 'x-fetch-mode': 'none', 'x-fetch-time': '0ms', 'cache-control': 'no-store', 'content-type': JSON_TYPE },
+        headers: {
+          ...base,
+          ...rates,
+          ...extra,
+          'x-cache-status': cacheStatusOf(err),
+          'x-fetch-mode': 'none',
+          'x-fetch-time': '0ms',
+          'cache-control': 'no-store',
+          'content-type': JSON_TYPE,
+        },
         body: JSON.stringify(body),
         phases,
         facts,
@@ -279,7 +350,8 @@ const BUSY_RETRY_SECS = 1;
 
 /** When a refused client may try again: the quota's reset on 429, a second on a full browser queue (503 EBUSY). */
 function retryAfter(code: unknown, status: number, rate: QuotaState | undefined, now: number): Record<string, string> {
-  if (status === 429 && rate) return { 'retry-after': String(Math.max(1, rate.resetEpochSecs - Math.floor(now / 1000))) };
+  if (status === 429 && rate)
+    return { 'retry-after': String(Math.max(1, rate.resetEpochSecs - Math.floor(now / 1000))) };
   if (code === 'EBUSY') return { 'retry-after': String(BUSY_RETRY_SECS) };
   return {};
 }

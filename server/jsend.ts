@@ -15,11 +15,24 @@ export function reportLink(template: string | undefined, id: string, code: strin
 }
 
 /** Turns any thrown value into an HTTP status and a JSend fail/error body; unknown errors become EFATAL. */
-export function failure(err: unknown, id: string, docsUrl: string, reportTemplate?: string): { status: number; body: Record<string, unknown>; unexpected: boolean } {
+export function failure(
+  err: unknown,
+  id: string,
+  docsUrl: string,
+  reportTemplate?: string,
+): { status: number; body: Record<string, unknown>; unexpected: boolean } {
   const f = toFailure(err);
   return {
     status: f.status,
     unexpected: f.unexpected,
-    body: { status: f.jsend, code: f.code, message: f.message, more: `${docsUrl}#${f.code.toLowerCase()}`, report: reportLink(reportTemplate, id, f.code, docsUrl), id, data: f.data ?? null },
+    body: {
+      status: f.jsend,
+      code: f.code,
+      message: f.message,
+      more: `${docsUrl}#${f.code.toLowerCase()}`,
+      report: reportLink(reportTemplate, id, f.code, docsUrl),
+      id,
+      data: f.data ?? null,
+    },
   };
 }

@@ -2,13 +2,22 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 
 /** A pro key as stored: its digest (never the key itself), an id safe to log and count by, its own quota. */
-interface KeyRecord { digest: Buffer; id: string; quota?: number }
+interface KeyRecord {
+  digest: Buffer;
+  id: string;
+  quota?: number;
+}
 
 /** Who a valid key is: an id for quotas and logs (a digest prefix, not the key) and its monthly quota if set. */
-export interface KeyOwner { id: string; quota?: number }
+export interface KeyOwner {
+  id: string;
+  quota?: number;
+}
 
 /** The pro keys: checked in constant time, re-read from their file when it changes (rotation without restart). */
-export interface KeyRing { check(key: string): Promise<KeyOwner | undefined> }
+export interface KeyRing {
+  check(key: string): Promise<KeyOwner | undefined>;
+}
 
 const digest = (key: string) => createHash('sha256').update(key).digest();
 
@@ -20,7 +29,11 @@ function parse(lines: string[]): KeyRecord[] {
     // `key` or `key <quota>` (space, tab or comma between): the quota is this key's requests per month.
     const [key, quota] = line.split(/[\s,]+/);
     const d = digest(key!);
-    out.push({ digest: d, id: `key-${d.toString('hex').slice(0, 12)}`, quota: quota !== undefined && /^\d+$/.test(quota) ? Number(quota) : undefined });
+    out.push({
+      digest: d,
+      id: `key-${d.toString('hex').slice(0, 12)}`,
+      quota: quota !== undefined && /^\d+$/.test(quota) ? Number(quota) : undefined,
+    });
   }
   return out;
 }

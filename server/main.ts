@@ -3,7 +3,7 @@ import { startApp } from './app.ts';
 
 /** A start that fails for a reason of the operator's (a setting, a plugin) says so in one line; a defect shows its stack. */
 async function start() {
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (err) {
@@ -14,12 +14,18 @@ async function start() {
   try {
     return { config, app: await startApp(config) };
   } catch (err) {
-    process.stderr.write(isRefractError(err) ? `refract: ${err.code}: ${err.message}\n` : `refract: the server did not start: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.stderr.write(
+      isRefractError(err)
+        ? `refract: ${err.code}: ${err.message}\n`
+        : `refract: the server did not start: ${(err as Error)?.stack ?? String(err)}\n`,
+    );
     process.exit(1);
   }
 }
 const { config, app } = await start();
-app.engine.logger.info(`Refract listening on ${app.bound.free} (free) and ${app.bound.pro} (pro): free ${app.freeUrl}, pro ${app.proUrl}`);
+app.engine.logger.info(
+  `Refract listening on ${app.bound.free} (free) and ${app.bound.pro} (pro): free ${app.freeUrl}, pro ${app.proUrl}`,
+);
 
 // A promise left rejecting by a dependency (a browser page closed under a pending call, say) is a defect to log,
 // never a reason to drop every request in flight with the process.
@@ -35,7 +41,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     app.engine.logger.info(`${signal}: draining for up to ${config.shutdownGraceMs} ms`);
     // A shutdown that cannot finish (a hung socket, a stuck browser) must still end the process.
     setTimeout(() => process.exit(1), config.shutdownGraceMs + CLOSE_MS).unref();
-    app.shutdown(config.shutdownGraceMs).then(() => process.exit(0), () => process.exit(1));
+    app.shutdown(config.shutdownGraceMs).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   });
 }
 

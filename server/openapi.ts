@@ -4,9 +4,25 @@
 import { z } from 'zod';
 import { CRAWL_PATHS } from './openapi-crawls.ts';
 import { CORE_DOCS, RESPONSE_HEADERS as HEADERS } from './parameter-docs.ts';
-import { CODES, coreSchema, PRO_ONLY, TEST_HOOK_PARAMS, DURATION_MARK, TEXT_FORM_MARK, type Code, type Registry } from '../engine/index.ts';
+import {
+  CODES,
+  coreSchema,
+  PRO_ONLY,
+  TEST_HOOK_PARAMS,
+  DURATION_MARK,
+  TEXT_FORM_MARK,
+  type Code,
+  type Registry,
+} from '../engine/index.ts';
 
-type Schema = Record<string, unknown> & { anyOf?: Schema[]; properties?: Record<string, Schema>; additionalProperties?: Schema | boolean; $ref?: string; type?: unknown; items?: Schema };
+type Schema = Record<string, unknown> & {
+  anyOf?: Schema[];
+  properties?: Record<string, Schema>;
+  additionalProperties?: Schema | boolean;
+  $ref?: string;
+  type?: unknown;
+  items?: Schema;
+};
 
 /** One query parameter as OpenAPI describes it, with Refract's own marks. */
 export interface QueryParameter {
@@ -24,7 +40,6 @@ export interface QueryParameter {
   'x-refract-needs-options'?: boolean;
 }
 
-
 /**
  * The JSON Schema of a validating schema: the value after coercion from query text (`io: output`), with the other
  * forms the coercion accepts (a duration as text, a proxy as one URL) and, for a value transformed after
@@ -32,7 +47,9 @@ export interface QueryParameter {
  */
 export function jsonSchemaOf(schema: z.ZodType): Schema {
   const out = z.toJSONSchema(schema, {
-    io: 'output', unrepresentable: 'any', target: 'draft-2020-12',
+    io: 'output',
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
     override(ctx) {
       const node = ctx.jsonSchema as Schema;
       // zod's public `.def`, the schema's definition.
@@ -44,11 +61,19 @@ export function jsonSchemaOf(schema: z.ZodType): Schema {
       const isDuration = node[DURATION_MARK];
       delete node[TEXT_FORM_MARK];
       delete node[DURATION_MARK];
-      const alternative = isDuration ? { type: 'string', description: 'a duration as text: 90s, 2m, 1h' } : typeof textForm === 'string' ? { type: 'string', description: textForm } : undefined;
+      const alternative = isDuration
+        ? { type: 'string', description: 'a duration as text: 90s, 2m, 1h' }
+        : typeof textForm === 'string'
+          ? { type: 'string', description: textForm }
+          : undefined;
       if (!alternative) return;
       const { default: initial, description, ...validated } = node;
       for (const key of Object.keys(node)) delete node[key];
-      Object.assign(node, { ...(initial !== undefined ? { default: initial } : {}), ...(description ? { description } : {}), anyOf: [validated, alternative] });
+      Object.assign(node, {
+        ...(initial !== undefined ? { default: initial } : {}),
+        ...(description ? { description } : {}),
+        anyOf: [validated, alternative],
+      });
     },
   }) as Schema;
   delete out.$schema;
@@ -63,7 +88,13 @@ function isObjectNode(node: Schema): boolean {
  * The dotted query parameters one option stands for: an object becomes `name.key` parameters, a record
  * `name.{key}` ones; a value that may be plain or an object (`pdf.margin`) is both. `$ref`s are followed once.
  */
-function flatten(name: string, node: Schema, defs: Record<string, Schema>, out: { name: string; schema: Schema }[], followed: ReadonlySet<string> = new Set()): void {
+function flatten(
+  name: string,
+  node: Schema,
+  defs: Record<string, Schema>,
+  out: { name: string; schema: Schema }[],
+  followed: ReadonlySet<string> = new Set(),
+): void {
   let seen = followed;
   if (node.$ref) {
     const key = node.$ref.replace('#/$defs/', '');
@@ -75,7 +106,9 @@ function flatten(name: string, node: Schema, defs: Record<string, Schema>, out: 
   const alternatives = node.anyOf ?? [node];
   const objects = alternatives.filter(isObjectNode);
   // A list of objects (a list of fallback rules) is sent as numbered keys; it is described with its parent.
-  const plain = alternatives.filter((a) => !isObjectNode(a) && !(a.type === 'array' && a.items && (isObjectNode(a.items) || a.items.$ref)));
+  const plain = alternatives.filter(
+    (a) => !isObjectNode(a) && !(a.type === 'array' && a.items && (isObjectNode(a.items) || a.items.$ref)),
+  );
   if (!objects.length) {
     out.push({ name, schema: node });
     return;
@@ -85,8 +118,10 @@ function flatten(name: string, node: Schema, defs: Record<string, Schema>, out: 
     out.push({ name, schema: plain.length === 1 ? { ...rest, ...plain[0] } : { ...rest, anyOf: plain } });
   }
   for (const object of objects) {
-    for (const [key, value] of Object.entries(object.properties ?? {})) flatten(`${name}.${key}`, value, defs, out, seen);
-    if (typeof object.additionalProperties === 'object') flatten(`${name}.{key}`, object.additionalProperties, defs, out, seen);
+    for (const [key, value] of Object.entries(object.properties ?? {}))
+      flatten(`${name}.${key}`, value, defs, out, seen);
+    if (typeof object.additionalProperties === 'object')
+      flatten(`${name}.{key}`, object.additionalProperties, defs, out, seen);
   }
 }
 
@@ -98,7 +133,12 @@ function flattened(name: string, schema: Schema): { name: string; schema: Schema
   return out;
 }
 
-function parameter(name: string, schema: Schema, description: string, extra: Partial<QueryParameter> = {}): QueryParameter {
+function parameter(
+  name: string,
+  schema: Schema,
+  description: string,
+  extra: Partial<QueryParameter> = {},
+): QueryParameter {
   const param: QueryParameter = { name, in: 'query', description, schema, ...extra };
   const types = [schema.type, ...(schema.anyOf ?? []).map((a) => a.type)];
   // A bare name is `true`: `?url=…&screenshot`.
@@ -113,11 +153,18 @@ function parameter(name: string, schema: Schema, description: string, extra: Par
  * `x-refract-default`, not as the schema's `default`: clients generated from the description (and /docs'
  * "Try it out") send every `default`, and those must make together the same request as none.
  */
-function defaultAsText(schema: Schema, description: string): { schema: Schema; description: string; extra: Partial<QueryParameter> } {
+function defaultAsText(
+  schema: Schema,
+  description: string,
+): { schema: Schema; description: string; extra: Partial<QueryParameter> } {
   if (schema.default === undefined) return { schema, description, extra: {} };
   const { default: initial, ...rest } = schema;
   const shown = typeof initial === 'string' ? initial : JSON.stringify(initial);
-  return { schema: rest, description: `${description} Default: \`${shown}\`.`.trim(), extra: { 'x-refract-default': initial } };
+  return {
+    schema: rest,
+    description: `${description} Default: \`${shown}\`.`.trim(),
+    extra: { 'x-refract-default': initial },
+  };
 }
 
 /** Every query parameter the plan accepts, general ones first, then each plugin's in registry order. */
@@ -129,10 +176,16 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
     const pro = Object.hasOwn(PRO_ONLY, key);
     const doc = `${pro ? 'Pro only. ' : ''}${CORE_DOCS[key as keyof typeof CORE_DOCS] ?? ''}`;
     for (const p of flattened(key, schema)) {
-      const described = pro ? defaultAsText(p.schema, p.name === key ? doc : `\`${key}\` option.`) : { schema: p.schema, description: p.name === key ? doc : `\`${key}\` option.`, extra: {} };
-      params.push(parameter(p.name, described.schema, described.description, {
-        ...(p.name === 'url' ? { required: true } : {}), ...(pro ? { 'x-refract-pro': true } : {}), ...described.extra,
-      }));
+      const described = pro
+        ? defaultAsText(p.schema, p.name === key ? doc : `\`${key}\` option.`)
+        : { schema: p.schema, description: p.name === key ? doc : `\`${key}\` option.`, extra: {} };
+      params.push(
+        parameter(p.name, described.schema, described.description, {
+          ...(p.name === 'url' ? { required: true } : {}),
+          ...(pro ? { 'x-refract-pro': true } : {}),
+          ...described.extra,
+        }),
+      );
     }
   }
   // Options that plugins own at the top level of the query (`audio`, `video`: meta), as the contract names them.
@@ -140,7 +193,11 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
     for (const [name, schema] of Object.entries(plugin.topLevel ?? {})) {
       // Sent at its default it changes nothing (it does not turn the plugin on): the default stays a schema default.
       const { description, ...node } = jsonSchemaOf(schema);
-      params.push(parameter(name, node, typeof description === 'string' ? description : `\`${plugin.name}\` option.`, { 'x-refract-plugin': plugin.name }));
+      params.push(
+        parameter(name, node, typeof description === 'string' ? description : `\`${plugin.name}\` option.`, {
+          'x-refract-plugin': plugin.name,
+        }),
+      );
     }
   }
   for (const plugin of registry.plugins) {
@@ -152,15 +209,35 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
     const needsOptions = !plugin.params.safeParse({}).success;
     // The option a plain word stands for (`screenshot=iPhone 15` is `screenshot.device=iPhone 15`).
     const shorthandFor = plugin.shorthand ? Object.keys(plugin.shorthand('x'))[0] : undefined;
-    params.push(parameter(plugin.name, on, needsOptions ? `${plugin.description} Needs its options: \`${plugin.name}=false\` turns it off.` : plugin.description, {
-      'x-refract-plugin': plugin.name, ...(needsOptions ? { 'x-refract-needs-options': true } : {}),
-      ...(shorthandFor ? { 'x-refract-shorthand': `${plugin.name}.${shorthandFor}` } : {}),
-    }));
+    params.push(
+      parameter(
+        plugin.name,
+        on,
+        needsOptions
+          ? `${plugin.description} Needs its options: \`${plugin.name}=false\` turns it off.`
+          : plugin.description,
+        {
+          'x-refract-plugin': plugin.name,
+          ...(needsOptions ? { 'x-refract-needs-options': true } : {}),
+          ...(shorthandFor ? { 'x-refract-shorthand': `${plugin.name}.${shorthandFor}` } : {}),
+        },
+      ),
+    );
     for (const p of flattened(plugin.name, options).filter((o) => o.name !== plugin.name)) {
       // Without a description of its own, an option says its default alone (not "`screenshot` option." on each).
-      const own = typeof p.schema.description === 'string' ? p.schema.description : p.schema.default === undefined ? `\`${plugin.name}\` option.` : '';
+      const own =
+        typeof p.schema.description === 'string'
+          ? p.schema.description
+          : p.schema.default === undefined
+            ? `\`${plugin.name}\` option.`
+            : '';
       const described = defaultAsText(p.schema, own);
-      params.push(parameter(p.name, described.schema, described.description, { 'x-refract-plugin': plugin.name, ...described.extra }));
+      params.push(
+        parameter(p.name, described.schema, described.description, {
+          'x-refract-plugin': plugin.name,
+          ...described.extra,
+        }),
+      );
     }
   }
   return params;
@@ -170,9 +247,18 @@ const media: Schema = {
   type: 'object',
   description: 'A file: an image, video or audio of the page, or a generated screenshot or PDF.',
   properties: {
-    url: { type: 'string', format: 'uri' }, type: { type: 'string' }, size: { type: 'integer' }, size_pretty: { type: 'string' },
-    width: { type: 'integer' }, height: { type: 'integer' }, duration: { type: 'number' }, duration_pretty: { type: 'string' },
-    palette: { type: 'array', items: { type: 'string' } }, background_color: { type: 'string' }, color: { type: 'string' }, alternative_color: { type: 'string' },
+    url: { type: 'string', format: 'uri' },
+    type: { type: 'string' },
+    size: { type: 'integer' },
+    size_pretty: { type: 'string' },
+    width: { type: 'integer' },
+    height: { type: 'integer' },
+    duration: { type: 'number' },
+    duration_pretty: { type: 'string' },
+    palette: { type: 'array', items: { type: 'string' } },
+    background_color: { type: 'string' },
+    color: { type: 'string' },
+    alternative_color: { type: 'string' },
   },
   required: ['url'],
 };
@@ -182,54 +268,129 @@ const text = { type: 'string' };
 
 const data: Schema = {
   type: 'object',
-  description: 'The payload. Each output asked for adds its key (`screenshot`, `pdf`, `palette` fields, `insights`, `iframe`, `function`, data rules, plugins).',
+  description:
+    'The payload. Each output asked for adds its key (`screenshot`, `pdf`, `palette` fields, `insights`, `iframe`, `function`, data rules, plugins).',
   additionalProperties: true,
   properties: {
-    title: nullable(text), description: nullable(text), author: nullable(text), publisher: nullable(text),
-    date: nullable({ type: 'string', format: 'date-time' }), lang: nullable(text), url: { type: 'string', format: 'uri' },
-    image: nullable({ $ref: '#/components/schemas/Media' }), logo: nullable({ $ref: '#/components/schemas/Media' }),
-    video: nullable({ $ref: '#/components/schemas/Media' }), audio: nullable({ $ref: '#/components/schemas/Media' }),
-    screenshot: { $ref: '#/components/schemas/Media' }, pdf: { $ref: '#/components/schemas/Media' },
-    statusCode: { type: 'integer' }, headers: { type: 'object', additionalProperties: { type: 'string' } },
-    redirects: { type: 'array', items: { type: 'object', properties: { statusCode: { type: 'integer' }, url: { type: 'string', format: 'uri' } } } },
+    title: nullable(text),
+    description: nullable(text),
+    author: nullable(text),
+    publisher: nullable(text),
+    date: nullable({ type: 'string', format: 'date-time' }),
+    lang: nullable(text),
+    url: { type: 'string', format: 'uri' },
+    image: nullable({ $ref: '#/components/schemas/Media' }),
+    logo: nullable({ $ref: '#/components/schemas/Media' }),
+    video: nullable({ $ref: '#/components/schemas/Media' }),
+    audio: nullable({ $ref: '#/components/schemas/Media' }),
+    screenshot: { $ref: '#/components/schemas/Media' },
+    pdf: { $ref: '#/components/schemas/Media' },
+    statusCode: { type: 'integer' },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    redirects: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { statusCode: { type: 'integer' }, url: { type: 'string', format: 'uri' } },
+      },
+    },
   },
 };
-
 
 /** The codes answered with each HTTP status. */
 function codesByStatus(): Map<number, Code[]> {
   const by = new Map<number, Code[]>();
-  for (const [code, status] of Object.entries(CODES) as [Code, number][]) by.set(status, [...(by.get(status) ?? []), code]);
+  for (const [code, status] of Object.entries(CODES) as [Code, number][])
+    by.set(status, [...(by.get(status) ?? []), code]);
   return by;
 }
 
 /** The service's own paths: this description and its pages, liveness, readiness, metrics, generated files. */
 const OWN_PATHS = {
-  '/openapi.json': { get: { operationId: 'openapi', summary: 'This description', responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } } } } },
-  '/healthz': { get: { operationId: 'healthz', summary: 'Liveness: the process answers', responses: { 200: { description: 'alive', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } } } } },
+  '/openapi.json': {
+    get: {
+      operationId: 'openapi',
+      summary: 'This description',
+      responses: {
+        200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: { type: 'object' } } } },
+      },
+    },
+  },
+  '/healthz': {
+    get: {
+      operationId: 'healthz',
+      summary: 'Liveness: the process answers',
+      responses: {
+        200: {
+          description: 'alive',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } },
+        },
+      },
+    },
+  },
   '/readyz': {
     get: {
-      operationId: 'readyz', summary: 'Readiness: started, not draining, browser and Redis usable',
+      operationId: 'readyz',
+      summary: 'Readiness: started, not draining, browser and Redis usable',
       responses: {
-        200: { description: 'ready', content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } } },
-        503: { description: 'not ready (starting, draining, or a dependency down)', content: { 'application/json': { schema: { type: 'object' } } } },
+        200: {
+          description: 'ready',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Success' } } },
+        },
+        503: {
+          description: 'not ready (starting, draining, or a dependency down)',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
       },
     },
   },
   '/metrics': {
     get: {
-      operationId: 'metrics', summary: 'Prometheus metrics: on the pro port, or on both with `Authorization: Bearer <REFRACT_METRICS_TOKEN>`',
-      responses: { 200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: { description: 'EAUTH: the token is missing or wrong' }, 404: { description: 'ENOTFOUND: on the free port without a token set' } },
+      operationId: 'metrics',
+      summary: 'Prometheus metrics: on the pro port, or on both with `Authorization: Bearer <REFRACT_METRICS_TOKEN>`',
+      responses: {
+        200: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } },
+        401: { description: 'EAUTH: the token is missing or wrong' },
+        404: { description: 'ENOTFOUND: on the free port without a token set' },
+      },
     },
   },
-  '/playground': { get: { operationId: 'playground', summary: 'The playground: every option of the loaded plugins in a form, the answer previewed', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
-  '/docs': { get: { operationId: 'docs', summary: 'This reference, rendered', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
-  '/docs/errors': { get: { operationId: 'errors', summary: 'Every error code with its HTTP status and how to solve it (Markdown at /docs/errors.md)', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+  '/playground': {
+    get: {
+      operationId: 'playground',
+      summary: 'The playground: every option of the loaded plugins in a form, the answer previewed',
+      responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  },
+  '/docs': {
+    get: {
+      operationId: 'docs',
+      summary: 'This reference, rendered',
+      responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  },
+  '/docs/errors': {
+    get: {
+      operationId: 'errors',
+      summary: 'Every error code with its HTTP status and how to solve it (Markdown at /docs/errors.md)',
+      responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  },
   '/assets/{name}': {
     get: {
-      operationId: 'asset', summary: 'A generated file (screenshot, PDF, clip)',
+      operationId: 'asset',
+      summary: 'A generated file (screenshot, PDF, clip)',
       parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { 200: { description: 'the file', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }, 404: { description: 'ENOTFOUND', content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } } },
+      responses: {
+        200: {
+          description: 'the file',
+          content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+        },
+        404: {
+          description: 'ENOTFOUND',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } },
+        },
+      },
     },
   },
 };
@@ -239,32 +400,59 @@ const SCHEMAS = {
   Media: media,
   Data: data,
   Success: {
-    type: 'object', required: ['status', 'data'],
-    properties: { status: { const: 'success' }, data: { $ref: '#/components/schemas/Data' }, message: { type: 'string' } },
+    type: 'object',
+    required: ['status', 'data'],
+    properties: {
+      status: { const: 'success' },
+      data: { $ref: '#/components/schemas/Data' },
+      message: { type: 'string' },
+    },
   },
   Failure: {
-    type: 'object', required: ['status', 'code', 'message'],
+    type: 'object',
+    required: ['status', 'code', 'message'],
     properties: {
-      status: { enum: ['fail', 'error'] }, code: { enum: Object.keys(CODES) }, message: { type: 'string' },
-      more: { type: 'string', format: 'uri' }, report: { type: 'string', format: 'uri' }, id: { type: 'string' },
+      status: { enum: ['fail', 'error'] },
+      code: { enum: Object.keys(CODES) },
+      message: { type: 'string' },
+      more: { type: 'string', format: 'uri' },
+      report: { type: 'string', format: 'uri' },
+      id: { type: 'string' },
       data: { anyOf: [{ type: 'object' }, { type: 'null' }] },
     },
   },
 };
 
 /** The whole description: the API operation on both endpoints, the service's own paths, schemas and security. */
-export function openApiDocument(registry: Registry, opts: { version: string; freeUrl: string; proUrl: string; docsUrl: string; testHooks?: boolean }): Record<string, unknown> {
-  const failureResponses = Object.fromEntries([...codesByStatus()].sort(([a], [b]) => a - b).map(([status, codes]) => [String(status), {
-    description: `${status >= 500 ? 'error' : 'fail'}: ${codes.join(', ')}`,
-    content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Failure' }, { properties: { code: { enum: codes } } }] } } },
-  }]));
-  const responseHeaders = Object.fromEntries(Object.entries(HEADERS).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
+export function openApiDocument(
+  registry: Registry,
+  opts: { version: string; freeUrl: string; proUrl: string; docsUrl: string; testHooks?: boolean },
+): Record<string, unknown> {
+  const failureResponses = Object.fromEntries(
+    [...codesByStatus()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, codes]) => [
+        String(status),
+        {
+          description: `${status >= 500 ? 'error' : 'fail'}: ${codes.join(', ')}`,
+          content: {
+            'application/json': {
+              schema: { allOf: [{ $ref: '#/components/schemas/Failure' }, { properties: { code: { enum: codes } } }] },
+            },
+          },
+        },
+      ]),
+  );
+  const responseHeaders = Object.fromEntries(
+    Object.entries(HEADERS).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+  );
   return {
     openapi: '3.1.0',
     info: {
       title: 'Refract API',
       version: opts.version,
-      summary: 'Any public URL as structured data: metadata, screenshots, PDFs, palettes, extraction, embeds, insights.',
+      summary:
+        'Any public URL as structured data: metadata, screenshots, PDFs, palettes, extraction, embeds, insights.',
       description: `Wire-compatible with the Microlink API. Parameter names are accepted in camelCase or snake_case, nested options as dotted names (\`screenshot.fullPage\`), lists as repeated or numbered keys (\`waitUntil.0=load\`), and a bare name means \`true\`. Names with \`{key}\` stand for any name (\`data.price.selector\`).\n\n[Error codes](${opts.docsUrl}), each with how to solve it · [Playground](/playground), every option in a form · [openapi.json](/openapi.json) · metrics at \`/metrics\` on the pro port.`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
@@ -302,7 +490,14 @@ export function openApiDocument(registry: Registry, opts: { version: string; fre
       ...OWN_PATHS,
     },
     components: {
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Required on the pro endpoint; sending it to the free endpoint is EPRO.' } },
+      securitySchemes: {
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description: 'Required on the pro endpoint; sending it to the free endpoint is EPRO.',
+        },
+      },
       schemas: SCHEMAS,
     },
   };

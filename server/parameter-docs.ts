@@ -3,10 +3,10 @@ import type { coreSchema } from '../engine/index.ts';
 /** What the general parameters do (the plugins describe themselves). A test checks each one is here. */
 export const CORE_DOCS: Record<keyof typeof coreSchema.shape, string> = {
   url: 'The page to turn into data (http or https).',
-  htmlUrl: 'Take the page\'s HTML from this URL instead of the page itself (the page\'s URL still resolves links).',
+  htmlUrl: "Take the page's HTML from this URL instead of the page itself (the page's URL still resolves links).",
   force: 'Bypass the cache and regenerate (`x-cache-status: BYPASS`).',
   filter: 'Comma-separated dot paths of `data` to keep, e.g. `title,image.url`.',
-  embed: 'Answer one field of `data` raw (text as text/plain, a media `…url` as the file\'s bytes) instead of JSON.',
+  embed: "Answer one field of `data` raw (text as text/plain, a media `…url` as the file's bytes) instead of JSON.",
   timeout: 'Time budget in milliseconds or as text (`10s`); ETIMEOUT past it.',
   prerender: '`auto` renders only pages that build their content in the browser; `true` always, `false` never.',
   userAgent: 'The User-Agent sent to the page.',
@@ -23,7 +23,7 @@ export const CORE_DOCS: Record<keyof typeof coreSchema.shape, string> = {
   colorScheme: 'The emulated `prefers-color-scheme`.',
   mediaType: 'The emulated CSS media type.',
   animations: 'Let CSS animations run (false freezes them).',
-  javascript: 'Run the page\'s JavaScript in the browser.',
+  javascript: "Run the page's JavaScript in the browser.",
   adblock: 'Block ads and trackers and answer cookie banners with an opt-out (on by default on the free endpoint).',
   click: 'CSS selectors to click after navigation, in order.',
   scroll: 'A CSS selector to scroll into view after navigation.',
@@ -36,7 +36,7 @@ export const CORE_DOCS: Record<keyof typeof coreSchema.shape, string> = {
 
 /** The response headers every API answer may carry, as OpenAPI describes them. */
 export const RESPONSE_HEADERS: Record<string, string> = {
-  'x-request-id': 'The request\'s identifier (quote it to support).',
+  'x-request-id': "The request's identifier (quote it to support).",
   'x-cache-status': 'MISS, HIT, STALE or BYPASS.',
   'x-cache-expired-at': 'Remaining cache life, human-readable.',
   'x-cache-ttl': 'Cache lifetime in milliseconds.',

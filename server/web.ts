@@ -11,7 +11,10 @@ const SWAGGER_FILES: Record<string, string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 };
 
-const PAGE_HEADERS: Record<string, string> = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' };
+const PAGE_HEADERS: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-cache',
+};
 
 export interface Web {
   /** The answer for a path of the public face, or undefined when the path is not one of its own. */
@@ -31,14 +34,27 @@ export async function createWeb(describe: () => Record<string, unknown>): Promis
     async serve(pathname): Promise<HandlerResponse | undefined> {
       if (pathname === '/openapi.json') {
         openapi ??= JSON.stringify(describe(), null, 2);
-        return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', 'access-control-allow-origin': '*' }, body: openapi };
+        return {
+          status: 200,
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            'cache-control': 'no-cache',
+            'access-control-allow-origin': '*',
+          },
+          body: openapi,
+        };
       }
-      if (pathname === '/playground' || pathname === '/playground/') return { status: 200, headers: PAGE_HEADERS, body: playground };
+      if (pathname === '/playground' || pathname === '/playground/')
+        return { status: 200, headers: PAGE_HEADERS, body: playground };
       if (pathname === '/docs' || pathname === '/docs/') return { status: 200, headers: PAGE_HEADERS, body: docs };
       const name = pathname.startsWith('/docs/swagger-ui/') ? pathname.slice('/docs/swagger-ui/'.length) : undefined;
       if (name !== undefined && Object.hasOwn(SWAGGER_FILES, name)) {
         if (!files.has(name)) files.set(name, readFile(path.join(swaggerDir, name)));
-        return { status: 200, headers: { 'content-type': SWAGGER_FILES[name]!, 'cache-control': 'public, max-age=86400' }, body: await files.get(name)! };
+        return {
+          status: 200,
+          headers: { 'content-type': SWAGGER_FILES[name]!, 'cache-control': 'public, max-age=86400' },
+          body: await files.get(name)!,
+        };
       }
       return undefined;
     },

@@ -8,8 +8,14 @@ import { RefractError } from '../errors.ts';
 // Generated files (screenshots, PDFs, videos) are content-addressed: `<sha256>.<ext>`, or with the caller's
 // `filename`, `<sha256>/<filename>.<ext>` (the same bytes, named). Stores keep `<sha256>.<ext>` only.
 const EXT: Record<string, string> = {
-  'image/png': 'png', 'image/jpeg': 'jpg', 'application/pdf': 'pdf', 'video/mp4': 'mp4', 'video/webm': 'webm',
-  'text/html': 'html', 'text/csv': 'csv', 'application/json': 'json',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'application/pdf': 'pdf',
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+  'text/html': 'html',
+  'text/csv': 'csv',
+  'application/json': 'json',
 };
 const KNOWN_EXT = /\.(png|jpe?g|pdf|mp4|webm|html?|csv|json)$/i;
 const TYPE: Record<string, string> = Object.fromEntries(Object.entries(EXT).map(([t, e]) => [e, t]));
@@ -22,18 +28,31 @@ const NAME = /^([a-f0-9]{64})(?:\/([\w.-]{1,100}))?\.([a-z0-9]{2,5})$/;
 export function assetFileName(wanted: string | undefined): string | undefined {
   if (wanted === undefined) return undefined;
   // One name for every file a request makes (a screenshot and a PDF): an extension given with it is dropped.
-  const base = wanted.trim().replace(KNOWN_EXT, '').replace(/[^\w.-]+/g, '-').replace(/^[.-]+|[.-]+$/g, '').slice(0, 100);
+  const base = wanted
+    .trim()
+    .replace(KNOWN_EXT, '')
+    .replace(/[^\w.-]+/g, '-')
+    .replace(/^[.-]+|[.-]+$/g, '')
+    .slice(0, 100);
   return base || undefined;
 }
 
 /** A link's file name split: the stored object (`<sha256>.<ext>`), its type, and the name it is served under. */
-export interface AssetName { stored: string; contentType: string; filename: string }
+export interface AssetName {
+  stored: string;
+  contentType: string;
+  filename: string;
+}
 
 export function parseAssetName(name: string): AssetName | undefined {
   const m = NAME.exec(name);
   if (!m) return undefined;
   const [, digest, named, ext] = m;
-  return { stored: `${digest}.${ext}`, contentType: TYPE[ext!] ?? 'application/octet-stream', filename: `${named ?? digest}.${ext}` };
+  return {
+    stored: `${digest}.${ext}`,
+    contentType: TYPE[ext!] ?? 'application/octet-stream',
+    filename: `${named ?? digest}.${ext}`,
+  };
 }
 
 /** Where bytes of a type are stored: their digest, extension and stored name (`<sha256>.<ext>`). */
@@ -50,7 +69,10 @@ export function assetLink(base: string, digest: string, ext: string, filename: s
 }
 
 /** Bytes of a stored asset as a store reads them: a stream of the whole object or of `range` (inclusive ends). */
-export interface StoredBytes { body: Readable; size: number }
+export interface StoredBytes {
+  body: Readable;
+  size: number;
+}
 
 /**
  * Where generated files live: a local folder (bounded by size and age) or an S3 bucket shared by every process.
@@ -74,26 +96,42 @@ export interface AssetStore {
 }
 
 /** A store whose writes are watched: `writable()` is what the last write or probe found (readiness reads it). */
-export interface WatchedStore extends AssetStore { writable(): boolean }
+export interface WatchedStore extends AssetStore {
+  writable(): boolean;
+}
 
 /**
  * Watches a store: a write that fails is ESTORAGE (the request fails with it, never a null output in a 200) and
  * marks the store unwritable; a write or a probe that succeeds marks it writable again. Probed at once, then every
  * `intervalMs` (a store that failed is found again without waiting for a request).
  */
-export function watchStore(store: AssetStore, logger: { error(msg: string, extra?: unknown): void; info(msg: string): void }, intervalMs = 30_000): WatchedStore {
+export function watchStore(
+  store: AssetStore,
+  logger: { error(msg: string, extra?: unknown): void; info(msg: string): void },
+  intervalMs = 30_000,
+): WatchedStore {
   // Not known to be writable until the first probe (or write) says so: readiness waits for it.
   let writable = false;
   let known = false;
   const mark = (ok: boolean, err?: unknown) => {
     if (ok && !writable && known) logger.info('assets: the store is writable again');
-    if (!ok && (writable || !known)) logger.error('assets: the store cannot write', { error: (err as Error)?.message ?? String(err) });
+    if (!ok && (writable || !known))
+      logger.error('assets: the store cannot write', { error: (err as Error)?.message ?? String(err) });
     writable = ok;
     known = true;
   };
-  const probe = () => store.probe().then(() => mark(true), (err: unknown) => { mark(false, err); throw err; });
+  const probe = () =>
+    store.probe().then(
+      () => mark(true),
+      (err: unknown) => {
+        mark(false, err);
+        throw err;
+      },
+    );
   const first = probe().catch(() => undefined);
-  const timer = setInterval(() => { void probe().catch(() => undefined); }, intervalMs);
+  const timer = setInterval(() => {
+    void probe().catch(() => undefined);
+  }, intervalMs);
   timer.unref();
   return {
     ...store,
@@ -104,7 +142,11 @@ export function watchStore(store: AssetStore, logger: { error(msg: string, extra
         return media;
       } catch (err) {
         mark(false, err);
-        throw new RefractError('ESTORAGE', `The generated file could not be stored: ${(err as Error)?.message ?? String(err)}`.slice(0, 300), { cause: err });
+        throw new RefractError(
+          'ESTORAGE',
+          `The generated file could not be stored: ${(err as Error)?.message ?? String(err)}`.slice(0, 300),
+          { cause: err },
+        );
       }
     },
     probe,
@@ -118,10 +160,15 @@ export function watchStore(store: AssetStore, logger: { error(msg: string, extra
 }
 
 /** Reads a whole asset by its file name (`<sha256>.<ext>` or `<sha256>/<filename>.<ext>`), or undefined. */
-export async function readAsset(store: AssetStore, name: string): Promise<{ bytes: Buffer; contentType: string; filename: string } | undefined> {
+export async function readAsset(
+  store: AssetStore,
+  name: string,
+): Promise<{ bytes: Buffer; contentType: string; filename: string } | undefined> {
   const parsed = parseAssetName(name);
-  const read = parsed && await store.read(parsed.stored);
-  return read && parsed ? { bytes: await buffer(read.body), contentType: parsed.contentType, filename: parsed.filename } : undefined;
+  const read = parsed && (await store.read(parsed.stored));
+  return read && parsed
+    ? { bytes: await buffer(read.body), contentType: parsed.contentType, filename: parsed.filename }
+    : undefined;
 }
 
 /**
@@ -129,7 +176,14 @@ export async function readAsset(store: AssetStore, name: string): Promise<{ byte
  * HEAD, its length without a body.
  */
 export type ServedAsset =
-  | { status: 200 | 206; name: AssetName; body?: Readable; length: number; size: number; range?: { start: number; end: number } }
+  | {
+      status: 200 | 206;
+      name: AssetName;
+      body?: Readable;
+      length: number;
+      size: number;
+      range?: { start: number; end: number };
+    }
   | { status: 416; size: number };
 
 /**
@@ -137,7 +191,12 @@ export type ServedAsset =
  * answered with the whole file, as RFC 9110 allows); a HEAD reads the size alone. Undefined when there is no such
  * asset.
  */
-export async function openAsset(store: AssetStore, name: string, rangeHeader?: string, head = false): Promise<ServedAsset | undefined> {
+export async function openAsset(
+  store: AssetStore,
+  name: string,
+  rangeHeader?: string,
+  head = false,
+): Promise<ServedAsset | undefined> {
   const parsed = parseAssetName(name);
   if (!parsed) return undefined;
   if (head) {

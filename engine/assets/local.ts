@@ -7,10 +7,16 @@ import type { Logger } from '../log.ts';
 import { assetLink, linkBase, nameUnder, storedNameOf, type AssetStore } from './index.ts';
 
 /** Bounds of a local asset folder: total bytes and age of a file (0: unbounded). */
-export interface Retention { maxBytes: number; maxAgeMs: number }
+export interface Retention {
+  maxBytes: number;
+  maxAgeMs: number;
+}
 
 export interface LocalStoreOptions {
-  dir: string; publicUrl: string; baseUrl?: string; retention?: Retention;
+  dir: string;
+  publicUrl: string;
+  baseUrl?: string;
+  retention?: Retention;
   logger?: Logger;
   /** Told `assets-pruned` ({ removed, bytes }) after each pruning pass that removed files. */
   events?: EventEmitter;
@@ -41,7 +47,10 @@ export function createLocalStore(opts: LocalStoreOptions): AssetStore {
       const target = file(stored);
       // Same bytes, same name: an existing file is already the asset; touched, it is the newest for the pruner.
       const now = new Date();
-      const existed = await utimes(target, now, now).then(() => true, () => false);
+      const existed = await utimes(target, now, now).then(
+        () => true,
+        () => false,
+      );
       if (!existed) {
         await writeFile(target, bytes);
         retention.added(bytes.length);
@@ -56,7 +65,11 @@ export function createLocalStore(opts: LocalStoreOptions): AssetStore {
       body.on('error', () => {});
       return { body, size };
     },
-    size: (stored) => stat(file(stored)).then((s) => s.isFile() ? s.size : undefined, () => undefined),
+    size: (stored) =>
+      stat(file(stored)).then(
+        (s) => (s.isFile() ? s.size : undefined),
+        () => undefined,
+      ),
     has: async (stored) => (await store.size(stored)) !== undefined,
     nameOf: (url) => nameUnder(base, url),
     async probe() {
@@ -84,17 +97,30 @@ function createPruner(opts: LocalStoreOptions) {
 
   async function pass(): Promise<void> {
     const names = await readdir(dir).catch(() => [] as string[]);
-    const files = (await Promise.all(names.filter((n) => STORED.test(n)).map(async (name) => {
-      const s = await stat(path.join(dir, name)).catch(() => undefined);
-      return s?.isFile() ? { name, size: s.size, mtime: s.mtimeMs } : undefined;
-    }))).filter((f) => f !== undefined).sort((a, b) => a.mtime - b.mtime);
+    const files = (
+      await Promise.all(
+        names
+          .filter((n) => STORED.test(n))
+          .map(async (name) => {
+            const s = await stat(path.join(dir, name)).catch(() => undefined);
+            return s?.isFile() ? { name, size: s.size, mtime: s.mtimeMs } : undefined;
+          }),
+      )
+    )
+      .filter((f) => f !== undefined)
+      .sort((a, b) => a.mtime - b.mtime);
     let bytes = files.reduce((sum, f) => sum + f.size, 0);
     const oldest = maxAgeMs > 0 ? Date.now() - maxAgeMs : -Infinity;
     const target = maxBytes > 0 && bytes > maxBytes ? maxBytes * LOW_WATER : Infinity;
     let removed = 0;
     for (const f of files) {
       if (f.mtime >= oldest && bytes <= target) break;
-      if (await unlink(path.join(dir, f.name)).then(() => true, () => false)) {
+      if (
+        await unlink(path.join(dir, f.name)).then(
+          () => true,
+          () => false,
+        )
+      ) {
         bytes -= f.size;
         removed++;
       }
@@ -105,17 +131,24 @@ function createPruner(opts: LocalStoreOptions) {
 
   function schedule(): void {
     if (closed) return;
-    if (running) { again = true; return; }
+    if (running) {
+      again = true;
+      return;
+    }
     running = pass()
       .catch((err) => logger?.warn('pruning the assets folder failed', { error: (err as Error).message }))
       .finally(() => {
         running = undefined;
-        if (again) { again = false; schedule(); }
+        if (again) {
+          again = false;
+          schedule();
+        }
       });
   }
 
   const bounded = maxBytes > 0 || maxAgeMs > 0;
-  const sweep = maxAgeMs > 0 ? setInterval(schedule, Math.min(AGE_SWEEP_MS, Math.max(1000, maxAgeMs / 4))).unref() : undefined;
+  const sweep =
+    maxAgeMs > 0 ? setInterval(schedule, Math.min(AGE_SWEEP_MS, Math.max(1000, maxAgeMs / 4))).unref() : undefined;
   // The first count runs at start-up, in the background.
   if (bounded) setImmediate(schedule);
   return {

@@ -12,13 +12,17 @@ export function parseS3Url(raw: string): { bucket: string; prefix: string } {
 }
 
 export interface S3StoreOptions {
-  url: string; publicUrl: string; baseUrl?: string;
+  url: string;
+  publicUrl: string;
+  baseUrl?: string;
   /** The environment the SDK reads (`AWS_REGION`, `AWS_ENDPOINT_URL_S3`, credentials); defaults to process.env. */
   env?: Record<string, string | undefined>;
 }
 
 /** Whether an SDK error says the object (or its range) is not there. */
-const notFound = (err: unknown) => ['NoSuchKey', 'NotFound'].includes((err as { name?: string }).name ?? '') || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+const notFound = (err: unknown) =>
+  ['NoSuchKey', 'NotFound'].includes((err as { name?: string }).name ?? '') ||
+  (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
 
 /**
  * Generated files in an S3-compatible bucket (AWS, MinIO, R2...), shared by every process: any of them serves
@@ -34,7 +38,8 @@ export function createS3Store(opts: S3StoreOptions): AssetStore {
     region: env.AWS_REGION || 'us-east-1',
     ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
     // Checksums only where the S3 API requires them: several S3-compatible servers reject the newer ones.
-    requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
   });
   const base = linkBase(opts.publicUrl, opts.baseUrl ?? '');
   const key = (stored: string) => `${prefix}${stored}`;
@@ -42,15 +47,26 @@ export function createS3Store(opts: S3StoreOptions): AssetStore {
     async put(bytes, contentType, filename) {
       const { digest, ext, stored } = storedNameOf(bytes, contentType);
       // Written every time: the same bytes again renew the object's age for the bucket's lifecycle rule.
-      await client.send(new PutObjectCommand({
-        Bucket: bucket, Key: key(stored), Body: bytes, ContentType: contentType,
-        CacheControl: 'public, max-age=31536000, immutable',
-      }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key(stored),
+          Body: bytes,
+          ContentType: contentType,
+          CacheControl: 'public, max-age=31536000, immutable',
+        }),
+      );
       return withSize({ url: assetLink(base, digest, ext, filename), type: ext }, bytes.length);
     },
     async read(stored, range) {
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key(stored), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+        const out = await client.send(
+          new GetObjectCommand({
+            Bucket: bucket,
+            Key: key(stored),
+            ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+          }),
+        );
         const total = range ? Number(/\/(\d+)$/.exec(out.ContentRange ?? '')?.[1]) : out.ContentLength;
         return { body: out.Body as Readable, size: total ?? 0 };
       } catch (err) {
@@ -71,7 +87,14 @@ export function createS3Store(opts: S3StoreOptions): AssetStore {
     nameOf: (url) => nameUnder(base, url),
     // One small object, written again each time (a bucket may grant writes without deletes).
     async probe() {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}.refract-write-check`, Body: 'ok', ContentType: 'text/plain' }));
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: `${prefix}.refract-write-check`,
+          Body: 'ok',
+          ContentType: 'text/plain',
+        }),
+      );
     },
     close: async () => client.destroy(),
   };

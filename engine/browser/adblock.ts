@@ -13,8 +13,17 @@ function loadFilters(): FiltersEngine {
 }
 
 const TYPES: Record<string, string> = {
-  document: 'sub_frame', stylesheet: 'stylesheet', image: 'image', media: 'media', font: 'font', script: 'script',
-  xhr: 'xhr', fetch: 'xhr', websocket: 'websocket', ping: 'ping', other: 'other',
+  document: 'sub_frame',
+  stylesheet: 'stylesheet',
+  image: 'image',
+  media: 'media',
+  font: 'font',
+  script: 'script',
+  xhr: 'xhr',
+  fetch: 'xhr',
+  websocket: 'websocket',
+  ping: 'ping',
+  other: 'other',
 };
 
 /** An engine's ad blocker and cookie-banner handler; filters and rules load on first use, once per engine. */
@@ -30,7 +39,9 @@ export function createAdblock(): Adblock {
     isBlocked(url, resourceType, pageUrl) {
       if (resourceType === 'document' && url === pageUrl) return false;
       filters ??= loadFilters();
-      return filters.match(Request.fromRawDetails({ url, sourceUrl: pageUrl, type: (TYPES[resourceType] ?? 'other') as never })).match;
+      return filters.match(
+        Request.fromRawDetails({ url, sourceUrl: pageUrl, type: (TYPES[resourceType] ?? 'other') as never }),
+      ).match;
     },
   };
 }

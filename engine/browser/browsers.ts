@@ -1,17 +1,13 @@
 import pRetry from 'p-retry';
-import { accessSync, constants } from 'node:fs';
-import path from 'node:path';
 import type { BrowserContextOptions, Page } from 'playwright-core';
-import { BROWSER_POOL_EVENTS } from '@crawlee/browser-pool';
 import { isCrash } from '../failures.ts';
-import { createBrowserPool, type RefractBrowserPool } from './pool.ts';
+import { createLauncher, executable, poolStats, type Launcher } from './launcher.ts';
 import { descendantsMemory } from './memory.ts';
 import { createSlots } from './slots.ts';
 import { createSharedContexts } from './shared.ts';
 import { createWarmPages, type WarmPages } from './warm.ts';
 import type { GuardProxy } from './guard-proxy.ts';
-import { redact, isLoopbackEndpoint, type RemoteEndpoint } from './remote.ts';
-import { RefractError } from '../errors.ts';
+import { redact, type RemoteEndpoint } from './remote.ts';
 
 /** Pages of the browser pool, handed out under a concurrency bound with a bounded queue and crash retries. */
 export interface Browsers {
@@ -19,7 +15,15 @@ export interface Browsers {
    * Runs `fn` on a fresh page in its own incognito context, or with `share` (crawls) in a context shared by the
    * pages of that key; the page is closed afterwards whatever happens.
    */
-  withPage<T>(options: BrowserContextOptions, proxyUrl: string | undefined, signal: AbortSignal, fn: (page: Page) => Promise<T>, retries?: number, share?: string, prepare?: Preparation): Promise<T>;
+  withPage<T>(
+    options: BrowserContextOptions,
+    proxyUrl: string | undefined,
+    signal: AbortSignal,
+    fn: (page: Page) => Promise<T>,
+    retries?: number,
+    share?: string,
+    prepare?: Preparation,
+  ): Promise<T>;
   /** Why the guard's proxy refused a document (see GuardProxy.refusalOf). */
   refusalOf: GuardProxy['refusalOf'];
   /** Closes the contexts shared under `share` (a crawl's, when it ends). */
@@ -35,7 +39,12 @@ export interface Browsers {
 
 /** Settings of the browser side. */
 export interface BrowsersOptions {
-  concurrency: number; queueLimit: number; retireAfterPages: number; maxMemoryBytes: number; chromePath: string; warmPages?: number;
+  concurrency: number;
+  queueLimit: number;
+  retireAfterPages: number;
+  maxMemoryBytes: number;
+  chromePath: string;
+  warmPages?: number;
   /** Launch Chromium with its sandbox. */
   sandbox?: boolean;
   /** The browser tier (REFRACT_BROWSER_ENDPOINTS) instead of a local Chromium. */
@@ -61,94 +70,6 @@ export interface Preparation {
 /** A page serves at most this many requests (a long-lived renderer slowly grows). */
 const MAX_USES = 50;
 
-/** Whether the browser's executable is there and may be run (a path, or a name found on PATH). */
-function executable(file: string): boolean {
-  const candidates = file.includes('/') ? [file] : (process.env.PATH ?? '').split(':').filter(Boolean).map((dir) => path.join(dir, file));
-  return candidates.some((candidate) => { try { accessSync(candidate, constants.X_OK); return true; } catch { return false; } });
-}
-
-/**
- * A new page from the pool. On a browser tier, a node that cannot be reached is skipped for the next one in turn
- * (each is tried at most once); with none reachable the answer is 503 EBUSY, which a client retries.
- */
-async function newPage(pool: RefractBrowserPool, endpoints: readonly RemoteEndpoint[] | undefined, options: { pageOptions: BrowserContextOptions; proxyUrl?: string }, start = 0): Promise<Page> {
-  if (!endpoints?.length) return (await pool.newPage(options)) as Page;
-  // In turn from node `start`: the nodes that are up, then one being tried again, then those backing off (which
-  // refuse at once); each is tried once.
-  const rank = { up: 0, probation: 1, down: 2 };
-  const order = endpoints.map((_, i) => (start + i) % endpoints.length).sort((a, b) => rank[endpoints[a]!.state()] - rank[endpoints[b]!.state()]);
-  let last: unknown;
-  for (const i of order) {
-    try {
-      return (await pool.newPage({ ...options, browserPlugin: pool.browserPlugins[i] })) as Page;
-    } catch (err) {
-      last = err;
-    }
-  }
-  throw new RefractError('EBUSY', `No browser of the browser tier could open a page (${endpoints.map((e) => redact(e.url)).join(', ')}): ${(last as Error)?.message?.split('\n')[0] ?? 'unreachable'}`, { cause: last });
-}
-
-/** The browser pool, launched on first use, and pages opened from it through the guard's proxy. */
-function createLauncher(opts: BrowsersOptions) {
-  let pool: RefractBrowserPool | undefined;
-  let launched = 0;
-  let failed = false;
-  /** Which node of the browser tier the next page starts looking at. */
-  let turn = 0;
-  const poolOf = (): RefractBrowserPool => {
-    if (!pool) {
-      pool = createBrowserPool({ maxPagesPerBrowser: opts.concurrency * 2, retireAfterPages: opts.retireAfterPages, chromePath: opts.chromePath, sandbox: opts.sandbox, endpoints: opts.endpoints, proxyServer: opts.proxy.url });
-      pool.on(BROWSER_POOL_EVENTS.BROWSER_LAUNCHED, () => { launched++; });
-    }
-    return pool;
-  };
-  return {
-    poolOf,
-    /** A page for a shared context: the same spread over the browser tier, no preparation. */
-    newPage: (options: BrowserContextOptions) => newPage(poolOf(), opts.endpoints, { pageOptions: options }, turn++),
-    started: () => pool,
-    launched: () => launched,
-    failed: () => failed,
-    async open(options: BrowserContextOptions, proxyUrl: string | undefined, prepare?: Preparation): Promise<Page> {
-      let page: Page;
-      // A caller's proxy is reached through the guard's, which checks each target first. That route is a proxy on
-      // this machine's loopback (credentials are put in by a local relay), which a node on another host cannot reach.
-      if (proxyUrl && opts.endpoints?.some((e) => !isLoopbackEndpoint(e.url))) {
-        throw new RefractError('EPROXY', 'A `proxy` cannot be used by a browser of the browser tier on another host (REFRACT_BROWSER_ENDPOINTS): send the request with prerender=false, or to a process with a local Chromium');
-      }
-      const route = proxyUrl ? await opts.proxy.via(proxyUrl) : undefined;
-      try {
-        page = await newPage(poolOf(), opts.endpoints, { pageOptions: options, proxyUrl: route?.url }, turn++);
-        failed = false;
-      } catch (err) {
-        route?.release();
-        if (!pool?.activeBrowserControllers.size) failed = true;
-        throw err;
-      }
-      if (route) page.once('close', route.release);
-      try {
-        await prepare?.run(page);
-      } catch (err) {
-        await page.close().catch(() => undefined);
-        throw err;
-      }
-      return page;
-    },
-    /** The browser went away under us: every disconnected one is retired, so that the pool launches a fresh one. */
-    dropDisconnected() {
-      for (const controller of pool?.activeBrowserControllers ?? []) {
-        if (!controller.browser.isConnected()) pool!.retireBrowserController(controller);
-      }
-    },
-    async destroy() {
-      await pool?.destroy();
-      pool = undefined;
-    },
-  };
-}
-
-type Launcher = ReturnType<typeof createLauncher>;
-
 /**
  * After a request: its page reset and parked, or closed and a fresh one of its kind opened ahead of need. A
  * browser is retired after `retireAfterPages` requests (reused pages included), a page after MAX_USES.
@@ -172,22 +93,20 @@ function createRecycler(launcher: Launcher, warm: WarmPages, retireAfterPages: n
         // Its parked pages would keep it open (Crawlee closes a retired browser with its last page): closed now.
         if (browser) void warm.dropWhere((p) => p.context().browser() === browser);
       }
-      const reset = ok && !spent && n < MAX_USES && prepare?.reset ? prepare.reset(page, options).catch(() => false) : Promise.resolve(false);
-      warm.park(key, reset.then(async (ok) => {
-        if (ok) return page;
-        await page.close().catch(() => undefined);
-        return launcher.open(options, undefined, prepare).catch(() => undefined);
-      }));
+      const reset =
+        ok && !spent && n < MAX_USES && prepare?.reset
+          ? prepare.reset(page, options).catch(() => false)
+          : Promise.resolve(false);
+      warm.park(
+        key,
+        reset.then(async (ok) => {
+          if (ok) return page;
+          await page.close().catch(() => undefined);
+          return launcher.open(options, undefined, prepare).catch(() => undefined);
+        }),
+      );
     },
   };
-}
-
-/** Browsers open, launched in all, and contexts open. */
-function poolStats(launcher: Launcher): { open: number; launched: number; contexts: number } {
-  const pool = launcher.started();
-  const controllers = pool ? [...pool.activeBrowserControllers] : [];
-  const contexts = controllers.reduce((n, c) => n + (c.browser as { contexts(): unknown[] }).contexts().length, 0);
-  return { open: controllers.length, launched: launcher.launched(), contexts };
 }
 
 /** Creates the browser side; Chromium starts on first use. */
@@ -217,14 +136,29 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
     return page;
   };
   // Pages through a proxy always get their own context.
-  const attempt = async <T>(options: BrowserContextOptions, proxyUrl: string | undefined, fn: (page: Page) => Promise<T>, share?: string, prepare?: Preparation): Promise<T> => {
+  const attempt = async <T>(
+    options: BrowserContextOptions,
+    proxyUrl: string | undefined,
+    fn: (page: Page) => Promise<T>,
+    share?: string,
+    prepare?: Preparation,
+  ): Promise<T> => {
     await memoryCheck;
     const inShared = share && !proxyUrl ? await shared.page(share, options) : undefined;
-    if (inShared) await prepare?.run(inShared.page).catch(async (err: unknown) => { await inShared.page.close().catch(() => undefined); await inShared.done(); throw err; });
+    if (inShared)
+      await prepare?.run(inShared.page).catch(async (err: unknown) => {
+        await inShared.page.close().catch(() => undefined);
+        await inShared.done();
+        throw err;
+      });
     // Pages through a proxy, of a crawl, or recording video are opened for their request alone.
     // Nor are pages sent with custom headers (credentials of one caller, say) kept for another request.
-    const key = !inShared && !proxyUrl && !options.recordVideo && !options.extraHTTPHeaders ? `${prepare?.key ?? ''}\n${JSON.stringify(options)}` : undefined;
-    const page = inShared?.page ?? (key ? await takeWarm(key) : undefined) ?? await launcher.open(options, proxyUrl, prepare);
+    const key =
+      !inShared && !proxyUrl && !options.recordVideo && !options.extraHTTPHeaders
+        ? `${prepare?.key ?? ''}\n${JSON.stringify(options)}`
+        : undefined;
+    const page =
+      inShared?.page ?? (key ? await takeWarm(key) : undefined) ?? (await launcher.open(options, proxyUrl, prepare));
     let ok = false;
     try {
       const out = await fn(page);
@@ -247,15 +181,24 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
       try {
         // A page whose browser crashed is tried again on a fresh one, with backoff (100 ms, 200 ms...), within the signal.
         return await pRetry(() => attempt(options, proxyUrl, fn, share, prepare), {
-          retries, signal, minTimeout: 100, factor: 2, randomize: false,
+          retries,
+          signal,
+          minTimeout: 100,
+          factor: 2,
+          randomize: false,
           shouldRetry: ({ error }) => isCrash(error),
-          onFailedAttempt: ({ error }) => { if (isCrash(error)) launcher.dropDisconnected(); },
+          onFailedAttempt: ({ error }) => {
+            if (isCrash(error)) launcher.dropDisconnected();
+          },
         });
       } finally {
         slots.release();
       }
     },
-    ready: () => (opts.endpoints?.length ? opts.endpoints.some((e) => e.state() !== 'down') : !launcher.failed() && executable(opts.chromePath)),
+    ready: () =>
+      opts.endpoints?.length
+        ? opts.endpoints.some((e) => e.state() !== 'down')
+        : !launcher.failed() && executable(opts.chromePath),
     stats: () => ({ ...poolStats(launcher), reused, pages: slots.load().active, queued: slots.load().queued }),
     endpoints: () => (opts.endpoints ?? []).map((e) => ({ endpoint: redact(e.url), state: e.state() })),
     closeShared: (share) => shared.retire(share),

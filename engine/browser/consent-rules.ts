@@ -8,7 +8,15 @@ const require = createRequire(import.meta.url);
 // lives (and hidden meanwhile by autoconsent's prehide styles), but nobody waits for it.
 const DETECT_RETRIES = 4;
 /** What autoconsent's content script is configured with in every frame. */
-const CONFIG = JSON.stringify({ enabled: true, autoAction: 'optOut', disabledCmps: [], enablePrehide: true, detectRetries: DETECT_RETRIES, enableCosmeticRules: true, isMainWorld: true });
+const CONFIG = JSON.stringify({
+  enabled: true,
+  autoAction: 'optOut',
+  disabledCmps: [],
+  enablePrehide: true,
+  detectRetries: DETECT_RETRIES,
+  enableCosmeticRules: true,
+  isMainWorld: true,
+});
 /** The global (set by the init script, read-only) holding the main frame's generic rules as JSON text. */
 const GENERIC_RULES = 'autoconsentRefractGenericRules';
 /**
@@ -34,9 +42,13 @@ export interface FrameInit {
 }
 
 /** What a main frame's init answers: whether a consent manager's element is there, and the prehide selectors read. */
-export interface InitAnswer { present?: boolean; prehide?: string[] }
+export interface InitAnswer {
+  present?: boolean;
+  prehide?: string[];
+}
 
-const FOUND = "const found = (list) => { try { return !!document.querySelector(list); } catch { return list.includes(',') && list.split(',').some(found); } };";
+const FOUND =
+  "const found = (list) => { try { return !!document.querySelector(list); } catch { return list.includes(',') && list.split(',').some(found); } };";
 
 /**
  * In a frame: hands autoconsent its config and rules. In the main frame it answers, once the tasks the page had
@@ -72,22 +84,38 @@ export function initExpression(init: FrameInit, mainFrame: boolean, mode: 'check
 
 /** Autoconsent's script, its compact rules, and the ruleset that every main frame without site rules gets. */
 export interface ConsentRules {
-  script: string; rules: CompactRules; genericCount: number;
+  script: string;
+  rules: CompactRules;
+  genericCount: number;
   /** detectedElements of the generic rules */
   extra: string[];
   /** The init of every main frame on the generic rules. */
   genericInit?: FrameInit;
 }
-interface CompactRules { v: unknown; s: unknown[]; r: unknown[]; index: { genericRuleRange: [number, number]; genericStringEnd: number } }
+interface CompactRules {
+  v: unknown;
+  s: unknown[];
+  r: unknown[];
+  index: { genericRuleRange: [number, number]; genericStringEnd: number };
+}
 
 /**
  * The init of a frame (memoized per origin and frame kind; every main frame on the generic rules shares one). A
  * main frame whose URL has no site rules gets the generic ruleset that the init script already put in the page:
  * ~66 kB sent over CDP cost ~7 ms a page.
  */
-export function frameInit(inits: Map<string, FrameInit>, consent: ConsentRules, url: string, mainFrame: boolean): FrameInit {
+export function frameInit(
+  inits: Map<string, FrameInit>,
+  consent: ConsentRules,
+  url: string,
+  mainFrame: boolean,
+): FrameInit {
   let origin = url;
-  try { origin = new URL(url).origin; } catch { /* about:blank and the like */ }
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    /* about:blank and the like */
+  }
   const key = `${mainFrame}:${origin}`;
   let init = inits.get(key);
   if (!init) {
@@ -107,11 +135,18 @@ export function frameInit(inits: Map<string, FrameInit>, consent: ConsentRules, 
  */
 export function loadConsent(): ConsentRules {
   const dist = path.dirname(require.resolve('@duckduckgo/autoconsent'));
-  const rules = JSON.parse(readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8')) as CompactRules;
+  const rules = JSON.parse(
+    readFileSync(require.resolve('@duckduckgo/autoconsent/rules/compact-rules.json'), 'utf8'),
+  ) as CompactRules;
   const [from, to] = rules.index.genericRuleRange;
   const generic = { v: rules.v, s: rules.s.slice(0, rules.index.genericStringEnd), r: rules.r.slice(from, to) };
   const define = `Object.defineProperty(window, ${JSON.stringify(GENERIC_RULES)}, { value: ${JSON.stringify(JSON.stringify(generic))} });`;
-  return { script: `${readFileSync(path.join(dist, 'autoconsent.playwright.js'), 'utf8')}\n;${define}`, rules, genericCount: to - from, extra: detectedElements(generic) };
+  return {
+    script: `${readFileSync(path.join(dist, 'autoconsent.playwright.js'), 'utf8')}\n;${define}`,
+    rules,
+    genericCount: to - from,
+    extra: detectedElements(generic),
+  };
 }
 
 /**
@@ -130,7 +165,9 @@ function detectedElements(rules: Pick<CompactRules, 's' | 'r'>): string[] {
       for (const key of ['e', 'v']) if (typeof step[key] === 'number') add(rules.s[step[key] as number]);
       for (const key of ['exists', 'visible']) add(step[key]);
       if (step.if) walk([step.if]);
-      walk(step.then); walk(step.else); walk(step.any);
+      walk(step.then);
+      walk(step.else);
+      walk(step.any);
     }
   };
   for (const rule of rules.r as unknown[][]) {
@@ -138,4 +175,3 @@ function detectedElements(rules: Pick<CompactRules, 's' | 'r'>): string[] {
   }
   return [...found];
 }
-

@@ -1,5 +1,12 @@
 import type { BrowserContext, Frame, Page } from 'playwright-core';
-import { frameInit, initExpression, loadConsent, type ConsentRules, type FrameInit, type InitAnswer } from './consent-rules.ts';
+import {
+  frameInit,
+  initExpression,
+  loadConsent,
+  type ConsentRules,
+  type FrameInit,
+  type InitAnswer,
+} from './consent-rules.ts';
 
 /** How long the main frame's init may take (a page busy in a loop must not hold the request). */
 const INIT_CAP_MS = 1000;
@@ -9,7 +16,14 @@ const LEARN_CAP_MS = 5000;
 const POPUP_CAP_MS = 1000;
 /** How long a consent manager's element on the page may take to be detected by a later pass (~500 ms apart). */
 const LATE_DETECT_CAP_MS = 1200;
-const TERMINAL = new Set(['nothingDetected', 'optOutSucceeded', 'optOutFailed', 'optInSucceeded', 'optInFailed', 'done']);
+const TERMINAL = new Set([
+  'nothingDetected',
+  'optOutSucceeded',
+  'optOutFailed',
+  'optInSucceeded',
+  'optInFailed',
+  'done',
+]);
 
 /** What autoconsent has told about one page so far. */
 interface Watch {
@@ -27,7 +41,10 @@ interface Watch {
 }
 
 /** An autoconsent message, as far as it is read here (anything else a page might send is ignored). */
-interface Message { type?: unknown; state?: { lifecycle?: unknown } }
+interface Message {
+  type?: unknown;
+  state?: { lifecycle?: unknown };
+}
 
 /** An engine's cookie-banner handler (DuckDuckGo autoconsent); its rules load on first use, once per engine. */
 export interface Consent {
@@ -55,7 +72,7 @@ interface ConsentState {
 
 function watchOf(state: ConsentState, page: Page): Watch {
   let w = state.watches.get(page);
-  if (!w) state.watches.set(page, w = { mainInit: false, popup: false, finished: false });
+  if (!w) state.watches.set(page, (w = { mainInit: false, popup: false, finished: false }));
   return w;
 }
 
@@ -72,8 +89,9 @@ async function onMessage(state: ConsentState, page: Page, frame: Frame, msg: Mes
         w.mainInit = true;
         w.answerInit = async () => {
           // Learned beside the first pages, which start autoconsent before looking (as every page did before).
-          if (init === state.rules!.genericInit && !init.selectors && !init.learning) init.learning = learnPrehide(state, page, init);
-          const answer = await frame.evaluate(initExpression(init, true, 'check')) as InitAnswer | undefined;
+          if (init === state.rules!.genericInit && !init.selectors && !init.learning)
+            init.learning = learnPrehide(state, page, init);
+          const answer = (await frame.evaluate(initExpression(init, true, 'check'))) as InitAnswer | undefined;
           return answer?.present === true;
         };
       }
@@ -109,28 +127,42 @@ function learnPrehide(state: ConsentState, page: Page, init: FrameInit): Promise
       if (!context) return;
       await prepare(state, context);
       const blank = await context.newPage();
-      const answer = await blank.mainFrame().evaluate(initExpression(init, true, 'start')) as InitAnswer | undefined;
+      const answer = (await blank.mainFrame().evaluate(initExpression(init, true, 'start'))) as InitAnswer | undefined;
       const prehide = Array.isArray(answer?.prehide) ? answer.prehide.filter((s) => typeof s === 'string') : [];
       if (prehide.length > 0) init.selectors = JSON.stringify([...prehide, ...init.extra]);
     } finally {
       await context?.close().catch(() => undefined);
     }
   };
-  return bounded(learn(), performance.now() + LEARN_CAP_MS).then(() => undefined).finally(() => { init.learning = undefined; });
+  return bounded(learn(), performance.now() + LEARN_CAP_MS)
+    .then(() => undefined)
+    .finally(() => {
+      init.learning = undefined;
+    });
 }
 
 /** Autoconsent in a context's pages: its script in every frame, and its messages answered here. */
 async function prepare(state: ConsentState, context: BrowserContext): Promise<void> {
-  const rules = state.rules ??= loadConsent();
-  await context.exposeBinding('autoconsentSendMessage', ({ page, frame }: { page: Page; frame: Frame }, msg: Message) => onMessage(state, page, frame, msg));
+  const rules = (state.rules ??= loadConsent());
+  await context.exposeBinding('autoconsentSendMessage', ({ page, frame }: { page: Page; frame: Frame }, msg: Message) =>
+    onMessage(state, page, frame, msg),
+  );
   await context.addInitScript({ content: rules.script });
 }
 
 /** A page evaluation that answers false at `at` (a page whose timers never fire must not hold the request). */
 function bounded(work: Promise<unknown>, at: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), Math.max(0, at - performance.now())); });
-  return Promise.race([work.then((v) => v === true, () => false), late]).finally(() => clearTimeout(timer));
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, at - performance.now()));
+  });
+  return Promise.race([
+    work.then(
+      (v) => v === true,
+      () => false,
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** Resolves once `done()` holds or at `until` (performance.now() time), re-checking on every message. */
@@ -138,12 +170,14 @@ async function until(w: Watch, done: () => boolean, at: number): Promise<void> {
   while (!done() && performance.now() < at) {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, Math.max(0, Math.min(100, at - performance.now())));
-      w.wake = () => { clearTimeout(timer); resolve(); };
+      w.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
     });
     w.wake = undefined;
   }
 }
-
 
 export function createConsent(): Consent {
   const state: ConsentState = { inits: new Map(), prepared: new WeakSet(), watches: new WeakMap() };
@@ -170,7 +204,11 @@ export function createConsent(): Consent {
       w.answerInit = undefined;
       // A consent manager's element is on the page: wait until detection finds it (its passes are ~500 ms apart).
       if (w.detectedAt === undefined && !w.finished && present) {
-        await until(w, () => w.detectedAt !== undefined || w.finished, Math.min(end, performance.now() + LATE_DETECT_CAP_MS));
+        await until(
+          w,
+          () => w.detectedAt !== undefined || w.finished,
+          Math.min(end, performance.now() + LATE_DETECT_CAP_MS),
+        );
       }
       if (w.detectedAt === undefined || w.finished) return;
       // A consent manager is on the page: wait while its popup shows and is answered.

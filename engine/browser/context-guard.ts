@@ -47,7 +47,10 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
     let verdict = verdicts.get(url.hostname);
     if (!verdict) {
       // resolve() checks address literals as well as names, so it is the whole check.
-      verdict = guard.resolve(url.hostname).then(() => undefined, (err: unknown) => fromNetwork(err, undefined, url.href));
+      verdict = guard.resolve(url.hostname).then(
+        () => undefined,
+        (err: unknown) => fromNetwork(err, undefined, url.href),
+      );
       verdicts.set(url.hostname, verdict);
     }
     return verdict;
@@ -56,8 +59,13 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
   const onSocket = async (ws: WebSocketRoute) => {
     try {
       const url = new URL(ws.url());
-      if ((url.protocol === 'ws:' || url.protocol === 'wss:') && await allowed(url)) { ws.connectToServer(); return; }
-    } catch { /* refused below */ }
+      if ((url.protocol === 'ws:' || url.protocol === 'wss:') && (await allowed(url))) {
+        ws.connectToServer();
+        return;
+      }
+    } catch {
+      /* refused below */
+    }
     await ws.close({ code: 1008, reason: 'blocked by the SSRF guard' }).catch(() => undefined);
   };
   async function decide(route: Route): Promise<void> {
@@ -68,7 +76,8 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return route.abort('blockedbyclient');
     origins.add(url.origin);
     // Ads and trackers are dropped before any DNS work is spent on them.
-    if (adblock?.isBlocked(url.href, route.request().resourceType(), pageUrlOf(route, url.href))) return route.abort('blockedbyclient');
+    if (adblock?.isBlocked(url.href, route.request().resourceType(), pageUrlOf(route, url.href)))
+      return route.abort('blockedbyclient');
     const refused = await refusal(url);
     if (!refused) return route.continue();
     const request = route.request();
@@ -88,7 +97,24 @@ export async function guardContext(context: BrowserContext, guard: Guard, adbloc
 }
 
 /** Page events that nothing of a finished request may still listen to on a page that is used again. */
-const PAGE_EVENTS = ['request', 'requestfinished', 'requestfailed', 'response', 'console', 'dialog', 'popup', 'frameattached', 'framenavigated', 'load', 'domcontentloaded', 'download', 'filechooser', 'pageerror', 'websocket', 'worker'];
+const PAGE_EVENTS = [
+  'request',
+  'requestfinished',
+  'requestfailed',
+  'response',
+  'console',
+  'dialog',
+  'popup',
+  'frameattached',
+  'framenavigated',
+  'load',
+  'domcontentloaded',
+  'download',
+  'filechooser',
+  'pageerror',
+  'websocket',
+  'worker',
+];
 
 /**
  * Makes a page that served a request fit to serve the next one of the same kind, or answers false (then it is
@@ -99,7 +125,10 @@ const PAGE_EVENTS = ['request', 'requestfinished', 'requestfailed', 'response', 
  * Cache Storage). The HTTP cache holds nothing to clear: a routed context does not use it. Service workers are
  * blocked in every context.
  */
-export async function resetPage(page: Page, viewport: { width: number; height: number } | null | undefined): Promise<boolean> {
+export async function resetPage(
+  page: Page,
+  viewport: { width: number; height: number } | null | undefined,
+): Promise<boolean> {
   const context = page.context();
   if (page.isClosed() || context.pages().length !== 1) return false;
   const size = page.viewportSize();

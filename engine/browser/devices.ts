@@ -12,7 +12,13 @@ export interface DevicePreset {
   userAgent?: string;
 }
 
-const desktop = (width: number, height: number): DevicePreset => ({ viewport: { width, height }, deviceScaleFactor: 1, isMobile: false, hasTouch: false, isLandscape: false });
+const desktop = (width: number, height: number): DevicePreset => ({
+  viewport: { width, height },
+  deviceScaleFactor: 1,
+  isMobile: false,
+  hasTouch: false,
+  isLandscape: false,
+});
 
 /** Desktop presets of the contract (1280x800, 1440x900, 1980x1080, 2560x1440), under the names Microlink uses. */
 const DESKTOPS: Record<string, DevicePreset> = {
@@ -22,7 +28,11 @@ const DESKTOPS: Record<string, DevicePreset> = {
   'imac 27': desktop(2560, 1440),
 };
 const ALIASES: Record<string, string> = {
-  desktop: 'macbook pro 13', 'macbook pro': 'macbook pro 13', 'imac 21.5-inch': 'imac 21.5', 'imac 27-inch': 'imac 27', imac: 'imac 27',
+  desktop: 'macbook pro 13',
+  'macbook pro': 'macbook pro 13',
+  'imac 21.5-inch': 'imac 21.5',
+  'imac 27-inch': 'imac 27',
+  imac: 'imac 27',
 };
 
 const PRESETS: Map<string, DevicePreset> = new Map(Object.entries(DESKTOPS));
@@ -31,11 +41,14 @@ for (const [name, d] of Object.entries(devices)) {
   // Playwright's registry carries phones, tablets and desktop browsers; only phones and tablets are presets here.
   if (!d.isMobile) continue;
   PRESETS.set(key, {
-    viewport: { ...d.viewport }, deviceScaleFactor: d.deviceScaleFactor, isMobile: true, hasTouch: d.hasTouch,
-    isLandscape: key.endsWith(' landscape'), userAgent: d.userAgent,
+    viewport: { ...d.viewport },
+    deviceScaleFactor: d.deviceScaleFactor,
+    isMobile: true,
+    hasTouch: d.hasTouch,
+    isLandscape: key.endsWith(' landscape'),
+    userAgent: d.userAgent,
   });
 }
-
 
 /** Every preset name, lower-case. */
 export function deviceNames(): string[] {
@@ -51,7 +64,11 @@ function lookup(descriptor: string): DevicePreset | undefined {
 export function deviceProblem(descriptor: string): string | undefined {
   if (lookup(descriptor)) return undefined;
   const key = descriptor.trim().toLowerCase();
-  const nearest = deviceNames().map((n) => [n, distance(key, n)] as const).sort((a, b) => a[1] - b[1]).slice(0, 3).map(([n]) => `"${n}"`);
+  const nearest = deviceNames()
+    .map((n) => [n, distance(key, n)] as const)
+    .sort((a, b) => a[1] - b[1])
+    .slice(0, 3)
+    .map(([n]) => `"${n}"`);
   return `unknown device "${descriptor}"; did you mean ${nearest.join(', ')}?`;
 }
 

@@ -25,18 +25,28 @@ export interface GuardProxy {
    * Why the guard refused a document, read from the response the proxy made in its place (plain HTTP), or from
    * the host it refused a tunnel to (HTTPS, where the browser only says ERR_TUNNEL_CONNECTION_FAILED).
    */
-  refusalOf(response: { status: number; headers: Record<string, string> } | undefined, url?: string): RefractError | undefined;
+  refusalOf(
+    response: { status: number; headers: Record<string, string> } | undefined,
+    url?: string,
+  ): RefractError | undefined;
   close(): Promise<void>;
 }
 
-type LookupFn = typeof dns['lookup'];
+type LookupFn = (typeof dns)['lookup'];
 
 /** The lookup a checked connection uses: the addresses the guard passed, nothing resolved again. */
 function pinned(addresses: LookupAddress[]): LookupFn {
-  return ((_host: string, options: dns.LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+  return ((
+    _host: string,
+    options: dns.LookupOptions,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     const family = options?.family === 4 || options?.family === 6 ? options.family : 0;
     const usable = family ? addresses.filter((a) => a.family === family) : addresses;
-    if (!usable.length) { callback(Object.assign(new Error('no address of the asked family'), { code: 'ENOTFOUND' }), ''); return; }
+    if (!usable.length) {
+      callback(Object.assign(new Error('no address of the asked family'), { code: 'ENOTFOUND' }), '');
+      return;
+    }
     if (options?.all) callback(null, usable);
     else callback(null, usable[0]!.address, usable[0]!.family);
   }) as unknown as LookupFn;
@@ -48,7 +58,10 @@ const HEADER = 'x-refract-guard';
  * Where the proxy listens: loopback for local browsers; for a browser tier, an address its nodes reach (`host`),
  * serving only the clients `allow` admits (the tier's addresses), so that it is never an open proxy.
  */
-export interface GuardProxyOptions { host?: string; allow?: () => Promise<Set<string>> }
+export interface GuardProxyOptions {
+  host?: string;
+  allow?: () => Promise<Set<string>>;
+}
 
 /** This machine's first external IPv4 address (a container's address on its network), else loopback. */
 function externalAddress(): string {
@@ -75,9 +88,12 @@ export function createGuardProxy(guard: Guard, opts: GuardProxyOptions = {}): Gu
   const start = (): Promise<string> => {
     listening ??= (async () => {
       server = new Server({
-        port: 0, host, verbose: false,
+        port: 0,
+        host,
+        verbose: false,
         prepareRequestFunction: async ({ hostname, username, request }) => {
-          if (opts.allow && !(await opts.allow()).has(request.socket.remoteAddress ?? '')) throw new RequestError('Not a client of this proxy', 403);
+          if (opts.allow && !(await opts.allow()).has(request.socket.remoteAddress ?? ''))
+            throw new RequestError('Not a client of this proxy', 403);
           const target = bareHost(hostname);
           const upstream = username ? upstreams.get(username) : undefined;
           if (username && !upstream) throw new RequestError('This proxy route has ended', 403);
@@ -110,7 +126,15 @@ export function createGuardProxy(guard: Guard, opts: GuardProxyOptions = {}): Gu
       base.username = token;
       base.password = 'x';
       let released = false;
-      return { url: base.href.replace(/\/$/, ''), release: () => { if (!released) { released = true; upstreams.delete(token); } } };
+      return {
+        url: base.href.replace(/\/$/, ''),
+        release: () => {
+          if (!released) {
+            released = true;
+            upstreams.delete(token);
+          }
+        },
+      };
     },
     refusalOf(response, url) {
       // The reason the proxy recorded for the refused host: the tunnel's (no response), or its marked answer's.
@@ -118,7 +142,13 @@ export function createGuardProxy(guard: Guard, opts: GuardProxyOptions = {}): Gu
       if (!response) return recorded();
       const mark = response.headers[HEADER];
       if (!mark?.startsWith(`${secret} `)) return undefined;
-      return recorded() ?? new RefractError(mark.slice(secret.length + 1) === 'EINVALURL' ? 'EINVALURL' : 'EFORBIDDENURL', 'The target redirected to an address that is not fetched (private, loopback or reserved)');
+      return (
+        recorded() ??
+        new RefractError(
+          mark.slice(secret.length + 1) === 'EINVALURL' ? 'EINVALURL' : 'EFORBIDDENURL',
+          'The target redirected to an address that is not fetched (private, loopback or reserved)',
+        )
+      );
     },
     async close() {
       const s = server;

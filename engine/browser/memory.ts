@@ -1,7 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 
 /** One process, as /proc tells: its parent, command name and resident memory (bytes). */
-export interface ProcessInfo { pid: number; ppid: number; comm: string; rss: number }
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  comm: string;
+  rss: number;
+}
 
 /** Every process of the machine, read from /proc (Linux); empty where /proc is not available. */
 export async function processTable(): Promise<ProcessInfo[]> {
@@ -11,13 +16,22 @@ export async function processTable(): Promise<ProcessInfo[]> {
   } catch {
     return [];
   }
-  const table = await Promise.all(entries.filter((e) => /^\d+$/.test(e)).map(async (e): Promise<ProcessInfo | undefined> => {
-    const stat = await readFile(`/proc/${e}/stat`, 'utf8').catch(() => '');
-    // Fields after the command name (in parentheses): state ppid ... ; rss (pages) is field 24.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields.length < 22) return undefined;
-    return { pid: Number(e), ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), rss: Number(fields[21]) * 4096 };
-  }));
+  const table = await Promise.all(
+    entries
+      .filter((e) => /^\d+$/.test(e))
+      .map(async (e): Promise<ProcessInfo | undefined> => {
+        const stat = await readFile(`/proc/${e}/stat`, 'utf8').catch(() => '');
+        // Fields after the command name (in parentheses): state ppid ... ; rss (pages) is field 24.
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (fields.length < 22) return undefined;
+        return {
+          pid: Number(e),
+          ppid: Number(fields[1]),
+          comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+          rss: Number(fields[21]) * 4096,
+        };
+      }),
+  );
   return table.filter((p) => p !== undefined);
 }
 
@@ -25,7 +39,8 @@ export async function processTable(): Promise<ProcessInfo[]> {
 export function descendantsOf(table: readonly ProcessInfo[], root: number): ProcessInfo[] {
   const parent = new Map(table.map((p) => [p.pid, p.ppid]));
   return table.filter((p) => {
-    for (let at = parent.get(p.pid), depth = 0; at && depth < 8; at = parent.get(at), depth++) if (at === root) return true;
+    for (let at = parent.get(p.pid), depth = 0; at && depth < 8; at = parent.get(at), depth++)
+      if (at === root) return true;
     return false;
   });
 }
@@ -56,6 +71,8 @@ async function privateOf(pid: number): Promise<{ anon: number; shmem: number } |
  * A process whose status cannot be read counts its RSS. Returns 0 where /proc is not available.
  */
 export async function descendantsMemory(root = process.pid): Promise<number> {
-  const parts = await Promise.all(descendantsOf(await processTable(), root).map(async (p) => (await privateOf(p.pid)) ?? { anon: p.rss, shmem: 0 }));
+  const parts = await Promise.all(
+    descendantsOf(await processTable(), root).map(async (p) => (await privateOf(p.pid)) ?? { anon: p.rss, shmem: 0 }),
+  );
   return parts.reduce((total, p) => total + p.anon, 0) + Math.max(0, ...parts.map((p) => p.shmem));
 }

@@ -15,7 +15,12 @@ export const viewportFields = {
  * Read by engine/request/render.ts into a PageSetup, which page.ts applies.
  */
 export const pageOptions = {
-  waitUntil: z.preprocess((v) => (typeof v === 'string' ? v.split(',') : v), z.array(oneOf(['load', 'domcontentloaded', 'networkidle', 'networkidle0', 'networkidle2', 'commit', 'auto']))).optional(),
+  waitUntil: z
+    .preprocess(
+      (v) => (typeof v === 'string' ? v.split(',') : v),
+      z.array(oneOf(['load', 'domcontentloaded', 'networkidle', 'networkidle0', 'networkidle2', 'commit', 'auto'])),
+    )
+    .optional(),
   device: device().optional(),
   viewport: options(viewportFields).optional(),
   colorScheme: oneOf(['light', 'dark', 'no-preference']).optional(),

@@ -5,13 +5,21 @@ import { findDevice } from './devices.ts';
 import type { GuardProxy } from './guard-proxy.ts';
 import { SELF_NAVIGATION_MS, isMainDocument, stopLoading } from './settle.ts';
 import { takeRefusal } from './context-guard.ts';
+import { trackRequests } from './requests.ts';
 
 export { guardContext, resetPage } from './context-guard.ts';
 
 /** How the page is set up and driven: the general page controls of a request, plus what its steps add. */
 export interface PageSetup {
   device?: string;
-  viewport?: { width?: number; height?: number; deviceScaleFactor?: number; isMobile?: boolean; hasTouch?: boolean; isLandscape?: boolean };
+  viewport?: {
+    width?: number;
+    height?: number;
+    deviceScaleFactor?: number;
+    isMobile?: boolean;
+    hasTouch?: boolean;
+    isLandscape?: boolean;
+  };
   colorScheme?: 'light' | 'dark' | 'no-preference';
   mediaType?: 'screen' | 'print';
   animations?: boolean;
@@ -62,61 +70,13 @@ export function contextOptions(setup: PageSetup): BrowserContextOptions {
   };
 }
 
-const FREEZE = '*,*::before,*::after{animation-duration:0s!important;animation-delay:0s!important;animation-iteration-count:1!important;transition:none!important;caret-color:transparent!important}';
+const FREEZE =
+  '*,*::before,*::after{animation-duration:0s!important;animation-delay:0s!important;animation-iteration-count:1!important;transition:none!important;caret-color:transparent!important}';
 
 /** What tells a response the guard's proxy made in place of a refused hop (see guard-proxy.ts). */
 export type GuardedBy = Pick<GuardProxy, 'refusalOf'>;
 
 const AUTO_SETTLE_MS = 2000;
-/**
- * What the page's content waits on: a favicon (type "other"), media streams, beacons, manifests and sockets are
- * not, and a page is not kept waiting for them (a favicon fetched after `load` cost every capture ~60 ms).
- */
-const CONTENT_TYPES = new Set(['document', 'stylesheet', 'image', 'font', 'script', 'xhr', 'fetch']);
-
-/**
- * Counts the page's content requests in flight; the returned function waits (up to a cap) until none are left,
- * plus a moment for the script that consumes the last data answer. A page with nothing in flight waits not at all.
- */
-function trackRequests(page: Page): { settle(capMs: number): Promise<void>; stop(): void } {
-  let inflight = 0;
-  let lastData = false;
-  let changed: (() => void) | undefined;
-  const counted = new WeakSet<Request>();
-  const start = (req: Request) => {
-    if (!CONTENT_TYPES.has(req.resourceType())) return;
-    counted.add(req);
-    inflight++;
-  };
-  page.on('request', start);
-  const end = (req: Request) => {
-    if (!counted.has(req)) return;
-    counted.delete(req);
-    inflight = Math.max(0, inflight - 1);
-    const type = req.resourceType();
-    lastData = type === 'xhr' || type === 'fetch';
-    changed?.();
-  };
-  page.on('requestfinished', end);
-  page.on('requestfailed', end);
-  const stop = () => { page.off('request', start); page.off('requestfinished', end); page.off('requestfailed', end); };
-  const settle = async (capMs: number) => {
-    // A round trip to the page runs what it had queued, and one to the browser process then delivers the requests
-    // it intercepted meanwhile (a fetch started just before load was otherwise missed ~1 time in 100, and a
-    // banner shown by its answer was not waited for).
-    await page.evaluate('0').catch(() => undefined);
-    await page.context().cookies().catch(() => undefined);
-    const deadline = Date.now() + capMs;
-    let waited = false;
-    while (inflight > 0 && Date.now() < deadline) {
-      waited = true;
-      await new Promise<void>((resolve) => { changed = resolve; setTimeout(resolve, Math.max(0, Math.min(100, deadline - Date.now()))); });
-      changed = undefined;
-    }
-    if (waited && lastData) await page.waitForTimeout(50);
-  };
-  return { settle, stop };
-}
 
 function lifecycle(waitUntil: string[] | undefined): 'load' | 'domcontentloaded' | 'networkidle' | 'commit' {
   const first = waitUntil?.find((w) => w !== 'auto') ?? 'load';
@@ -144,10 +104,20 @@ function documentThere(arrived: Response | undefined, page: Page): arrived is Re
  * A navigation past its share of the time with its document there (a resource or a script holds `load` back):
  * loading stops and the page is used as rendered, said in a warning (`onStopped`); nothing arrived is the error.
  */
-async function stalled(err: unknown, page: Page, arrived: Response | undefined, budgetMs: number, onStopped?: (ms: number) => void): Promise<Response> {
+async function stalled(
+  err: unknown,
+  page: Page,
+  arrived: Response | undefined,
+  budgetMs: number,
+  onStopped?: (ms: number) => void,
+): Promise<Response> {
   if ((err as Error).name !== 'TimeoutError' || !onStopped || !documentThere(arrived, page)) throw err;
-  if (!await stopLoading(page)) {
-    throw new RefractError('EBRWSRTIMEOUT', `The page did not finish loading within ${budgetMs} ms, and a script of its own holds it: nothing can be captured`, { cause: err });
+  if (!(await stopLoading(page))) {
+    throw new RefractError(
+      'EBRWSRTIMEOUT',
+      `The page did not finish loading within ${budgetMs} ms, and a script of its own holds it: nothing can be captured`,
+      { cause: err },
+    );
   }
   onStopped(budgetMs);
   return arrived;
@@ -158,7 +128,15 @@ async function stalled(err: unknown, page: Page, arrived: Response | undefined, 
  * and modules, frozen animations, clicks, scroll and waits. EBRWSRTIMEOUT when navigation passes its budget.
  * `afterLoad` runs once the page has loaded and its requests settled, before anything else.
  */
-export async function navigate(page: Page, url: string, setup: PageSetup, budgetMs: number, afterLoad?: () => Promise<void>, guarded?: GuardedBy, onStopped?: (ms: number) => void): Promise<Response | null> {
+export async function navigate(
+  page: Page,
+  url: string,
+  setup: PageSetup,
+  budgetMs: number,
+  afterLoad?: () => Promise<void>,
+  guarded?: GuardedBy,
+  onStopped?: (ms: number) => void,
+): Promise<Response | null> {
   if (setup.mediaType) await page.emulateMedia({ media: setup.mediaType });
   const tracker = setup.waitUntil === undefined || setup.waitUntil.includes('auto') ? trackRequests(page) : undefined;
   let response: Response | null;
@@ -166,16 +144,22 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   takeRefusal(page);
   // The last hop of the document that failed (a redirect the guard's proxy refused a tunnel to, say).
   let failedHop: string | undefined;
-  const onFailed = (req: Request) => { if (isMainDocument(req)) failedHop = req.url(); };
+  const onFailed = (req: Request) => {
+    if (isMainDocument(req)) failedHop = req.url();
+  };
   if (guarded) page.on('requestfailed', onFailed);
   // Navigations the page starts itself once loaded (a script setting `location`, a refresh, a reload loop).
   let loaded = false;
   let selfNavigations = 0;
-  const onRequest = (req: Request) => { if (loaded && isMainDocument(req)) selfNavigations++; };
+  const onRequest = (req: Request) => {
+    if (loaded && isMainDocument(req)) selfNavigations++;
+  };
   page.on('request', onRequest);
   // The document's answer, once it has come: a page whose load never completes is still there to capture.
   let arrived: Response | undefined;
-  const onResponse = (res: Response) => { if (isMainDocument(res.request())) arrived = res; };
+  const onResponse = (res: Response) => {
+    if (isMainDocument(res.request())) arrived = res;
+  };
   page.on('response', onResponse);
   try {
     try {
@@ -192,7 +176,8 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
     }
     loaded = true;
     // A hop of the document's redirects that the guard's proxy refused: answered by the proxy in its place.
-    const refused = response && guarded?.refusalOf({ status: response.status(), headers: response.headers() }, response.url());
+    const refused =
+      response && guarded?.refusalOf({ status: response.status(), headers: response.headers() }, response.url());
     if (refused) throw refused;
     if (tracker) await tracker.settle(Math.min(AUTO_SETTLE_MS, budgetMs));
   } catch (err) {
@@ -208,7 +193,8 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
     await afterLoad?.();
     page.off('request', onRequest);
     // A page that navigated itself (a script redirect, a refresh) is read once that navigation has loaded.
-    if (selfNavigations > 0) await page.waitForLoadState('load', { timeout: Math.min(SELF_NAVIGATION_MS, budgetMs) }).catch(() => undefined);
+    if (selfNavigations > 0)
+      await page.waitForLoadState('load', { timeout: Math.min(SELF_NAVIGATION_MS, budgetMs) }).catch(() => undefined);
     // Its own navigation failed (refused by the guard, or unreachable): the browser's error page is no answer.
     if (onErrorPage(page)) throw selfNavigationFailure(page, failedHop, guarded);
   } finally {
@@ -216,25 +202,50 @@ export async function navigate(page: Page, url: string, setup: PageSetup, budget
   }
   for (const extra of setup.waitUntil?.filter((w) => w !== 'auto').slice(1) ?? []) {
     const state = lifecycle([extra]);
-    await page.waitForLoadState(state === 'commit' ? 'domcontentloaded' : state, { timeout: budgetMs }).catch(() => undefined);
+    await page
+      .waitForLoadState(state === 'commit' ? 'domcontentloaded' : state, { timeout: budgetMs })
+      .catch(() => undefined);
   }
   if (setup.animations === false) await page.addStyleTag({ content: FREEZE });
-  for (const style of setup.styles ?? []) await inject('styles', style, () => page.addStyleTag(/^https?:\/\//.test(style) ? { url: style } : { content: style }));
-  for (const script of setup.scripts ?? []) await inject('scripts', script, () => page.addScriptTag(/^https?:\/\//.test(script) ? { url: script } : { content: script }));
-  for (const mod of setup.modules ?? []) await inject('modules', mod, () => page.addScriptTag(/^https?:\/\//.test(mod) ? { url: mod, type: 'module' } : { content: mod, type: 'module' }));
+  for (const style of setup.styles ?? [])
+    await inject('styles', style, () =>
+      page.addStyleTag(/^https?:\/\//.test(style) ? { url: style } : { content: style }),
+    );
+  for (const script of setup.scripts ?? [])
+    await inject('scripts', script, () =>
+      page.addScriptTag(/^https?:\/\//.test(script) ? { url: script } : { content: script }),
+    );
+  for (const mod of setup.modules ?? [])
+    await inject('modules', mod, () =>
+      page.addScriptTag(/^https?:\/\//.test(mod) ? { url: mod, type: 'module' } : { content: mod, type: 'module' }),
+    );
   for (const selector of setup.click ?? []) {
     await page.click(selector, { timeout: Math.min(5000, budgetMs) }).catch((err: Error) => {
-      throw new RefractError('EINVALQUERY', `Invalid \`click\`: no clickable element matches "${selector}"`, { cause: err, data: { param: 'click' } });
+      throw new RefractError('EINVALQUERY', `Invalid \`click\`: no clickable element matches "${selector}"`, {
+        cause: err,
+        data: { param: 'click' },
+      });
     });
   }
   if (setup.scroll) {
-    await page.locator(setup.scroll).first().scrollIntoViewIfNeeded({ timeout: Math.min(5000, budgetMs) }).catch((err: Error) => {
-      throw new RefractError('EINVALQUERY', `Invalid \`scroll\`: no element matches "${setup.scroll}"`, { cause: err, data: { param: 'scroll' } });
-    });
+    await page
+      .locator(setup.scroll)
+      .first()
+      .scrollIntoViewIfNeeded({ timeout: Math.min(5000, budgetMs) })
+      .catch((err: Error) => {
+        throw new RefractError('EINVALQUERY', `Invalid \`scroll\`: no element matches "${setup.scroll}"`, {
+          cause: err,
+          data: { param: 'scroll' },
+        });
+      });
   }
   if (setup.waitForSelector) {
     await page.waitForSelector(setup.waitForSelector, { timeout: budgetMs }).catch((err: Error) => {
-      throw new RefractError('EBRWSRTIMEOUT', `No element matched \`waitForSelector\` "${setup.waitForSelector}" in time`, { cause: err });
+      throw new RefractError(
+        'EBRWSRTIMEOUT',
+        `No element matched \`waitForSelector\` "${setup.waitForSelector}" in time`,
+        { cause: err },
+      );
     });
   }
   if (setup.waitForTimeout) await page.waitForTimeout(setup.waitForTimeout);
@@ -261,12 +272,18 @@ export function selfNavigationFailure(page: Page, failedHop?: string, guarded?: 
  * Adds a style, script or module the request asked for; one that does not load (unreachable, refused by the
  * SSRF guard, a 404, a syntax error in a module) is the caller's parameter at fault: EINVALQUERY naming it.
  */
-async function inject(param: 'styles' | 'scripts' | 'modules', value: string, add: () => Promise<unknown>): Promise<void> {
+async function inject(
+  param: 'styles' | 'scripts' | 'modules',
+  value: string,
+  add: () => Promise<unknown>,
+): Promise<void> {
   try {
     await add();
   } catch (err) {
     const what = /^https?:\/\//.test(value) ? value : 'the inline code';
-    throw new RefractError('EINVALQUERY', `Invalid \`${param}\`: ${what} could not be loaded into the page`, { cause: err, data: { param } });
+    throw new RefractError('EINVALQUERY', `Invalid \`${param}\`: ${what} could not be loaded into the page`, {
+      cause: err,
+      data: { param },
+    });
   }
 }
-

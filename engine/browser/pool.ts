@@ -9,19 +9,35 @@ import { remoteBrowserType, type RemoteEndpoint } from './remote.ts';
  * through the proxy (the SSRF guard's): its UDP (STUN, TURN, peers) went straight to any address a page named.
  */
 export const CHROME_ARGS = [
-  '--block-new-web-contents', '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-default-apps',
-  '--disable-extensions', '--mute-audio', '--no-default-browser-check', '--metrics-recording-only',
-  '--password-store=basic', '--hide-scrollbars', '--font-render-hinting=none',
+  '--block-new-web-contents',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--mute-audio',
+  '--no-default-browser-check',
+  '--metrics-recording-only',
+  '--password-store=basic',
+  '--hide-scrollbars',
+  '--font-render-hinting=none',
 ];
 
 /** The flags for a launch with or without Chromium's sandbox. */
-export const chromeArgs = (sandboxed: boolean): string[] => (sandboxed ? CHROME_ARGS.filter((a) => a !== '--no-sandbox') : CHROME_ARGS);
+export const chromeArgs = (sandboxed: boolean): string[] =>
+  sandboxed ? CHROME_ARGS.filter((a) => a !== '--no-sandbox') : CHROME_ARGS;
 
 /** Settings of the browser pool. */
 export interface PoolOptions {
-  maxPagesPerBrowser: number; retireAfterPages: number; chromePath: string;
+  maxPagesPerBrowser: number;
+  retireAfterPages: number;
+  chromePath: string;
   /** Launch with Chromium's sandbox (see sandbox.ts). */
   sandbox?: boolean;
   /** Remote browsers to connect to instead of launching Chromium (pages are spread over them in turn). */
@@ -30,9 +46,10 @@ export interface PoolOptions {
   proxyServer(): Promise<string>;
 }
 
-
 /** The private member of Crawlee's BrowserPool that opens pages one at a time (a test pins that it is used). */
-export interface PoolLimiter { limiter: <T>(fn: () => Promise<T>) => Promise<T> }
+export interface PoolLimiter {
+  limiter: <T>(fn: () => Promise<T>) => Promise<T>;
+}
 
 /** Creates Crawlee's browser pool over playwright-core and Chromium: one incognito context per page. */
 export function createBrowserPool(opts: PoolOptions) {
@@ -41,11 +58,24 @@ export function createBrowserPool(opts: PoolOptions) {
   };
   const pool = new BrowserPool({
     browserPlugins: opts.endpoints?.length
-      ? opts.endpoints.map((e) => new PlaywrightPlugin(remoteBrowserType(e) as unknown as typeof chromium, { launchOptions: {}, useIncognitoPages: true }))
-      : [new PlaywrightPlugin(chromium, {
-        launchOptions: { executablePath: opts.chromePath, args: chromeArgs(!!opts.sandbox), chromiumSandbox: !!opts.sandbox, headless: true },
-        useIncognitoPages: true,
-      })],
+      ? opts.endpoints.map(
+          (e) =>
+            new PlaywrightPlugin(remoteBrowserType(e) as unknown as typeof chromium, {
+              launchOptions: {},
+              useIncognitoPages: true,
+            }),
+        )
+      : [
+          new PlaywrightPlugin(chromium, {
+            launchOptions: {
+              executablePath: opts.chromePath,
+              args: chromeArgs(!!opts.sandbox),
+              chromiumSandbox: !!opts.sandbox,
+              headless: true,
+            },
+            useIncognitoPages: true,
+          }),
+        ],
     maxOpenPagesPerBrowser: opts.maxPagesPerBrowser,
     retireBrowserAfterPageCount: opts.retireAfterPages,
     closeInactiveBrowserAfterSecs: 300,

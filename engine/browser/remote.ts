@@ -32,7 +32,9 @@ const HEARTBEAT_TIMEOUT_MS = 3000;
 export function parseEndpoints(urls: readonly string[], timeoutMs = 5000): RemoteEndpoint[] {
   return urls.map((url) => {
     if (!SCHEMES.test(url) || !URL.canParse(targetOf(url))) {
-      throw new Error(`REFRACT_BROWSER_ENDPOINTS entries are ws://, wss://, cdp+ws:// or cdp+http:// URLs, got "${url}"`);
+      throw new Error(
+        `REFRACT_BROWSER_ENDPOINTS entries are ws://, wss://, cdp+ws:// or cdp+http:// URLs, got "${url}"`,
+      );
     }
     return createEndpoint(url, timeoutMs);
   });
@@ -44,8 +46,13 @@ function createEndpoint(url: string, timeoutMs: number): RemoteEndpoint {
   let failures = 0;
   let until = 0;
   let probe: NodeJS.Timeout | undefined;
-  const open = () => (cdp ? chromium.connectOverCDP(target, { timeout: timeoutMs }) : chromium.connect(target, { timeout: timeoutMs }));
-  const up = () => { failures = 0; clearTimeout(probe); probe = undefined; };
+  const open = () =>
+    cdp ? chromium.connectOverCDP(target, { timeout: timeoutMs }) : chromium.connect(target, { timeout: timeoutMs });
+  const up = () => {
+    failures = 0;
+    clearTimeout(probe);
+    probe = undefined;
+  };
   const fail = () => {
     failures++;
     const wait = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (failures - 1));
@@ -54,7 +61,15 @@ function createEndpoint(url: string, timeoutMs: number): RemoteEndpoint {
     clearTimeout(probe);
     probe = setTimeout(() => {
       probe = undefined;
-      open().then((browser) => { up(); void browser.close().catch(() => undefined); }, () => { if (failures) fail(); });
+      open().then(
+        (browser) => {
+          up();
+          void browser.close().catch(() => undefined);
+        },
+        () => {
+          if (failures) fail();
+        },
+      );
     }, wait);
     probe.unref();
   };
@@ -62,7 +77,8 @@ function createEndpoint(url: string, timeoutMs: number): RemoteEndpoint {
     url,
     state: () => (!failures ? 'up' : Date.now() < until ? 'down' : 'probation'),
     async connect() {
-      if (Date.now() < until) throw new Error(`The browser endpoint ${redact(url)} is down; tried again in ${until - Date.now()} ms`);
+      if (Date.now() < until)
+        throw new Error(`The browser endpoint ${redact(url)} is down; tried again in ${until - Date.now()} ms`);
       let browser: Browser;
       try {
         browser = await open();
@@ -83,10 +99,16 @@ function createEndpoint(url: string, timeoutMs: number): RemoteEndpoint {
 /** Rejects when `promise` takes longer than `ms` (a hung peer answers nothing, not even an error). */
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new HungError()), ms); });
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HungError()), ms);
+  });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
-class HungError extends Error { constructor() { super('no sign of life'); } }
+class HungError extends Error {
+  constructor() {
+    super('no sign of life');
+  }
+}
 
 /**
  * Asks a connected browser for its version over a CDP session every HEARTBEAT_MS. One that gives no answer within
@@ -138,12 +160,14 @@ export function isLoopbackEndpoint(url: string): boolean {
  */
 export async function endpointAddresses(endpoints: readonly RemoteEndpoint[]): Promise<Set<string>> {
   const out = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-  await Promise.all(endpoints.map(async (e) => {
-    for (const a of await lookup(hostOf(e.url), { all: true }).catch(() => [])) {
-      out.add(a.address);
-      if (a.family === 4) out.add(`::ffff:${a.address}`);
-    }
-  }));
+  await Promise.all(
+    endpoints.map(async (e) => {
+      for (const a of await lookup(hostOf(e.url), { all: true }).catch(() => [])) {
+        out.add(a.address);
+        if (a.family === 4) out.add(`::ffff:${a.address}`);
+      }
+    }),
+  );
   return out;
 }
 

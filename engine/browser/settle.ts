@@ -19,8 +19,13 @@ const STOP_WAIT_MS = 1000;
 export async function stopLoading(page: Page): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const answered = await Promise.race([
-    page.evaluate('window.stop()').then(() => true, () => true),
-    new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), STOP_WAIT_MS); }),
+    page.evaluate('window.stop()').then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), STOP_WAIT_MS);
+    }),
   ]);
   clearTimeout(timer);
   return answered;
@@ -36,20 +41,41 @@ const BUILT_QUIET_MS = 50;
  * at load costs one quiet moment.
  */
 export async function untilBuilt(page: Page, capMs: number): Promise<void> {
-  await page.evaluate(([quietMs, cap]) => new Promise<void>((resolve) => {
-    const built = () => {
-      const mount = document.querySelector('#root,#app,#__next,#__nuxt,#svelte,#___gatsby,#q-app,[data-reactroot],[ng-app],app-root');
-      if (mount) return mount.childElementCount > 1 || (mount.textContent ?? '').trim().length >= 20;
-      return (document.body?.innerText ?? '').trim().length >= 100;
-    };
-    let quiet: ReturnType<typeof setTimeout> | undefined;
-    const observer = new MutationObserver(() => check());
-    const finish = () => { observer.disconnect(); clearTimeout(quiet); clearTimeout(bound); resolve(); };
-    const check = () => { clearTimeout(quiet); if (built()) quiet = setTimeout(finish, quietMs); };
-    const bound = setTimeout(finish, cap);
-    observer.observe(document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true });
-    check();
-  }), [BUILT_QUIET_MS, capMs] as const).catch(() => undefined);
+  await page
+    .evaluate(
+      ([quietMs, cap]) =>
+        new Promise<void>((resolve) => {
+          const built = () => {
+            const mount = document.querySelector(
+              '#root,#app,#__next,#__nuxt,#svelte,#___gatsby,#q-app,[data-reactroot],[ng-app],app-root',
+            );
+            if (mount) return mount.childElementCount > 1 || (mount.textContent ?? '').trim().length >= 20;
+            return (document.body?.innerText ?? '').trim().length >= 100;
+          };
+          let quiet: ReturnType<typeof setTimeout> | undefined;
+          const observer = new MutationObserver(() => check());
+          const finish = () => {
+            observer.disconnect();
+            clearTimeout(quiet);
+            clearTimeout(bound);
+            resolve();
+          };
+          const check = () => {
+            clearTimeout(quiet);
+            if (built()) quiet = setTimeout(finish, quietMs);
+          };
+          const bound = setTimeout(finish, cap);
+          observer.observe(document.documentElement, {
+            subtree: true,
+            childList: true,
+            characterData: true,
+            attributes: true,
+          });
+          check();
+        }),
+      [BUILT_QUIET_MS, capMs] as const,
+    )
+    .catch(() => undefined);
 }
 
 /** What Playwright says when the document it reads is being replaced by a navigation the page started itself. */
@@ -86,9 +112,14 @@ export async function readContent(page: Page, budgetMs: number): Promise<string>
       return await page.content();
     } catch (err) {
       if (!NAVIGATING.test((err as Error).message)) throw err;
-      if (Date.now() >= until) throw new RefractError('EBRWSRTIMEOUT', 'The page kept navigating and could not be read in time', { cause: err });
+      if (Date.now() >= until)
+        throw new RefractError('EBRWSRTIMEOUT', 'The page kept navigating and could not be read in time', {
+          cause: err,
+        });
       if (attempt === 2) still(page);
-      await page.waitForLoadState('load', { timeout: Math.max(1, Math.min(2000, until - Date.now())) }).catch(() => undefined);
+      await page
+        .waitForLoadState('load', { timeout: Math.max(1, Math.min(2000, until - Date.now())) })
+        .catch(() => undefined);
     }
   }
 }

@@ -1,7 +1,10 @@
 import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
 /** A page in a shared context, and what to call once it is closed. */
-export interface SharedPage { page: Page; done(): Promise<void> }
+export interface SharedPage {
+  page: Page;
+  done(): Promise<void>;
+}
 
 /** Contexts shared by the pages of one key (a crawl's), like one crawler session. */
 export interface SharedContexts {
@@ -11,7 +14,13 @@ export interface SharedContexts {
   clear(): void;
 }
 
-interface Entry { holder: Page; context: BrowserContext; served: number; open: number; retired: boolean }
+interface Entry {
+  holder: Page;
+  context: BrowserContext;
+  served: number;
+  open: number;
+  retired: boolean;
+}
 
 /**
  * Each shared context lives in a browser of the pool, kept busy by a first page from the pool (`holderPage`), so
@@ -19,7 +28,10 @@ interface Entry { holder: Page; context: BrowserContext; served: number; open: n
  * the pool's browsers, a context is replaced after `retireAfterPages` pages: it takes no new pages and closes
  * once its last page has. A context whose browser went away is made again.
  */
-export function createSharedContexts(holderPage: (options: BrowserContextOptions) => Promise<Page>, retireAfterPages: number): SharedContexts {
+export function createSharedContexts(
+  holderPage: (options: BrowserContextOptions) => Promise<Page>,
+  retireAfterPages: number,
+): SharedContexts {
   const shared = new Map<string, Promise<Entry>>();
   const closeIfIdle = async (entry: Entry) => {
     if (!entry.retired || entry.open > 0) return;
@@ -54,9 +66,18 @@ export function createSharedContexts(holderPage: (options: BrowserContextOptions
         entry.open++;
         // The page that fills its quota retires the context: no new page goes to it, and it closes after its last.
         if (++entry.served >= retireAfterPages) await retire(key, pending, entry);
-        const page = await entry.context.newPage().catch((err: unknown) => { entry!.open--; throw err; });
+        const page = await entry.context.newPage().catch((err: unknown) => {
+          entry!.open--;
+          throw err;
+        });
         const mine = entry;
-        return { page, done: async () => { mine.open--; await closeIfIdle(mine); } };
+        return {
+          page,
+          done: async () => {
+            mine.open--;
+            await closeIfIdle(mine);
+          },
+        };
       } catch (err) {
         // The context (or its browser) is broken: the next page makes a new one.
         if (entry) await retire(key, pending, entry);
@@ -66,7 +87,14 @@ export function createSharedContexts(holderPage: (options: BrowserContextOptions
     },
     async retire(share) {
       const mine = [...shared.entries()].filter(([key]) => share === undefined || key.startsWith(`${share}\n`));
-      await Promise.all(mine.map(([key, pending]) => pending.then((entry) => retire(key, pending, entry), () => undefined)));
+      await Promise.all(
+        mine.map(([key, pending]) =>
+          pending.then(
+            (entry) => retire(key, pending, entry),
+            () => undefined,
+          ),
+        ),
+      );
     },
     clear: () => shared.clear(),
   };

@@ -14,13 +14,26 @@ export function createSlots(concurrency: number, queueLimit: number): Slots {
   const waiting: (() => void)[] = [];
   return {
     async acquire(signal) {
-      if (active < concurrency) { active++; return; }
+      if (active < concurrency) {
+        active++;
+        return;
+      }
       if (waiting.length >= queueLimit) {
-        throw new RefractError('EBUSY', `All ${concurrency} browser slots are busy and ${waiting.length} requests are waiting; retry shortly`);
+        throw new RefractError(
+          'EBUSY',
+          `All ${concurrency} browser slots are busy and ${waiting.length} requests are waiting; retry shortly`,
+        );
       }
       await new Promise<void>((resolve, reject) => {
-        const onAbort = () => { waiting.splice(waiting.indexOf(go), 1); reject(timeoutError('waiting for a browser')); };
-        const go = () => { signal.removeEventListener('abort', onAbort); active++; resolve(); };
+        const onAbort = () => {
+          waiting.splice(waiting.indexOf(go), 1);
+          reject(timeoutError('waiting for a browser'));
+        };
+        const go = () => {
+          signal.removeEventListener('abort', onAbort);
+          active++;
+          resolve();
+        };
         waiting.push(go);
         signal.addEventListener('abort', onAbort, { once: true });
       });

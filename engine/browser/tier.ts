@@ -17,11 +17,22 @@ export interface BrowserServer {
  * Starts a browser tier node (`npx refract browser-server`) with the flags a local Chromium gets. The path is a
  * random token unless one is given: whoever knows the URL may drive the browser, so it is kept like a key.
  */
-export async function startBrowserServer(opts: { host: string; port: number; wsPath?: string; chromePath: string; sandbox: SandboxSetting }): Promise<BrowserServer> {
+export async function startBrowserServer(opts: {
+  host: string;
+  port: number;
+  wsPath?: string;
+  chromePath: string;
+  sandbox: SandboxSetting;
+}): Promise<BrowserServer> {
   const sandboxed = useSandbox(opts.sandbox);
   const server = await chromium.launchServer({
-    executablePath: opts.chromePath, args: chromeArgs(sandboxed), chromiumSandbox: sandboxed, headless: true,
-    host: opts.host, port: opts.port, wsPath: `/${(opts.wsPath ?? randomBytes(12).toString('hex')).replace(/^\/+/, '')}`,
+    executablePath: opts.chromePath,
+    args: chromeArgs(sandboxed),
+    chromiumSandbox: sandboxed,
+    headless: true,
+    host: opts.host,
+    port: opts.port,
+    wsPath: `/${(opts.wsPath ?? randomBytes(12).toString('hex')).replace(/^\/+/, '')}`,
   });
   const child = server.process();
   const ended = new Promise<void>((resolve) => {

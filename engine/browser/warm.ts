@@ -54,7 +54,9 @@ export function createWarmPages(limit: number): WarmPages {
       idle.set(key, list);
       list.push(pending);
       count++;
-      setTimeout(() => { if (unpark(key, pending)) close(pending); }, IDLE_MS).unref();
+      setTimeout(() => {
+        if (unpark(key, pending)) close(pending);
+      }, IDLE_MS).unref();
     },
     async dropWhere(which) {
       for (const [key, list] of [...idle]) {

@@ -12,14 +12,56 @@ interface Provider {
 }
 
 const PROVIDERS: Provider[] = [
-  { name: 'Cloudflare', headers: [['cf-mitigated', /challenge/i]], markup: /<title>\s*(just a moment|attention required)[^<]*<\/title>|cdn-cgi\/challenge-platform|window\._cf_chl_opt|cf-turnstile-response/i },
+  {
+    name: 'Cloudflare',
+    headers: [['cf-mitigated', /challenge/i]],
+    markup:
+      /<title>\s*(just a moment|attention required)[^<]*<\/title>|cdn-cgi\/challenge-platform|window\._cf_chl_opt|cf-turnstile-response/i,
+  },
   { name: 'Vercel', headers: [['x-vercel-mitigated', /challenge|deny/i]], markup: /vercel security checkpoint/i },
-  { name: 'AWS WAF', headers: [['x-amzn-waf-action', /challenge|captcha/i]], markup: /awswafintegration|aws-waf-token|challenge\.js.*awswaf/i },
-  { name: 'DataDome', headers: [['x-datadome', /.+/], ['x-dd-b', /.+/]], cookies: /(^|;|,)\s*datadome=/i, markup: /captcha-delivery\.com|datadome/i, markupNeedsStatus: true },
-  { name: 'PerimeterX', cookies: /(^|;|,)\s*_px(3|hd|vid)?=/i, markup: /_pxcaptcha|px-captcha|window\._pxappid|human challenge|press (&amp;|&) hold/i, markupNeedsStatus: true },
-  { name: 'Akamai', headers: [['server', /akamaighost/i]], markup: /bm-verify|_sec\/cp_challenge|<title>\s*access denied\s*<\/title>[\s\S]*reference #/i, markupNeedsStatus: true },
-  { name: 'Imperva', headers: [['x-iinfo', /.+/]], cookies: /(^|;|,)\s*(incap_ses|visid_incap)_/i, markup: /_incapsula_resource|incapsula incident id/i, markupNeedsStatus: true },
-  { name: 'Kasada', headers: [['x-kpsdk-ct', /.+/], ['x-kpsdk-c', /.+/]], markup: /kpsdk|ips\.js\?/i, markupNeedsStatus: true },
+  {
+    name: 'AWS WAF',
+    headers: [['x-amzn-waf-action', /challenge|captcha/i]],
+    markup: /awswafintegration|aws-waf-token|challenge\.js.*awswaf/i,
+  },
+  {
+    name: 'DataDome',
+    headers: [
+      ['x-datadome', /.+/],
+      ['x-dd-b', /.+/],
+    ],
+    cookies: /(^|;|,)\s*datadome=/i,
+    markup: /captcha-delivery\.com|datadome/i,
+    markupNeedsStatus: true,
+  },
+  {
+    name: 'PerimeterX',
+    cookies: /(^|;|,)\s*_px(3|hd|vid)?=/i,
+    markup: /_pxcaptcha|px-captcha|window\._pxappid|human challenge|press (&amp;|&) hold/i,
+    markupNeedsStatus: true,
+  },
+  {
+    name: 'Akamai',
+    headers: [['server', /akamaighost/i]],
+    markup: /bm-verify|_sec\/cp_challenge|<title>\s*access denied\s*<\/title>[\s\S]*reference #/i,
+    markupNeedsStatus: true,
+  },
+  {
+    name: 'Imperva',
+    headers: [['x-iinfo', /.+/]],
+    cookies: /(^|;|,)\s*(incap_ses|visid_incap)_/i,
+    markup: /_incapsula_resource|incapsula incident id/i,
+    markupNeedsStatus: true,
+  },
+  {
+    name: 'Kasada',
+    headers: [
+      ['x-kpsdk-ct', /.+/],
+      ['x-kpsdk-c', /.+/],
+    ],
+    markup: /kpsdk|ips\.js\?/i,
+    markupNeedsStatus: true,
+  },
   { name: 'Sucuri', headers: [['x-sucuri-id', /.+/]], markup: /sucuri website firewall/i, markupNeedsStatus: true },
   { name: 'hCaptcha', markup: /hcaptcha\.com\/1\/api\.js|class="h-captcha"/i, markupNeedsStatus: true },
   { name: 'reCAPTCHA', markup: /google\.com\/recaptcha\/api\.js|class="g-recaptcha"/i, markupNeedsStatus: true },
@@ -59,5 +101,9 @@ export function refuseChallenge(response: FetchResult, session: { retire(): void
   const provider = response.kind === 'html' || response.kind === 'text' ? detectChallenge(response) : undefined;
   if (!provider) return;
   session?.retire();
-  throw new RefractError('EPROXYNEEDED', `The target is protected by ${provider} and answered with a bot challenge; the pro endpoint retries through a proxy`, { data: { provider, statusCode: response.statusCode } });
+  throw new RefractError(
+    'EPROXYNEEDED',
+    `The target is protected by ${provider} and answered with a bot challenge; the pro endpoint retries through a proxy`,
+    { data: { provider, statusCode: response.statusCode } },
+  );
 }

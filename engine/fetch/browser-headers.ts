@@ -7,7 +7,10 @@
 import { HeaderGenerator, type HeaderGeneratorOptions } from 'header-generator';
 
 const OPTIONS: Partial<HeaderGeneratorOptions> = {
-  browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'], httpVersion: '1',
+  browsers: [{ name: 'chrome', minVersion: 120 }],
+  devices: ['desktop'],
+  operatingSystems: ['windows'],
+  httpVersion: '1',
 };
 
 let generator: HeaderGenerator | undefined;
@@ -18,15 +21,21 @@ export function browserHeaders(session?: object): Readonly<Record<string, string
   generator ??= new HeaderGenerator(OPTIONS);
   if (!session) return Object.freeze(generator.getHeaders());
   let headers = bySession.get(session);
-  if (!headers) bySession.set(session, headers = Object.freeze(generator.getHeaders()));
+  if (!headers) bySession.set(session, (headers = Object.freeze(generator.getHeaders())));
   return headers;
 }
 
 /** The browser's headers with the caller's own over them (names compared without case, the caller's spelling kept). */
-export function requestHeaders(session: object | undefined, own: Record<string, string>): Readonly<Record<string, string>> {
+export function requestHeaders(
+  session: object | undefined,
+  own: Record<string, string>,
+): Readonly<Record<string, string>> {
   // Most requests bring none of their own: the session's set is sent as it is.
   let none = true;
-  for (const _ in own) { none = false; break; }
+  for (const _ in own) {
+    none = false;
+    break;
+  }
   if (none) return browserHeaders(session);
   const merged = new Map<string, [string, string]>();
   for (const [name, value] of Object.entries(browserHeaders(session))) merged.set(name.toLowerCase(), [name, value]);

@@ -16,11 +16,16 @@ export function encodingOf(label: string): string {
 
 /** Whether a body starts with a byte order mark (UTF-8, UTF-16 BE or LE). */
 function hasBom(body: Buffer): boolean {
-  return (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) || (body[0] === 0xfe && body[1] === 0xff) || (body[0] === 0xff && body[1] === 0xfe);
+  return (
+    (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) ||
+    (body[0] === 0xfe && body[1] === 0xff) ||
+    (body[0] === 0xff && body[1] === 0xfe)
+  );
 }
 
 /** The charset label a Content-Type names, if any. */
-const labelOf = (contentType: string | undefined): string | undefined => /charset\s*=\s*["']?([\w:.-]+)/i.exec(contentType ?? '')?.[1];
+const labelOf = (contentType: string | undefined): string | undefined =>
+  /charset\s*=\s*["']?([\w:.-]+)/i.exec(contentType ?? '')?.[1];
 
 /** Whether a Content-Type names a charset that decoders (and browsers) know. */
 export function validCharset(contentType: string): boolean {

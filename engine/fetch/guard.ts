@@ -62,8 +62,10 @@ function parseAllow(entries: readonly string[]) {
   for (const entry of entries) {
     const text = bareHost(entry.trim());
     if (text.includes('/')) ranges.push(ipaddr.parseCIDR(text));
-    else if (ipaddr.isValid(text)) { const a = ipaddr.parse(text); ranges.push([a, a.kind() === 'ipv4' ? 32 : 128]); }
-    else hosts.add(text);
+    else if (ipaddr.isValid(text)) {
+      const a = ipaddr.parse(text);
+      ranges.push([a, a.kind() === 'ipv4' ? 32 : 128]);
+    } else hosts.add(text);
   }
   return { hosts, ranges };
 }
@@ -72,7 +74,11 @@ function parseAllow(entries: readonly string[]) {
 const VERDICTS = 4096;
 
 function forbidden(host: string, address: string): RefractError {
-  return new RefractError('EFORBIDDENURL', `The URL host ${host} resolves to ${address}, which is not a public address`, { data: { host } });
+  return new RefractError(
+    'EFORBIDDENURL',
+    `The URL host ${host} resolves to ${address}, which is not a public address`,
+    { data: { host } },
+  );
 }
 
 /** Creates the guard; `allow` lists host names or CIDRs exempt from it (REFRACT_ALLOW_PRIVATE_HOSTS). */
@@ -105,7 +111,10 @@ export function createGuard(allow: readonly string[] = [], resolver: Resolver = 
   const isLiteral = (host: string): boolean => literals.get(host) ?? remember(literals, host, ipaddr.isValid(host));
   const resolve = async (hostname: string): Promise<LookupAddress[]> => {
     const host = bareHost(hostname);
-    if (isLiteral(host)) { check(host, host); return [{ address: host, family: host.includes(':') ? 6 : 4 }]; }
+    if (isLiteral(host)) {
+      check(host, host);
+      return [{ address: host, family: host.includes(':') ? 6 : 4 }];
+    }
     const addresses = await resolver(host);
     if (addresses.length === 0) throw new RefractError('EINVALURL', `The URL host ${host} does not resolve`);
     for (const a of addresses) check(host, a.address);
@@ -118,13 +127,19 @@ export function createGuard(allow: readonly string[] = [], resolver: Resolver = 
     },
     resolve,
     lookup(hostname, options, callback) {
-      resolve(hostname).then((addresses) => {
-        const family = options.family === 4 || options.family === 6 ? options.family : 0;
-        const usable = family ? addresses.filter((a) => a.family === family) : addresses;
-        if (usable.length === 0) { callback(Object.assign(new Error(`No IPv${family} address for ${hostname}`), { code: 'ENOTFOUND' }), ''); return; }
-        if (options.all) callback(null, usable);
-        else callback(null, usable[0]!.address, usable[0]!.family);
-      }, (err: Error) => callback(err as NodeJS.ErrnoException, ''));
+      resolve(hostname).then(
+        (addresses) => {
+          const family = options.family === 4 || options.family === 6 ? options.family : 0;
+          const usable = family ? addresses.filter((a) => a.family === family) : addresses;
+          if (usable.length === 0) {
+            callback(Object.assign(new Error(`No IPv${family} address for ${hostname}`), { code: 'ENOTFOUND' }), '');
+            return;
+          }
+          if (options.all) callback(null, usable);
+          else callback(null, usable[0]!.address, usable[0]!.family);
+        },
+        (err: Error) => callback(err as NodeJS.ErrnoException, ''),
+      );
     },
   };
 }

@@ -79,10 +79,15 @@ export function flatHeaders(headers: Record<string, string | string[] | undefine
  * algorithms and curves. got's own request machinery (options normalisation, hooks, timers, its Duplex) cost ~0.3 ms
  * of CPU a fetch back to back and ~0.7 ms after a quiet moment, when its code is cold: half of a small page's fetch.
  */
-const DIRECT = { http: new TransformHeadersAgent(http.globalAgent), https: new TransformHeadersAgent(https.globalAgent) };
+const DIRECT = {
+  http: new TransformHeadersAgent(http.globalAgent),
+  https: new TransformHeadersAgent(https.globalAgent),
+};
 
 type Agents = { http: http.Agent; https: https.Agent };
-type TlsProfile = Pick<https.RequestOptions, 'ciphers' | 'sigalgs' | 'ecdhCurve' | 'minVersion' | 'maxVersion'> & { requestOCSP?: boolean };
+type TlsProfile = Pick<https.RequestOptions, 'ciphers' | 'sigalgs' | 'ecdhCurve' | 'minVersion' | 'maxVersion'> & {
+  requestOCSP?: boolean;
+};
 const tlsProfiles = new Map<string, TlsProfile>();
 
 /** The TLS settings of the browser the user agent names, as got-scraping's tlsHook chooses them (kept per user agent). */
@@ -93,7 +98,14 @@ function tlsProfile(headers: Record<string, string>): TlsProfile {
     const probe = { headers, https: {} as Record<string, never>, _unixOptions: {} as { requestOCSP?: boolean } };
     hooks.tlsHook(probe as never);
     const { ciphers, signatureAlgorithms, ecdhCurve, minVersion, maxVersion } = probe.https as Record<string, never>;
-    profile = { ciphers, sigalgs: signatureAlgorithms, ecdhCurve, minVersion, maxVersion, requestOCSP: probe._unixOptions.requestOCSP };
+    profile = {
+      ciphers,
+      sigalgs: signatureAlgorithms,
+      ecdhCurve,
+      minVersion,
+      maxVersion,
+      requestOCSP: probe._unixOptions.requestOCSP,
+    };
     if (tlsProfiles.size < 16) tlsProfiles.set(agent, profile);
   }
   return profile;
@@ -124,17 +136,29 @@ function lazyDecoder(make: (first: Buffer) => Transform): Transform {
   });
 }
 
-const BROTLI_FLUSH = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
+const BROTLI_FLUSH = {
+  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+};
 
 /** A decoder for a Content-Encoding, or undefined to read the body as sent (identity or an unknown coding). */
 function decoderFor(encoding: string): Transform | undefined {
   switch (encoding.trim().toLowerCase()) {
-    case 'gzip': case 'x-gzip': return lazyDecoder(() => zlib.createGunzip(FLUSH));
+    case 'gzip':
+    case 'x-gzip':
+      return lazyDecoder(() => zlib.createGunzip(FLUSH));
     // Servers send zlib-wrapped and raw deflate alike as `deflate`: the first byte tells which.
-    case 'deflate': case 'x-deflate': return lazyDecoder((first) => ((first[0]! & 0x0f) === 8 ? zlib.createInflate(FLUSH) : zlib.createInflateRaw(FLUSH)));
-    case 'br': return lazyDecoder(() => zlib.createBrotliDecompress(BROTLI_FLUSH));
-    case 'zstd': return lazyDecoder(() => zlib.createZstdDecompress());
-    default: return undefined;
+    case 'deflate':
+    case 'x-deflate':
+      return lazyDecoder((first) =>
+        (first[0]! & 0x0f) === 8 ? zlib.createInflate(FLUSH) : zlib.createInflateRaw(FLUSH),
+      );
+    case 'br':
+      return lazyDecoder(() => zlib.createBrotliDecompress(BROTLI_FLUSH));
+    case 'zstd':
+      return lazyDecoder(() => zlib.createZstdDecompress());
+    default:
+      return undefined;
   }
 }
 
@@ -148,19 +172,23 @@ async function send(url: URL, opts: FetchOptions, headers: Record<string, string
   if (opts.proxyUrl) {
     // Through a proxy the proxy resolves the name; we still refuse names that resolve to private ranges here.
     await opts.guard.resolve(url.hostname);
-    agents = await getAgents(new URL(opts.proxyUrl), false) as never;
+    agents = (await getAgents(new URL(opts.proxyUrl), false)) as never;
   }
   return new Promise((resolve, reject) => {
-    const request = (secure ? https : http).request(url, {
-      method: 'GET',
-      headers,
-      agent: secure ? agents.https : agents.http,
-      // The proxy resolves the name when there is one; otherwise every connection goes to a checked address.
-      lookup: opts.proxyUrl ? undefined : (opts.guard.lookup as never),
-      insecureHTTPParser: true,
-      signal: opts.signal,
-      ...(secure ? { rejectUnauthorized: false, ...tlsProfile(headers) } : {}),
-    }, resolve);
+    const request = (secure ? https : http).request(
+      url,
+      {
+        method: 'GET',
+        headers,
+        agent: secure ? agents.https : agents.http,
+        // The proxy resolves the name when there is one; otherwise every connection goes to a checked address.
+        lookup: opts.proxyUrl ? undefined : (opts.guard.lookup as never),
+        insecureHTTPParser: true,
+        signal: opts.signal,
+        ...(secure ? { rejectUnauthorized: false, ...tlsProfile(headers) } : {}),
+      },
+      resolve,
+    );
     request.on('error', reject);
     request.end();
   });
@@ -188,7 +216,10 @@ async function requestOnce(url: URL, opts: FetchOptions, headers: Record<string,
       chunks.push(chunk);
       length += chunk.length;
       // The limit holds for decoded bytes: a small compressed body that inflates to gigabytes stops here.
-      if (length >= limit) { truncated = true; break; }
+      if (length >= limit) {
+        truncated = true;
+        break;
+      }
     }
   } finally {
     if (truncated || !response.complete) response.destroy();
@@ -213,11 +244,14 @@ export async function fetchTarget(target: string, opts: FetchOptions): Promise<F
       const hop = await requestOnce(url, opts, headers);
       if (REDIRECT.has(hop.statusCode) && hop.headers.location) {
         if (redirects.length >= maxRedirects) {
-          throw new RefractError('EMAXREDIRECTS', `The target redirected more than ${maxRedirects} times`, { data: { redirects: redirects.length } });
+          throw new RefractError('EMAXREDIRECTS', `The target redirected more than ${maxRedirects} times`, {
+            data: { redirects: redirects.length },
+          });
         }
         redirects.push({ statusCode: hop.statusCode, url: url.href });
         url = new URL(hop.headers.location, url);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefractError('EINVALURL', `The target redirected to an unsupported URL: ${url.href}`);
+        if (url.protocol !== 'http:' && url.protocol !== 'https:')
+          throw new RefractError('EINVALURL', `The target redirected to an unsupported URL: ${url.href}`);
         continue;
       }
       const contentType = hop.headers['content-type'] ?? '';
@@ -226,10 +260,25 @@ export async function fetchTarget(target: string, opts: FetchOptions): Promise<F
       const served = kindOf(contentType);
       const kind = (served === 'html' || served === 'text') && binary(hop.body) ? 'other' : served;
       const declared = Number(hop.headers['content-length']);
-      const size = Number.isFinite(declared) && declared >= 0 && hop.headers['content-length'] !== undefined ? declared
-        : hop.truncated ? undefined : hop.body.length;
+      const size =
+        Number.isFinite(declared) && declared >= 0 && hop.headers['content-length'] !== undefined
+          ? declared
+          : hop.truncated
+            ? undefined
+            : hop.body.length;
       const text = kind === 'html' || kind === 'text' ? decodeBody(hop.body, contentType) : '';
-      return { url: url.href, statusCode: hop.statusCode, headers: hop.headers, redirects, contentType, kind, body: hop.body, size, text, truncated: hop.truncated };
+      return {
+        url: url.href,
+        statusCode: hop.statusCode,
+        headers: hop.headers,
+        redirects,
+        contentType,
+        kind,
+        body: hop.body,
+        size,
+        text,
+        truncated: hop.truncated,
+      };
     }
   } catch (err) {
     throw fromNetwork(err, opts.signal, url.href);

@@ -5,41 +5,74 @@ import { flatHeaders, kindOf, REDIRECT, type FetchResult } from './http.ts';
 import { fromNetwork } from '../failures.ts';
 
 /** Keep-alive connection pools of one engine's light GETs (probes, oEmbed, robots.txt, sitemaps). */
-export interface LightAgents { http: http.Agent; https: https.Agent }
+export interface LightAgents {
+  http: http.Agent;
+  https: https.Agent;
+}
 
 /** Creates an engine's connection pools; `destroy` closes their sockets when the engine closes. */
 export function createLightAgents(): LightAgents & { destroy(): void } {
-  const pools = { http: new http.Agent({ keepAlive: true, maxSockets: 32 }), https: new https.Agent({ keepAlive: true, maxSockets: 32 }) };
-  return { ...pools, destroy: () => { pools.http.destroy(); pools.https.destroy(); } };
+  const pools = {
+    http: new http.Agent({ keepAlive: true, maxSockets: 32 }),
+    https: new https.Agent({ keepAlive: true, maxSockets: 32 }),
+  };
+  return {
+    ...pools,
+    destroy: () => {
+      pools.http.destroy();
+      pools.https.destroy();
+    },
+  };
 }
-const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/147.0.0.0 Safari/537.36';
+const USER_AGENT =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/147.0.0.0 Safari/537.36';
 
 /** Options of a light GET: the guard, the deadline, the byte limit, and extra headers (a Range, say). */
-export interface LightOptions { guard: Guard; signal: AbortSignal; maxBytes: number; headers?: Record<string, string>; maxRedirects?: number; agents?: LightAgents }
+export interface LightOptions {
+  guard: Guard;
+  signal: AbortSignal;
+  maxBytes: number;
+  headers?: Record<string, string>;
+  maxRedirects?: number;
+  agents?: LightAgents;
+}
 
-function once(url: URL, opts: LightOptions): Promise<{ statusCode: number; headers: Record<string, string>; body: Buffer; truncated: boolean }> {
+function once(
+  url: URL,
+  opts: LightOptions,
+): Promise<{ statusCode: number; headers: Record<string, string>; body: Buffer; truncated: boolean }> {
   opts.guard.checkUrl(url);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = client.get(url, {
-      agent: opts.agents ? (url.protocol === 'https:' ? opts.agents.https : opts.agents.http) : false,
-      lookup: opts.guard.lookup as never,
-      signal: opts.signal,
-      headers: { 'user-agent': USER_AGENT, accept: '*/*', 'accept-encoding': 'identity', ...opts.headers },
-    }, (res) => {
-      const headers = flatHeaders(res.headers);
-      const chunks: Buffer[] = [];
-      let length = 0;
-      let truncated = false;
-      res.on('data', (chunk: Buffer) => {
-        if (truncated) return;
-        chunks.push(chunk);
-        length += chunk.length;
-        if (length >= opts.maxBytes) { truncated = true; res.destroy(); resolve({ statusCode: res.statusCode ?? 0, headers, body: Buffer.concat(chunks), truncated }); }
-      });
-      res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, headers, body: Buffer.concat(chunks), truncated }));
-      res.on('error', (err) => (truncated ? undefined : reject(err)));
-    });
+    const req = client.get(
+      url,
+      {
+        agent: opts.agents ? (url.protocol === 'https:' ? opts.agents.https : opts.agents.http) : false,
+        lookup: opts.guard.lookup as never,
+        signal: opts.signal,
+        headers: { 'user-agent': USER_AGENT, accept: '*/*', 'accept-encoding': 'identity', ...opts.headers },
+      },
+      (res) => {
+        const headers = flatHeaders(res.headers);
+        const chunks: Buffer[] = [];
+        let length = 0;
+        let truncated = false;
+        res.on('data', (chunk: Buffer) => {
+          if (truncated) return;
+          chunks.push(chunk);
+          length += chunk.length;
+          if (length >= opts.maxBytes) {
+            truncated = true;
+            res.destroy();
+            resolve({ statusCode: res.statusCode ?? 0, headers, body: Buffer.concat(chunks), truncated });
+          }
+        });
+        res.on('end', () =>
+          resolve({ statusCode: res.statusCode ?? 0, headers, body: Buffer.concat(chunks), truncated }),
+        );
+        res.on('error', (err) => (truncated ? undefined : reject(err)));
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -63,9 +96,16 @@ export async function lightGet(target: string, opts: LightOptions): Promise<Fetc
       const contentType = hop.headers['content-type'] ?? '';
       const declared = hop.headers['content-length'];
       return {
-        url: url.href, statusCode: hop.statusCode, headers: hop.headers, redirects, contentType, kind: kindOf(contentType),
-        body: hop.body, size: declared !== undefined ? Number(declared) : hop.truncated ? undefined : hop.body.length,
-        text: '', truncated: hop.truncated,
+        url: url.href,
+        statusCode: hop.statusCode,
+        headers: hop.headers,
+        redirects,
+        contentType,
+        kind: kindOf(contentType),
+        body: hop.body,
+        size: declared !== undefined ? Number(declared) : hop.truncated ? undefined : hop.body.length,
+        text: '',
+        truncated: hop.truncated,
       };
     }
   } catch (err) {

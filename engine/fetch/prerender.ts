@@ -8,7 +8,10 @@ const MOUNT_NAME = 'app-root';
 const NOSCRIPT_HINT = /enable javascript|requires javascript|javascript (is )?(disabled|required)/i;
 
 /** Why a page does (or does not) need a browser to show its content. */
-export interface RenderVerdict { browser: boolean; reason: string }
+export interface RenderVerdict {
+  browser: boolean;
+  reason: string;
+}
 
 const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head']);
 
@@ -72,9 +75,16 @@ export function needsBrowser($: CheerioAPI): RenderVerdict {
       return { browser: true, reason: `empty mount point ${id ? `#${id}` : `<${(node as Element).name}>`}` };
     }
   }
-  if (text < 200 && NOSCRIPT_HINT.test($('noscript').text())) return { browser: true, reason: 'noscript asks for JavaScript' };
-  const custom = text < 200 ? $('body *').toArray().filter((el) => 'name' in el && (el as { name: string }).name.includes('-')) : [];
-  if (custom.length) return { browser: true, reason: `custom elements without content (<${(custom[0] as { name: string }).name}>)` };
+  if (text < 200 && NOSCRIPT_HINT.test($('noscript').text()))
+    return { browser: true, reason: 'noscript asks for JavaScript' };
+  const custom =
+    text < 200
+      ? $('body *')
+          .toArray()
+          .filter((el) => 'name' in el && (el as { name: string }).name.includes('-'))
+      : [];
+  if (custom.length)
+    return { browser: true, reason: `custom elements without content (<${(custom[0] as { name: string }).name}>)` };
   if (text < 100) {
     const scripts = $('script').length;
     if (scripts > 0) return { browser: true, reason: `only ${text} characters of text beside ${scripts} scripts` };
@@ -86,11 +96,14 @@ export function needsBrowser($: CheerioAPI): RenderVerdict {
 export class HostMemory {
   readonly #hosts = new Map<string, { browser: number; fetch: number; skipped: number }>();
   readonly #max: number;
-  constructor(max = 10_000) { this.#max = max; }
+  constructor(max = 10_000) {
+    this.#max = max;
+  }
   /** Records what a page of this host needed. */
   record(host: string, browser: boolean): void {
     const entry = this.#hosts.get(host) ?? { browser: 0, fetch: 0, skipped: 0 };
-    if (browser) entry.browser++; else entry.fetch = entry.fetch + 1;
+    if (browser) entry.browser++;
+    else entry.fetch = entry.fetch + 1;
     // A static page on a host that was learned as browser-only unlearns it at once.
     if (!browser) entry.browser = 0;
     this.#hosts.delete(host);

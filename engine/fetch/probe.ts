@@ -16,7 +16,10 @@ const HEAD_BYTES = 256 * 1024;
 const TAIL_BYTES = 256 * 1024;
 
 /** What a probe learned: the media's facts; that it is not there (an HTTP answer said so); or nothing. */
-export type ProbeOutcome = { status: 'ok'; media: Media; kind: string } | { status: 'absent'; reason: string } | { status: 'unknown'; reason: string };
+export type ProbeOutcome =
+  | { status: 'ok'; media: Media; kind: string }
+  | { status: 'absent'; reason: string }
+  | { status: 'unknown'; reason: string };
 
 /** Probes URLs with few bytes through the guard, once per URL per request. */
 export type Prober = (url: string) => Promise<ProbeOutcome>;
@@ -28,19 +31,44 @@ function totalSize(res: FetchResult): number | undefined {
 }
 
 /** Reads duration and video dimensions of a local media file with ffprobe. */
-export async function ffprobe(file: string, signal: AbortSignal): Promise<{ duration?: number; width?: number; height?: number }> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], { signal, timeout: 5000 });
-  const info = JSON.parse(stdout) as { format?: { duration?: string }; streams?: { codec_type?: string; width?: number; height?: number; duration?: string }[] };
+export async function ffprobe(
+  file: string,
+  signal: AbortSignal,
+): Promise<{ duration?: number; width?: number; height?: number }> {
+  const { stdout } = await run(
+    'ffprobe',
+    ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file],
+    { signal, timeout: 5000 },
+  );
+  const info = JSON.parse(stdout) as {
+    format?: { duration?: string };
+    streams?: { codec_type?: string; width?: number; height?: number; duration?: string }[];
+  };
   const video = info.streams?.find((s) => s.codec_type === 'video' && s.width);
   const duration = Number(info.format?.duration ?? info.streams?.find((s) => s.duration)?.duration);
-  return { duration: Number.isFinite(duration) && duration > 0 ? duration : undefined, width: video?.width, height: video?.height };
+  return {
+    duration: Number.isFinite(duration) && duration > 0 ? duration : undefined,
+    width: video?.width,
+    height: video?.height,
+  };
 }
 
 /** Reads duration (and video dimensions) from the head and tail of a file laid out sparsely at its real size. */
-async function avFacts(url: string, head: Buffer, size: number | undefined, opts: ProbeOptions): Promise<{ duration?: number; width?: number; height?: number }> {
+async function avFacts(
+  url: string,
+  head: Buffer,
+  size: number | undefined,
+  opts: ProbeOptions,
+): Promise<{ duration?: number; width?: number; height?: number }> {
   let tail: Buffer | undefined;
   if (size && size > head.length) {
-    const res = await lightGet(url, { guard: opts.guard, agents: opts.agents, signal: opts.signal, maxBytes: TAIL_BYTES, headers: { range: `bytes=-${TAIL_BYTES}` } }).catch(() => undefined);
+    const res = await lightGet(url, {
+      guard: opts.guard,
+      agents: opts.agents,
+      signal: opts.signal,
+      maxBytes: TAIL_BYTES,
+      headers: { range: `bytes=-${TAIL_BYTES}` },
+    }).catch(() => undefined);
     if (res?.statusCode === 206) tail = res.body;
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'refract-probe-'));
@@ -63,13 +91,24 @@ async function avFacts(url: string, head: Buffer, size: number | undefined, opts
 }
 
 /** What probing needs: the guard, the request's deadline, and the longest one probe may take. */
-export interface ProbeOptions { guard: Guard; signal: AbortSignal; timeoutMs?: number; agents?: LightAgents }
+export interface ProbeOptions {
+  guard: Guard;
+  signal: AbortSignal;
+  timeoutMs?: number;
+  agents?: LightAgents;
+}
 
 /** Probes one URL: a ranged GET of its first bytes, then image headers or ffprobe for the facts. */
 export async function probeMedia(url: string, opts: ProbeOptions): Promise<ProbeOutcome> {
   let res: FetchResult;
   try {
-    res = await lightGet(url, { guard: opts.guard, agents: opts.agents, signal: opts.signal, maxBytes: HEAD_BYTES, headers: { range: `bytes=0-${HEAD_BYTES - 1}` } });
+    res = await lightGet(url, {
+      guard: opts.guard,
+      agents: opts.agents,
+      signal: opts.signal,
+      maxBytes: HEAD_BYTES,
+      headers: { range: `bytes=0-${HEAD_BYTES - 1}` },
+    });
   } catch (err) {
     return { status: 'unknown', reason: (err as Error).message };
   }
@@ -90,8 +129,14 @@ export async function probeMedia(url: string, opts: ProbeOptions): Promise<Probe
   if (res.kind === 'video' || res.kind === 'audio' || res.kind === 'other') {
     const facts = await avFacts(res.url, res.body, size, opts);
     const media: Media = { ...base };
-    if (facts.width && facts.height) { media.width = facts.width; media.height = facts.height; }
-    if (facts.duration) { media.duration = Number(facts.duration.toFixed(3)); media.duration_pretty = prettyDuration(facts.duration); }
+    if (facts.width && facts.height) {
+      media.width = facts.width;
+      media.height = facts.height;
+    }
+    if (facts.duration) {
+      media.duration = Number(facts.duration.toFixed(3));
+      media.duration_pretty = prettyDuration(facts.duration);
+    }
     return { status: 'ok', kind: res.kind, media };
   }
   return { status: 'ok', kind: res.kind, media: base };
@@ -119,13 +164,16 @@ export function createProber(opts: ProbeOptions & { memory?: ProbeMemory; fresh?
   return (url) => {
     let outcome = seen.get(url);
     const known = opts.fresh ? undefined : memory?.get(url);
-    if (!outcome && known) seen.set(url, outcome = Promise.resolve(known));
+    if (!outcome && known) seen.set(url, (outcome = Promise.resolve(known)));
     if (!outcome) {
       // A slow media host must not hold the answer: past its budget a probe knows nothing and the URL is kept.
       outcome = opts.timeoutMs
         ? withDeadline(opts.timeoutMs, [opts.signal], (signal) => probeMedia(url, { ...opts, signal }))
         : probeMedia(url, opts);
-      if (memory) void outcome.then((o) => { if (o.status !== 'unknown') memory.set(url, o); });
+      if (memory)
+        void outcome.then((o) => {
+          if (o.status !== 'unknown') memory.set(url, o);
+        });
       seen.set(url, outcome);
     }
     return outcome;

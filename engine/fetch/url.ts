@@ -6,14 +6,26 @@ export function checkTargetUrl(text: string): URL {
   try {
     url = new URL(text.trim());
   } catch {
-    throw new RefractError('EINVALURL', `Invalid \`url\`: "${text}" is not an absolute URL such as https://example.com`, { data: { param: 'url' } });
+    throw new RefractError(
+      'EINVALURL',
+      `Invalid \`url\`: "${text}" is not an absolute URL such as https://example.com`,
+      { data: { param: 'url' } },
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new RefractError('EINVALURL', `Invalid \`url\`: protocol ${url.protocol} is not supported, use http or https`, { data: { param: 'url' } });
+    throw new RefractError(
+      'EINVALURL',
+      `Invalid \`url\`: protocol ${url.protocol} is not supported, use http or https`,
+      { data: { param: 'url' } },
+    );
   }
   if (!url.hostname) throw new RefractError('EINVALURL', 'Invalid `url`: it has no host', { data: { param: 'url' } });
   if (!validHostName(url.hostname)) {
-    throw new RefractError('EINVALURL', `Invalid \`url\`: "${url.hostname.slice(0, 80)}" is not a host name (a label is 1-63 characters, the name at most 253)`, { data: { param: 'url' } });
+    throw new RefractError(
+      'EINVALURL',
+      `Invalid \`url\`: "${url.hostname.slice(0, 80)}" is not a host name (a label is 1-63 characters, the name at most 253)`,
+      { data: { param: 'url' } },
+    );
   }
   return url;
 }

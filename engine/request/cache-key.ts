@@ -4,7 +4,9 @@ import type { Plan } from '../plan.ts';
 function stable(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;
   if (value && typeof value === 'object') {
-    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${stable((value as Record<string, unknown>)[k])}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -22,14 +24,19 @@ const keys = new WeakMap<Plan, string>();
 export function cacheKeyOf(plan: Plan, scope = ''): string {
   if (plan.options.cacheKey) return `key:${JSON.stringify([scope, plan.options.cacheKey])}`;
   let key = keys.get(plan);
-  if (key === undefined) keys.set(plan, key = keyOf(plan));
+  if (key === undefined) keys.set(plan, (key = keyOf(plan)));
   return key;
 }
 
 function keyOf(plan: Plan): string {
   const options = Object.fromEntries(Object.entries(plan.options).filter(([k]) => !NOT_IN_KEY.has(k)));
   // A crawl's answer also carries the page's links: it is not the same entry as the API's answer.
-  const canonical = stable({ url: plan.url, steps: plan.steps, options, tier: plan.tier, ...(plan.collectLinks ? { links: true } : {}) });
+  const canonical = stable({
+    url: plan.url,
+    steps: plan.steps,
+    options,
+    tier: plan.tier,
+    ...(plan.collectLinks ? { links: true } : {}),
+  });
   return `plan:${createHash('sha256').update(canonical).digest('base64url')}`;
 }
-

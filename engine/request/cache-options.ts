@@ -8,7 +8,9 @@ export const TTL_MAX = 31 * 24 * 3600_000;
 export const cacheOptions = {
   force: bool().default(false),
   // `min` and `max` are aliases of the range ends; the range is checked in the plan, after aliasing.
-  ttl: z.preprocess((v) => (v === 'min' ? TTL_MIN : v === 'max' ? TTL_MAX : v), duration({ min: TTL_MIN, max: TTL_MAX })).optional(),
+  ttl: z
+    .preprocess((v) => (v === 'min' ? TTL_MIN : v === 'max' ? TTL_MAX : v), duration({ min: TTL_MIN, max: TTL_MAX }))
+    .optional(),
   // `true` serves the stored copy at any age while refreshing it (a stale threshold of 0); `false` turns it off.
   staleTtl: z.preprocess((v) => {
     const flag = toBoolean(v);

@@ -10,13 +10,23 @@ import type { Services } from './extraction.ts';
 import { readAsset } from '../assets/index.ts';
 
 /** Where the page of a browser request is: the live page and when it was opened (a video starts there). */
-export interface LivePage { page: Page; openedAt: number }
+export interface LivePage {
+  page: Page;
+  openedAt: number;
+}
 
 /**
  * The plugin context of one request: the response, the document (parsed on first use, or the one given), the
  * page, and the engine's helpers. Settings and state are per plugin and added by the step runner.
  */
-export function contextFor(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, live?: LivePage, document?: CheerioAPI): Context {
+export function contextFor(
+  plan: Plan,
+  services: Services,
+  response: FetchResult,
+  signal: AbortSignal,
+  live?: LivePage,
+  document?: CheerioAPI,
+): Context {
   let parsed: CheerioAPI | undefined = document;
   const { assets, guard, agents } = services;
   const memo = new Map<string, unknown>();
@@ -24,7 +34,10 @@ export function contextFor(plan: Plan, services: Services, response: FetchResult
     url: response.url,
     response,
     get $() {
-      parsed ??= response.kind === 'html' || response.kind === 'text' ? parseHtml(documentText(response.text, services.maxDocumentChars), response.url) : load('');
+      parsed ??=
+        response.kind === 'html' || response.kind === 'text'
+          ? parseHtml(documentText(response.text, services.maxDocumentChars), response.url)
+          : load('');
       return parsed;
     },
     page: live?.page,
@@ -32,13 +45,22 @@ export function contextFor(plan: Plan, services: Services, response: FetchResult
     // A caller's `filename` names every file this request generates.
     store: (bytes, type) => assets.put(bytes, type, plan.options.filename),
     fetchBytes: async (url, kind) => {
-      const res = await lightGet(url, { guard, agents, signal, maxBytes: services.maxBodyBytes }).catch(() => undefined);
+      const res = await lightGet(url, { guard, agents, signal, maxBytes: services.maxBodyBytes }).catch(
+        () => undefined,
+      );
       if (!res || res.statusCode >= 400 || res.truncated || (kind && res.kind !== kind)) return undefined;
       return res.body;
     },
     // The caller's proxy (and its password) is the engine's business, not a plugin's.
     options: Object.freeze({ ...plan.options, proxy: undefined }),
-    probe: createProber({ guard, agents, signal, timeoutMs: services.probeTimeoutMs, memory: services.probes, fresh: plan.options.force }),
+    probe: createProber({
+      guard,
+      agents,
+      signal,
+      timeoutMs: services.probeTimeoutMs,
+      memory: services.probes,
+      fresh: plan.options.force,
+    }),
     signal,
     warn: (message) => services.logger.warn(message, { url: plan.url }),
     data: {},
@@ -68,7 +90,9 @@ export function linksOf(ctx: Context): string[] {
       const url = new URL((el as { attribs: Record<string, string> }).attribs.href!, ctx.url);
       url.hash = '';
       if (url.protocol === 'http:' || url.protocol === 'https:') out.add(url.href);
-    } catch { /* not a link */ }
+    } catch {
+      /* not a link */
+    }
   }
   return [...out];
 }

@@ -12,7 +12,12 @@ import type { PluginSettings } from '../plugin.ts';
 import type { Phase } from '../timing.ts';
 
 /** Why a step produced no output, as the answer's `warnings` report it. */
-export interface Warning { plugin: string; code: string; message: string; reason?: 'threw' | 'timeout' | 'not-json' }
+export interface Warning {
+  plugin: string;
+  code: string;
+  message: string;
+  reason?: 'threw' | 'timeout' | 'not-json';
+}
 
 /** The outcome of a plan: the Data object and how it was obtained. */
 export interface Extraction {
@@ -28,7 +33,10 @@ export interface Extraction {
 }
 
 /** What each plugin of an engine gets besides the request: its declared settings and what its `init` made. */
-export interface PluginRuntime { settings: Readonly<Partial<PluginSettings>>; state: unknown }
+export interface PluginRuntime {
+  settings: Readonly<Partial<PluginSettings>>;
+  state: unknown;
+}
 
 /** What running a plan needs besides the plan: the engine's parts, none of its secrets. */
 export interface Services {

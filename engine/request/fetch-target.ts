@@ -13,12 +13,22 @@ const LOOPBACK_GUARD = createGuard(['127.0.0.0/8', '::1']);
  * every hop, the body limit, the request's headers. With the `html_url` test hook, the HTML comes from that
  * loopback copy and is described as the target's.
  */
-export async function fetchPlanTarget(plan: Plan, services: Services, lease: Lease, signal: AbortSignal): Promise<FetchResult> {
+export async function fetchPlanTarget(
+  plan: Plan,
+  services: Services,
+  lease: Lease,
+  signal: AbortSignal,
+): Promise<FetchResult> {
   const hook = plan.options.htmlUrl;
   try {
     const response = await fetchTarget(hook ?? plan.url, {
-      guard: hook ? LOOPBACK_GUARD : services.guard, signal, maxBytes: services.maxBodyBytes, headers: plan.options.headers,
-      userAgent: plan.options.userAgent, proxyUrl: lease.proxyUrl, sessionToken: lease.session,
+      guard: hook ? LOOPBACK_GUARD : services.guard,
+      signal,
+      maxBytes: services.maxBodyBytes,
+      headers: plan.options.headers,
+      userAgent: plan.options.userAgent,
+      proxyUrl: lease.proxyUrl,
+      sessionToken: lease.session,
     });
     return hook ? { ...response, url: plan.url, redirects: [] } : response;
   } catch (err) {

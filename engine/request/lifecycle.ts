@@ -12,14 +12,19 @@ import type { Logger } from '../log.ts';
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'BYPASS';
 
 /** An extraction as the engine answers it: the stored entry (data, lifetime) and how the cache served it. */
-export interface Outcome extends CacheEntry { cache: CacheStatus }
+export interface Outcome extends CacheEntry {
+  cache: CacheStatus;
+}
 
 /**
  * Per call: `admit` runs before work is spent on a MISS or BYPASS (a quota charge that may refuse it), and only
  * by the request that does the work (others that share its computation are HITs, free); `scope` is the caller
  * a `cacheKey` belongs to.
  */
-export interface ExtractOptions { admit?: () => Promise<void>; scope?: string }
+export interface ExtractOptions {
+  admit?: () => Promise<void>;
+  scope?: string;
+}
 
 /** How many times a request that waited on another's computation tries again when that one was refused its quota. */
 const FOLLOWER_RETRIES = 2;
@@ -49,7 +54,7 @@ function withCacheStatus(err: unknown, cache: CacheStatus): unknown {
 
 /** The cache state a failure was answered with, MISS when it was never looked up. */
 export function cacheStatusOf(err: unknown): CacheStatus {
-  return ((err as { cacheStatus?: CacheStatus } | null)?.cacheStatus) ?? 'MISS';
+  return (err as { cacheStatus?: CacheStatus } | null)?.cacheStatus ?? 'MISS';
 }
 
 /** Whether an answer lacks something it was asked for: a step's warning (it failed, or ran out of time). */
@@ -75,7 +80,12 @@ async function compute(deps: LifecycleDeps, plan: Plan, key: string): Promise<Ca
     if (!isRefractError(err) || NOT_REMEMBERED.has(err.code) || deps.failureTtlMs <= 0) throw err;
     const now = clock.now();
     const failed: CacheEntry = {
-      data: {}, fetchMode: 'none', fetchTimeMs: 0, warnings: [], createdAt: now, expiresAt: now + deps.failureTtlMs,
+      data: {},
+      fetchMode: 'none',
+      fetchTimeMs: 0,
+      warnings: [],
+      createdAt: now,
+      expiresAt: now + deps.failureTtlMs,
       failure: { code: err.code, message: err.message, data: err.data },
     };
     await cache.set(key, failed);
@@ -86,7 +96,7 @@ async function compute(deps: LifecycleDeps, plan: Plan, key: string): Promise<Ca
 /** The stored entry of a key, if there is one that may be answered (one linking a deleted file is dropped). */
 async function usable(deps: LifecycleDeps, key: string): Promise<CacheEntry | undefined> {
   const stored = await deps.cache.get(key);
-  if (!stored || stored.failure || !deps.usable || await deps.usable(stored)) return stored;
+  if (!stored || stored.failure || !deps.usable || (await deps.usable(stored))) return stored;
   await deps.cache.delete(key);
   return undefined;
 }
@@ -110,7 +120,8 @@ export function createLifecycle(deps: LifecycleDeps) {
       const current = await cache.get(key);
       return current && current.createdAt > staleSince ? current : compute(deps, plan, key);
     };
-    void cache.coalesce(key, refresh, plan.options.timeout + 5000)
+    void cache
+      .coalesce(key, refresh, plan.options.timeout + 5000)
       .then((entry) => deps.events.emit('refresh', { url: plan.url, ok: !entry.failure }))
       .catch((err) => {
         deps.logger.warn('background refresh failed', { url: plan.url, error: (err as Error).message });
@@ -119,13 +130,18 @@ export function createLifecycle(deps: LifecycleDeps) {
       .finally(() => refreshing.delete(key));
   }
 
-  async function lookup(plan: Plan, key: string, opts: ExtractOptions): Promise<{ entry: CacheEntry; cache: CacheStatus; lookupMs: number }> {
+  async function lookup(
+    plan: Plan,
+    key: string,
+    opts: ExtractOptions,
+  ): Promise<{ entry: CacheEntry; cache: CacheStatus; lookupMs: number }> {
     const since = performance.now();
     const stored = plan.options.force ? undefined : await usable(deps, key);
     const lookupMs = performance.now() - since;
     if (stored) {
       const { staleTtl } = plan.options;
-      if (stored.failure || staleTtl === undefined || clock.now() - stored.createdAt < staleTtl) return { entry: stored, cache: 'HIT', lookupMs };
+      if (stored.failure || staleTtl === undefined || clock.now() - stored.createdAt < staleTtl)
+        return { entry: stored, cache: 'HIT', lookupMs };
       refreshInBackground(plan, key, stored.createdAt);
       return { entry: stored, cache: 'STALE', lookupMs };
     }
@@ -144,13 +160,17 @@ export function createLifecycle(deps: LifecycleDeps) {
       let mine = false;
       try {
         // Checked again once this request holds the computation (another process may have stored it meanwhile).
-        const entry = await cache.coalesce(key, async () => {
-          const current = await usable(deps, key);
-          if (current) return current;
-          mine = true;
-          if (!force) await opts.admit?.();
-          return compute(deps, plan, key);
-        }, plan.options.timeout + 5000);
+        const entry = await cache.coalesce(
+          key,
+          async () => {
+            const current = await usable(deps, key);
+            if (current) return current;
+            mine = true;
+            if (!force) await opts.admit?.();
+            return compute(deps, plan, key);
+          },
+          plan.options.timeout + 5000,
+        );
         // A degraded answer shared with this caller was not stored: it is as new to this caller as to the one that ran it.
         return { entry, cache: mine || force || degraded(entry) ? status : 'HIT', lookupMs };
       } catch (err) {
@@ -166,7 +186,10 @@ export function createLifecycle(deps: LifecycleDeps) {
       const { entry, cache: status, lookupMs } = await lookup(plan, cacheKeyOf(plan, opts.scope), opts);
       if (entry.failure) {
         const { code, message, data } = entry.failure;
-        throw withCacheStatus(new RefractError(code as Code, message, { data: data as Record<string, unknown> | undefined }), status);
+        throw withCacheStatus(
+          new RefractError(code as Code, message, { data: data as Record<string, unknown> | undefined }),
+          status,
+        );
       }
       return { ...entry, cache: status, phases: [{ name: 'cache', ms: lookupMs }, ...(entry.phases ?? [])] };
     },

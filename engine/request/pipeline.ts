@@ -15,14 +15,29 @@ import type { Extraction, Services } from './extraction.ts';
 import type { Trace } from '../timing.ts';
 
 /** Runs the steps on a fetched response (no browser). */
-async function fromFetch(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, trace: Trace, reason: string, document?: CheerioAPI): Promise<Extraction> {
-  return { ...(await answer(plan, services, response, signal, trace, undefined, document)), fetchMode: 'fetch', prerenderReason: reason };
+async function fromFetch(
+  plan: Plan,
+  services: Services,
+  response: FetchResult,
+  signal: AbortSignal,
+  trace: Trace,
+  reason: string,
+  document?: CheerioAPI,
+): Promise<Extraction> {
+  return {
+    ...(await answer(plan, services, response, signal, trace, undefined, document)),
+    fetchMode: 'fetch',
+    prerenderReason: reason,
+  };
 }
 
 /** Whether `prerender=auto` should try the browser first: the host was learned to need one. */
 function rendersFirst(plan: Plan, services: Services): boolean {
   const { prerender, htmlUrl } = plan.options;
-  return prerender === true || (prerender === 'auto' && !htmlUrl && services.hosts.prefersBrowser(new URL(plan.url).hostname));
+  return (
+    prerender === true ||
+    (prerender === 'auto' && !htmlUrl && services.hosts.prefersBrowser(new URL(plan.url).hostname))
+  );
 }
 
 /**
@@ -38,7 +53,10 @@ export async function executePlan(plan: Plan, services: Services, rotation: Leas
     // On pro a bot challenge is retried once through another proxy of the pool before it is reported. (The other
     // retries: a browser that crashed under the page, `retry` times, in engine/browser/browsers.ts; a request that
     // waited on another's computation refused its quota, in lifecycle.ts.)
-    const other = hasCode(err, 'EPROXYNEEDED') && plan.tier === 'pro' && !plan.options.proxy ? services.proxies.another(lease.proxyUrl) : undefined;
+    const other =
+      hasCode(err, 'EPROXYNEEDED') && plan.tier === 'pro' && !plan.options.proxy
+        ? services.proxies.another(lease.proxyUrl)
+        : undefined;
     if (!other) throw err;
     services.logger.warn('challenge page, retrying through a pool proxy', { url: plan.url });
     return executeOnce(plan, services, { ...lease, proxyUrl: other }, trace);
@@ -50,10 +68,19 @@ async function executeOnce(plan: Plan, services: Services, lease: Lease, trace: 
   const left = Math.max(0, Math.round(plan.options.timeout - (performance.now() - trace.started)));
   // Whatever a step, a wait or the browser does, the answer comes at the deadline (ETIMEOUT); the work left
   // behind is cut by the same signal (its page is closed, never reused).
-  return withDeadline(left, [], (signal) => untilAborted(() => runPlan(plan, services, lease, trace, signal, left), signal));
+  return withDeadline(left, [], (signal) =>
+    untilAborted(() => runPlan(plan, services, lease, trace, signal, left), signal),
+  );
 }
 
-async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trace, signal: AbortSignal, left: number): Promise<Extraction> {
+async function runPlan(
+  plan: Plan,
+  services: Services,
+  lease: Lease,
+  trace: Trace,
+  signal: AbortSignal,
+  left: number,
+): Promise<Extraction> {
   if (plan.needs === 'browser') {
     const out = await renderPlan(plan, services, lease, signal, left, trace, { capturePartial: true });
     return { ...out, fetchMode: 'prerender', prerenderReason: 'an output needs the browser' };
@@ -64,7 +91,14 @@ async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trac
     response = await trace.time('fetch', () => fetchPlanTarget(plan, services, lease, signal));
     refuseChallenge(response, lease.session);
     if (plan.options.prerender !== 'auto' || plan.options.htmlUrl || response.kind !== 'html') {
-      return fromFetch(plan, services, response, signal, trace, plan.options.prerender === false ? 'prerender=false' : 'not an HTML page');
+      return fromFetch(
+        plan,
+        services,
+        response,
+        signal,
+        trace,
+        plan.options.prerender === false ? 'prerender=false' : 'not an HTML page',
+      );
     }
     const parsing = performance.now();
     const document = parseHtml(response.text, response.url);
@@ -79,7 +113,9 @@ async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trac
     const budget = Math.min(services.prerenderBudgetMs, left);
     // Chosen because the page builds itself (or its host's pages do): it is read once built, not at its load event.
     const buildsItself = plan.options.prerender === 'auto';
-    const out = await withDeadline(budget + 2000, [signal], (bounded) => renderPlan(plan, services, lease, bounded, budget, trace, { buildsItself }));
+    const out = await withDeadline(budget + 2000, [signal], (bounded) =>
+      renderPlan(plan, services, lease, bounded, budget, trace, { buildsItself }),
+    );
     return { ...out, fetchMode: 'prerender', prerenderReason: reason };
   } catch (err) {
     // A coded failure other than a deadline (a forbidden URL, a challenge) is the answer; only rendering trouble falls back.
@@ -87,6 +123,13 @@ async function runPlan(plan: Plan, services: Services, lease: Lease, trace: Trac
     // Rendering failed or passed its budget: the plain fetch answers, as the contract says.
     services.logger.warn('prerender failed, falling back to fetch', { url: plan.url, error: (err as Error).message });
     response ??= await trace.time('fetch', () => fetchPlanTarget(plan, services, lease, signal));
-    return fromFetch(plan, services, response, signal, trace, `prerender failed (${(err as Error).message.split('\n')[0]}); fetched`);
+    return fromFetch(
+      plan,
+      services,
+      response,
+      signal,
+      trace,
+      `prerender failed (${(err as Error).message.split('\n')[0]}); fetched`,
+    );
   }
 }

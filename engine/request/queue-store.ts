@@ -24,11 +24,21 @@ export class ServerRequestManager implements IRequestManager {
     this.#total++;
   }
 
-  async isFinished(): Promise<boolean> { return this.#pending.length === 0 && this.#inProgress.size === 0; }
-  async isEmpty(): Promise<boolean> { return this.#pending.length === 0; }
-  async handledCount(): Promise<number> { return this.#handled; }
-  getTotalCount(): number { return this.#total; }
-  getPendingCount(): number { return this.#pending.length + this.#inProgress.size; }
+  async isFinished(): Promise<boolean> {
+    return this.#pending.length === 0 && this.#inProgress.size === 0;
+  }
+  async isEmpty(): Promise<boolean> {
+    return this.#pending.length === 0;
+  }
+  async handledCount(): Promise<number> {
+    return this.#handled;
+  }
+  getTotalCount(): number {
+    return this.#total;
+  }
+  getPendingCount(): number {
+    return this.#pending.length + this.#inProgress.size;
+  }
 
   async fetchNextRequest<T extends Record<string, unknown> = Record<string, unknown>>(): Promise<Request<T> | null> {
     const next = this.#pending.shift();
@@ -61,12 +71,19 @@ export class ServerRequestManager implements IRequestManager {
   async addRequest(source: Source) {
     const request = source instanceof Request ? source : new Request(source as never);
     this.push(request);
-    return { requestId: request.id ?? request.uniqueKey, uniqueKey: request.uniqueKey, wasAlreadyHandled: false, wasAlreadyPresent: false, forefront: false };
+    return {
+      requestId: request.id ?? request.uniqueKey,
+      uniqueKey: request.uniqueKey,
+      wasAlreadyHandled: false,
+      wasAlreadyPresent: false,
+      forefront: false,
+    };
   }
 
   async addRequestsBatched(requests: unknown) {
     const added = [];
-    for await (const source of requests as AsyncIterable<Source> | Iterable<Source>) added.push(await this.addRequest(source));
+    for await (const source of requests as AsyncIterable<Source> | Iterable<Source>)
+      added.push(await this.addRequest(source));
     return { addedRequests: added, waitForAllRequestsToBeAdded: Promise.resolve([]) } as never;
   }
 }

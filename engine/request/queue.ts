@@ -7,7 +7,10 @@ import { MemoryStorage } from '@crawlee/memory-storage';
 import { browserHeaders } from '../fetch/browser-headers.ts';
 
 /** What a task receives from the executor: the Crawlee session and the proxy chosen for it. */
-export interface Lease { session: Session | undefined; proxyUrl: string | undefined }
+export interface Lease {
+  session: Session | undefined;
+  proxyUrl: string | undefined;
+}
 
 /** A unit of work the executor runs inside Crawlee. */
 export type Task<T> = (lease: Lease) => Promise<T>;
@@ -27,7 +30,11 @@ export interface Executor {
 }
 
 /** Settings of the executor. */
-export interface ExecutorOptions { concurrency: number; proxyUrls: readonly string[]; handlerTimeoutSecs: number }
+export interface ExecutorOptions {
+  concurrency: number;
+  proxyUrls: readonly string[];
+  handlerTimeoutSecs: number;
+}
 
 /** How many sessions (identities: headers, cookies, a proxy's address) the executor rotates through. */
 const SESSION_POOL_SIZE = 100;
@@ -35,7 +42,11 @@ const SESSION_POOL_SIZE = 100;
 /** How often Crawlee samples the system for the executor's crawler (an hour: see createExecutor). */
 export const SYSTEM_INFO_INTERVAL_MS = 3_600_000;
 
-interface Job { task: Task<unknown>; resolve(v: unknown): void; reject(e: unknown): void }
+interface Job {
+  task: Task<unknown>;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
 
 /** One turn of the event loop: what is already settled (an answer on its way to the client) goes first. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -72,51 +83,66 @@ class TaskCrawler extends BasicCrawler {
 }
 
 /** The crawler's options: fixed concurrency, sessions, and a handler that runs each request's task. */
-function crawlerOptions(opts: ExecutorOptions, jobs: Map<string, Job>, log: Log, requests: ServerRequestManager, proxyConfiguration: ProxyConfiguration | undefined, maker: RequestMaker): BasicCrawlerOptions {
+function crawlerOptions(
+  opts: ExecutorOptions,
+  jobs: Map<string, Job>,
+  log: Log,
+  requests: ServerRequestManager,
+  proxyConfiguration: ProxyConfiguration | undefined,
+  maker: RequestMaker,
+): BasicCrawlerOptions {
   return {
-  // Crawlee 3.18 reads `requestManager` but its option check refuses the key; a request queue stands in for it.
-  requestQueue: requests as never,
-  log,
-  keepAlive: true,
-  useSessionPool: true,
-  sessionPoolOptions: { maxPoolSize: SESSION_POOL_SIZE },
-  maxRequestRetries: 0,
-  requestHandlerTimeoutSecs: opts.handlerTimeoutSecs,
-  statusMessageLoggingInterval: 3600,
-  // Concurrency is fixed by configuration (the browser side has its own bound): Crawlee's autoscaling would
-  // read a busy 2-core machine as overloaded and throttle a server that must answer every request it accepts.
-  minConcurrency: opts.concurrency,
-  maxConcurrency: opts.concurrency,
-  autoscaledPoolOptions: {
-    desiredConcurrency: opts.concurrency,
-    maybeRunIntervalSecs: 0.5,
-    systemStatusOptions: { maxCpuOverloadedRatio: 1, maxEventLoopOverloadedRatio: 1, maxMemoryOverloadedRatio: 1, maxClientOverloadedRatio: 1 },
-    // With no overload to act on, the pool still weighs its snapshots before every task: the event loop's (taken
-    // every 0.5 s) and the storage client's (every second), ~75 us a task after a quiet moment. Taken hourly, one
-    // of each is kept, and the process is not woken three times a second for them.
-    snapshotterOptions: { eventLoopSnapshotIntervalSecs: SYSTEM_INFO_INTERVAL_MS / 1000, clientSnapshotIntervalSecs: SYSTEM_INFO_INTERVAL_MS / 1000 },
-  },
-  async requestHandler({ request, session }) {
-    const job = jobs.get(request.uniqueKey);
-    if (!job) return;
-    jobs.delete(request.uniqueKey);
-    try {
-      const proxyUrl = proxyConfiguration ? await proxyConfiguration.newUrl(session?.id) : undefined;
-      job.resolve(await job.task({ session, proxyUrl }));
-    } catch (err) {
-      job.reject(err);
-    }
-    // Crawlee's bookkeeping of the task (marking it handled, statistics, the session's score, its context's
-    // cleanup) waits one turn, so that the answer, settled now, is written to its client first; so does the spare.
-    await turn();
-    maker.refill();
-  },
-  async failedRequestHandler({ request }, error) {
-    const job = jobs.get(request.uniqueKey);
-    jobs.delete(request.uniqueKey);
-    job?.reject(error);
-  },
-};
+    // Crawlee 3.18 reads `requestManager` but its option check refuses the key; a request queue stands in for it.
+    requestQueue: requests as never,
+    log,
+    keepAlive: true,
+    useSessionPool: true,
+    sessionPoolOptions: { maxPoolSize: SESSION_POOL_SIZE },
+    maxRequestRetries: 0,
+    requestHandlerTimeoutSecs: opts.handlerTimeoutSecs,
+    statusMessageLoggingInterval: 3600,
+    // Concurrency is fixed by configuration (the browser side has its own bound): Crawlee's autoscaling would
+    // read a busy 2-core machine as overloaded and throttle a server that must answer every request it accepts.
+    minConcurrency: opts.concurrency,
+    maxConcurrency: opts.concurrency,
+    autoscaledPoolOptions: {
+      desiredConcurrency: opts.concurrency,
+      maybeRunIntervalSecs: 0.5,
+      systemStatusOptions: {
+        maxCpuOverloadedRatio: 1,
+        maxEventLoopOverloadedRatio: 1,
+        maxMemoryOverloadedRatio: 1,
+        maxClientOverloadedRatio: 1,
+      },
+      // With no overload to act on, the pool still weighs its snapshots before every task: the event loop's (taken
+      // every 0.5 s) and the storage client's (every second), ~75 us a task after a quiet moment. Taken hourly, one
+      // of each is kept, and the process is not woken three times a second for them.
+      snapshotterOptions: {
+        eventLoopSnapshotIntervalSecs: SYSTEM_INFO_INTERVAL_MS / 1000,
+        clientSnapshotIntervalSecs: SYSTEM_INFO_INTERVAL_MS / 1000,
+      },
+    },
+    async requestHandler({ request, session }) {
+      const job = jobs.get(request.uniqueKey);
+      if (!job) return;
+      jobs.delete(request.uniqueKey);
+      try {
+        const proxyUrl = proxyConfiguration ? await proxyConfiguration.newUrl(session?.id) : undefined;
+        job.resolve(await job.task({ session, proxyUrl }));
+      } catch (err) {
+        job.reject(err);
+      }
+      // Crawlee's bookkeeping of the task (marking it handled, statistics, the session's score, its context's
+      // cleanup) waits one turn, so that the answer, settled now, is written to its client first; so does the spare.
+      await turn();
+      maker.refill();
+    },
+    async failedRequestHandler({ request }, error) {
+      const job = jobs.get(request.uniqueKey);
+      jobs.delete(request.uniqueKey);
+      job?.reject(error);
+    },
+  };
 }
 
 /**
@@ -142,10 +168,13 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
   // Concurrency is fixed, so Crawlee's system samples are never read; taken every second (its default), each ran
   // `ps -A` and read ~1,600 files of /proc: a fork of this process a second, on the machine the requests share.
   const config = new Configuration({
-    persistStorage: false, storageClient: new MemoryStorage({ persistStorage: false, writeMetadata: false }),
+    persistStorage: false,
+    storageClient: new MemoryStorage({ persistStorage: false, writeMetadata: false }),
     systemInfoIntervalMillis: SYSTEM_INFO_INTERVAL_MS,
   });
-  const proxyConfiguration = opts.proxyUrls.length ? new ProxyConfiguration({ proxyUrls: [...opts.proxyUrls] }) : undefined;
+  const proxyConfiguration = opts.proxyUrls.length
+    ? new ProxyConfiguration({ proxyUrls: [...opts.proxyUrls] })
+    : undefined;
   const jobs = new Map<string, Job>();
   const requests = new ServerRequestManager();
   const maker = new RequestMaker();
@@ -156,13 +185,15 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
   let stopped: RefractError | undefined;
   const halt = (cause: unknown) => {
     if (closing) return;
-    stopped = new RefractError('EBUSY', 'The request executor of this process stopped; it takes no more work', { cause });
+    stopped = new RefractError('EBUSY', 'The request executor of this process stopped; it takes no more work', {
+      cause,
+    });
     log.exception(cause instanceof Error ? cause : new Error(String(cause)), 'Refract executor stopped');
     for (const job of jobs.values()) job.reject(stopped);
     jobs.clear();
   };
   const running = crawler.run();
-  running.then(() => halt(new Error('the crawler\'s run ended')), halt);
+  running.then(() => halt(new Error("the crawler's run ended")), halt);
   let started = false;
   const submit = async <T>(url: string, task: Task<T>): Promise<T> => {
     if (stopped) throw stopped;
@@ -177,7 +208,9 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
   };
   await submit('http://refract.invalid/warm-up', async () => undefined);
   started = true;
-  void prefill(crawler, () => closing || !!stopped).catch((err: Error) => log.debug('session pool not filled ahead', { error: err.message }));
+  void prefill(crawler, () => closing || !!stopped).catch((err: Error) =>
+    log.debug('session pool not filled ahead', { error: err.message }),
+  );
   return {
     run: submit,
     async storedRequests() {
@@ -190,7 +223,8 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
       closing = true;
       crawler.autoscaledPool?.abort();
       await crawler.teardown();
-      for (const job of jobs.values()) job.reject(new RefractError('EBUSY', 'The engine closed before this request ran'));
+      for (const job of jobs.values())
+        job.reject(new RefractError('EBUSY', 'The engine closed before this request ran'));
       jobs.clear();
     },
   };

@@ -11,7 +11,15 @@ import { refuseChallenge } from '../fetch/antibot.ts';
 import { answer } from './steps.ts';
 import { untilAborted } from '../deadline.ts';
 import type { Extraction, Services, Warning } from './extraction.ts';
-import { contextOptions, guardContext, navigate, onErrorPage, resetPage, selfNavigationFailure, type PageSetup } from '../browser/page.ts';
+import {
+  contextOptions,
+  guardContext,
+  navigate,
+  onErrorPage,
+  resetPage,
+  selfNavigationFailure,
+  type PageSetup,
+} from '../browser/page.ts';
 import { readContent, still, untilBuilt } from '../browser/settle.ts';
 import type { Preparation } from '../browser/browsers.ts';
 import type { Trace } from '../timing.ts';
@@ -23,7 +31,10 @@ const NAVIGATION_SETTLE_MS = 5000;
 const NAVIGATION_SHARE = 0.6;
 
 /** How a plan is rendered: read once built (`prerender=auto` chose the browser), captured as rendered when loading does not finish. */
-export interface RenderHow { buildsItself?: boolean; capturePartial?: boolean }
+export interface RenderHow {
+  buildsItself?: boolean;
+  capturePartial?: boolean;
+}
 
 /** The longest wait for a page that builds itself to have built its content. */
 const BUILD_CAP_MS = 3000;
@@ -40,7 +51,7 @@ function preparationOf(adblock: boolean, services: Services, transparent: boolea
       if (adblock) await services.adblock.prepareConsent(page.context());
     },
     async reset(page, options) {
-      if (!await resetPage(page, options.viewport)) return false;
+      if (!(await resetPage(page, options.viewport))) return false;
       services.adblock.forget(page);
       return true;
     },
@@ -51,9 +62,22 @@ function preparationOf(adblock: boolean, services: Services, transparent: boolea
 export function pageSetupOf(plan: Plan, registry: Registry): PageSetup {
   const o = plan.options;
   let setup: PageSetup = {
-    device: o.device, viewport: o.viewport, colorScheme: o.colorScheme, mediaType: o.mediaType, animations: o.animations,
-    javascript: o.javascript, userAgent: o.userAgent, headers: o.headers, click: o.click, scroll: o.scroll, scripts: o.scripts,
-    styles: o.styles, modules: o.modules, waitUntil: o.waitUntil, waitForSelector: o.waitForSelector, waitForTimeout: o.waitForTimeout,
+    device: o.device,
+    viewport: o.viewport,
+    colorScheme: o.colorScheme,
+    mediaType: o.mediaType,
+    animations: o.animations,
+    javascript: o.javascript,
+    userAgent: o.userAgent,
+    headers: o.headers,
+    click: o.click,
+    scroll: o.scroll,
+    scripts: o.scripts,
+    styles: o.styles,
+    modules: o.modules,
+    waitUntil: o.waitUntil,
+    waitForSelector: o.waitForSelector,
+    waitForTimeout: o.waitForTimeout,
     // On the free endpoint ad blocking and cookie-banner dismissal are on unless turned off (the contract).
     adblock: o.adblock ?? plan.tier === 'free',
   };
@@ -76,19 +100,36 @@ async function redirectsOf(response: Response | null): Promise<FetchResult['redi
 }
 
 /** The navigation's outcome as a FetchResult: what the steps read, whichever way the page came. */
-async function browserResult(page: Page, response: Response | null, needsDocument: boolean, budgetMs: number): Promise<FetchResult> {
+async function browserResult(
+  page: Page,
+  response: Response | null,
+  needsDocument: boolean,
+  budgetMs: number,
+): Promise<FetchResult> {
   const headers = response ? await response.allHeaders() : {};
   const contentType = headers['content-type'] ?? 'text/html';
   const kind = kindOf(contentType);
   const status = response?.status() ?? 200;
   // A text target (JSON, XML...) keeps its own bytes; a page is read as the browser rendered it, and only when a
   // step reads the document or the answer may be a challenge page (serializing a large DOM costs milliseconds).
-  const text = kind === 'text' && response ? await response.text().catch(() => readContent(page, budgetMs))
-    : needsDocument || status >= 400 || /cloudflare/i.test(headers.server ?? '') ? await readContent(page, budgetMs) : '';
+  const text =
+    kind === 'text' && response
+      ? await response.text().catch(() => readContent(page, budgetMs))
+      : needsDocument || status >= 400 || /cloudflare/i.test(headers.server ?? '')
+        ? await readContent(page, budgetMs)
+        : '';
   const body = Buffer.from(text);
   return {
-    url: page.url(), statusCode: status, headers, redirects: await redirectsOf(response), contentType,
-    kind, body, size: body.length, text, truncated: false,
+    url: page.url(),
+    statusCode: status,
+    headers,
+    redirects: await redirectsOf(response),
+    contentType,
+    kind,
+    body,
+    size: body.length,
+    text,
+    truncated: false,
   };
 }
 
@@ -98,7 +139,12 @@ async function browserResult(page: Page, response: Response | null, needsDocumen
  * with the fetch path's charset when the two differ, else undefined. Pages with a valid label (most) cost nothing;
  * others one evaluation, and the body when the browser fell back.
  */
-async function decodingOf(page: Page, response: Response | null, services: Services, signal: AbortSignal): Promise<{ url: string; answer: { status: number; headers: Record<string, string>; body: Buffer } } | undefined> {
+async function decodingOf(
+  page: Page,
+  response: Response | null,
+  services: Services,
+  signal: AbortSignal,
+): Promise<{ url: string; answer: { status: number; headers: Record<string, string>; body: Buffer } } | undefined> {
   if (!response || page.url() !== response.url()) return undefined;
   const headers = await response.allHeaders();
   const type = headers['content-type'] ?? '';
@@ -109,12 +155,20 @@ async function decodingOf(page: Page, response: Response | null, services: Servi
   // on the label, so the bytes themselves are fetched again, through the guard, only when they may differ.)
   const seen = await response.body().catch(() => undefined);
   if (!seen || seen.every((byte) => byte < 0x80)) return undefined;
-  const raw = await lightGet(response.url(), { signal, maxBytes: services.maxBodyBytes, guard: services.guard, agents: services.agents }).catch(() => undefined);
+  const raw = await lightGet(response.url(), {
+    signal,
+    maxBytes: services.maxBodyBytes,
+    guard: services.guard,
+    agents: services.agents,
+  }).catch(() => undefined);
   if (!raw || raw.truncated || raw.kind !== 'html') return undefined;
   const ours = sniffCharset(raw.body, type);
   if (ours === chosen) return undefined;
   const relabelled = `${type.replace(/;\s*charset\s*=[^;]*/i, '') || 'text/html'}; charset=${ours}`;
-  return { url: response.url(), answer: { status: response.status(), headers: { ...headers, 'content-type': relabelled }, body: raw.body } };
+  return {
+    url: response.url(),
+    answer: { status: response.status(), headers: { ...headers, 'content-type': relabelled }, body: raw.body },
+  };
 }
 
 /**
@@ -122,15 +176,20 @@ async function decodingOf(page: Page, response: Response | null, services: Servi
  * answers for a target it could not reach, with its reason phrases: the failure is the target's, as on the fetch path.
  */
 const UNREACHED: Record<number, [string, string]> = {
-  593: ['Not Found', 'ENOTFOUND'], 594: ['Connection Refused', 'ECONNREFUSED'], 595: ['Connection Reset', 'ECONNRESET'],
-  596: ['Broken Pipe', 'EPIPE'], 599: ['Generic Error', 'upstream error'],
+  593: ['Not Found', 'ENOTFOUND'],
+  594: ['Connection Refused', 'ECONNREFUSED'],
+  595: ['Connection Reset', 'ECONNRESET'],
+  596: ['Broken Pipe', 'EPIPE'],
+  599: ['Generic Error', 'upstream error'],
 };
 
 /** Throws as the fetch path would when the document's answer is the forwarding proxy saying the target was not reached. */
 function unreached(response: Response | null, url: string, signal: AbortSignal): void {
   const known = response && UNREACHED[response.status()];
   if (!known || response!.statusText() !== known[0]) return;
-  const err = Object.assign(new Error(`${known[1]} (the browser's proxy answered ${response!.status()})`), { code: known[1] });
+  const err = Object.assign(new Error(`${known[1]} (the browser's proxy answered ${response!.status()})`), {
+    code: known[1],
+  });
   throw fromNetwork(err, signal, url);
 }
 
@@ -138,57 +197,92 @@ function unreached(response: Response | null, url: string, signal: AbortSignal):
  * Runs the whole plan in one browser page: navigate once (SSRF guard, ad blocking and banner handling set up
  * first), then every step on the live page. `budgetMs` bounds the navigation; the steps share the request's time.
  */
-export async function renderPlan(plan: Plan, services: Services, lease: Lease, signal: AbortSignal, budgetMs: number, trace: Trace, how: RenderHow = {}): Promise<Omit<Extraction, 'fetchMode'>> {
+export async function renderPlan(
+  plan: Plan,
+  services: Services,
+  lease: Lease,
+  signal: AbortSignal,
+  budgetMs: number,
+  trace: Trace,
+  how: RenderHow = {},
+): Promise<Omit<Extraction, 'fetchMode'>> {
   const { buildsItself = false, capturePartial = false } = how;
   // Capturing what is rendered when loading does not finish: navigation gets its share of the time, the rest
   // is left to the steps.
   const navigationMs = capturePartial ? Math.max(1000, Math.round(budgetMs * NAVIGATION_SHARE)) : budgetMs;
   let stopped: Warning | undefined;
-  const onStopped = capturePartial ? (ms: number) => {
-    stopped = { plugin: 'navigation', code: 'EBRWSRTIMEOUT', message: `The page did not finish loading within ${ms} ms: loading was stopped and the page captured as rendered`, reason: 'timeout' };
-  } : undefined;
+  const onStopped = capturePartial
+    ? (ms: number) => {
+        stopped = {
+          plugin: 'navigation',
+          code: 'EBRWSRTIMEOUT',
+          message: `The page did not finish loading within ${ms} ms: loading was stopped and the page captured as rendered`,
+          reason: 'timeout',
+        };
+      }
+    : undefined;
   const setup = pageSetupOf(plan, services.registry);
-  const needsDocument = !!plan.collectLinks || plan.steps.some((s) => readsDocument(services.registry.get(s.name)!, s.opts));
+  const needsDocument =
+    !!plan.collectLinks || plan.steps.some((s) => readsDocument(services.registry.get(s.name)!, s.opts));
   const opening = performance.now();
   try {
-    return await services.browsers.withPage(contextOptions(setup), lease.proxyUrl, signal, (page) => untilAborted(async () => {
-      const openedAt = performance.now();
-      trace.mark('page', opening);
-      // Without JavaScript no consent manager runs (and the page's timers never fire): there is nothing to answer.
-      const consent = setup.adblock && setup.javascript !== false ? () => trace.time('consent', () => services.adblock.settleConsent(page, CONSENT_CAP_MS)) : undefined;
-      let response = await trace.time('navigate', () => navigate(page, plan.url, setup, navigationMs, consent, services.browsers, onStopped));
-      unreached(response, plan.url, signal);
-      // Decoded as the fetch path decodes it; when the browser chose otherwise, the page is loaded again once.
-      // (Through a proxy, the bytes are not fetched again around it: the browser's decoding stands.)
-      const relabel = lease.proxyUrl ? undefined : await decodingOf(page, response, services, signal);
-      if (relabel) {
-        services.adblock.forget(page);
-        const first = response;
-        await page.route(relabel.url, (route) => route.fulfill(relabel.answer), { times: 1 });
-        try {
-          await trace.time('navigate', () => navigate(page, relabel.url, setup, navigationMs, consent, services.browsers, onStopped));
-        } finally {
-          await page.unroute(relabel.url).catch(() => undefined);
-        }
-        response = first;
-      }
-      // A page that builds itself (why `prerender=auto` chose the browser) is read once it has built its content.
-      if (buildsItself) await trace.time('build', () => untilBuilt(page, Math.min(BUILD_CAP_MS, budgetMs)));
-      // The content and the steps work on this document: navigations the page starts from now on are refused
-      // (user code that navigates is the exception, and is bounded by its own deadline). Held still before the
-      // content is read: a late script's navigation could otherwise land between the check below and the read.
-      if (!plan.steps.some((s) => services.registry.get(s.name)?.navigates)) still(page);
-      const result = await trace.time('content', () => browserResult(page, response, needsDocument, Math.min(budgetMs, NAVIGATION_SETTLE_MS)));
-      // A navigation of the page's own that failed after the checks of navigate (a late refresh, or one that landed
-      // while the content was read) leaves the browser's error page: never an answer (no `chrome-error://` URL, no
-      // title made of a refused host).
-      if (result.url.startsWith('chrome-error://') || onErrorPage(page)) throw selfNavigationFailure(page, undefined, services.browsers);
-      refuseChallenge(result, lease.session);
-      const out = await answer(plan, services, result, signal, trace, { page, openedAt });
-      return stopped ? { ...out, warnings: [stopped, ...out.warnings] } : out;
-      // Whatever hangs in the page (an evaluation whose timers never fire, say), the request ends at its deadline:
-      // the page is closed behind it.
-    }, signal), plan.options.retry ?? 1, plan.shareContext, preparationOf(!!setup.adblock, services, !!setup.transparent));
+    return await services.browsers.withPage(
+      contextOptions(setup),
+      lease.proxyUrl,
+      signal,
+      (page) =>
+        untilAborted(async () => {
+          const openedAt = performance.now();
+          trace.mark('page', opening);
+          // Without JavaScript no consent manager runs (and the page's timers never fire): there is nothing to answer.
+          const consent =
+            setup.adblock && setup.javascript !== false
+              ? () => trace.time('consent', () => services.adblock.settleConsent(page, CONSENT_CAP_MS))
+              : undefined;
+          let response = await trace.time('navigate', () =>
+            navigate(page, plan.url, setup, navigationMs, consent, services.browsers, onStopped),
+          );
+          unreached(response, plan.url, signal);
+          // Decoded as the fetch path decodes it; when the browser chose otherwise, the page is loaded again once.
+          // (Through a proxy, the bytes are not fetched again around it: the browser's decoding stands.)
+          const relabel = lease.proxyUrl ? undefined : await decodingOf(page, response, services, signal);
+          if (relabel) {
+            services.adblock.forget(page);
+            const first = response;
+            await page.route(relabel.url, (route) => route.fulfill(relabel.answer), { times: 1 });
+            try {
+              await trace.time('navigate', () =>
+                navigate(page, relabel.url, setup, navigationMs, consent, services.browsers, onStopped),
+              );
+            } finally {
+              await page.unroute(relabel.url).catch(() => undefined);
+            }
+            response = first;
+          }
+          // A page that builds itself (why `prerender=auto` chose the browser) is read once it has built its content.
+          if (buildsItself) await trace.time('build', () => untilBuilt(page, Math.min(BUILD_CAP_MS, budgetMs)));
+          // The content and the steps work on this document: navigations the page starts from now on are refused
+          // (user code that navigates is the exception, and is bounded by its own deadline). Held still before the
+          // content is read: a late script's navigation could otherwise land between the check below and the read.
+          if (!plan.steps.some((s) => services.registry.get(s.name)?.navigates)) still(page);
+          const result = await trace.time('content', () =>
+            browserResult(page, response, needsDocument, Math.min(budgetMs, NAVIGATION_SETTLE_MS)),
+          );
+          // A navigation of the page's own that failed after the checks of navigate (a late refresh, or one that landed
+          // while the content was read) leaves the browser's error page: never an answer (no `chrome-error://` URL, no
+          // title made of a refused host).
+          if (result.url.startsWith('chrome-error://') || onErrorPage(page))
+            throw selfNavigationFailure(page, undefined, services.browsers);
+          refuseChallenge(result, lease.session);
+          const out = await answer(plan, services, result, signal, trace, { page, openedAt });
+          return stopped ? { ...out, warnings: [stopped, ...out.warnings] } : out;
+          // Whatever hangs in the page (an evaluation whose timers never fire, say), the request ends at its deadline:
+          // the page is closed behind it.
+        }, signal),
+      plan.options.retry ?? 1,
+      plan.shareContext,
+      preparationOf(!!setup.adblock, services, !!setup.transparent),
+    );
   } catch (err) {
     throw throughProxy(err, lease.proxyUrl);
   }

@@ -13,7 +13,12 @@ import { documentText, parseHtmlSliced, SLICED_PARSE_CHARS } from '../html.ts';
 const STEP_RESERVE_MS = 1000;
 /** Why a step produced no output, as the answer's `warnings` report it. */
 function stepFailure(step: string, reason: 'threw' | 'timeout' | 'not-json', detail: string): Warning {
-  const what = reason === 'timeout' ? 'did not finish in time' : reason === 'not-json' ? 'returned a value that is not JSON' : `failed: ${detail}`;
+  const what =
+    reason === 'timeout'
+      ? 'did not finish in time'
+      : reason === 'not-json'
+        ? 'returned a value that is not JSON'
+        : `failed: ${detail}`;
   return { plugin: step, code: 'EPLUGIN', message: `The ${step} output ${what}`, reason };
 }
 
@@ -35,7 +40,8 @@ function place(data: Record<string, unknown>, plugin: Plugin, result: unknown): 
     for (const [field, amendment] of Object.entries((result ?? {}) as Record<string, unknown>)) {
       const current = data[field];
       if (amendment === null) data[field] = null;
-      else if (current && typeof current === 'object' && amendment && typeof amendment === 'object') data[field] = { ...current, ...amendment };
+      else if (current && typeof current === 'object' && amendment && typeof amendment === 'object')
+        data[field] = { ...current, ...amendment };
     }
   } else if (plugin.merge) {
     if (result && typeof result === 'object') Object.assign(data, result);
@@ -43,7 +49,14 @@ function place(data: Record<string, unknown>, plugin: Plugin, result: unknown): 
 }
 
 /** Runs one step; a contained failure is a warning (and a null output), a coded error fails the request. */
-async function runStep(step: Step, plugin: Plugin, ctx: Context, services: Services, cutoff: number, warnings: Warning[]): Promise<void> {
+async function runStep(
+  step: Step,
+  plugin: Plugin,
+  ctx: Context,
+  services: Services,
+  cutoff: number,
+  warnings: Warning[],
+): Promise<void> {
   if (ctx.signal.aborted) throw timeoutError();
   const bound = deadline(Math.max(1, Math.floor(cutoff - performance.now())), ctx.signal);
   const stepCtx = stepContext(ctx, plugin, services, cutoff, bound.signal);
@@ -57,7 +70,11 @@ async function runStep(step: Step, plugin: Plugin, ctx: Context, services: Servi
   try {
     const result = await untilAborted(() => plugin.run(stepCtx, step.opts), stepCtx.signal);
     let json: string | undefined;
-    try { json = JSON.stringify(result); } catch { json = undefined; }
+    try {
+      json = JSON.stringify(result);
+    } catch {
+      json = undefined;
+    }
     if (result !== undefined && result !== null && json === undefined) return contained('not-json');
     place(ctx.data, plugin, result);
   } catch (err) {
@@ -79,7 +96,13 @@ async function runStep(step: Step, plugin: Plugin, ctx: Context, services: Servi
  * returns something that is not JSON leaves its output null with an EPLUGIN warning, and the rest of the answer
  * stands. Coded errors (a bad rule, a forbidden URL) still fail the request, as does the request's own timeout.
  */
-export async function runSteps(plan: Plan, services: Services, ctx: Context, deadline: number, trace?: Trace): Promise<{ data: Record<string, unknown>; warnings: Warning[] }> {
+export async function runSteps(
+  plan: Plan,
+  services: Services,
+  ctx: Context,
+  deadline: number,
+  trace?: Trace,
+): Promise<{ data: Record<string, unknown>; warnings: Warning[] }> {
   const warnings: Warning[] = [];
   for (const [i, step] of plan.steps.entries()) {
     const since = performance.now();
@@ -94,12 +117,26 @@ export async function runSteps(plan: Plan, services: Services, ctx: Context, dea
  * The common tail of every way a page is obtained (fetched, or rendered in `live`): build the plugin context, run
  * the steps within the request's deadline, complete the payload with the response's facts, collect links.
  */
-export async function answer(plan: Plan, services: Services, response: FetchResult, signal: AbortSignal, trace: Trace, live?: LivePage, document?: CheerioAPI): Promise<Omit<Extraction, 'fetchMode'>> {
+export async function answer(
+  plan: Plan,
+  services: Services,
+  response: FetchResult,
+  signal: AbortSignal,
+  trace: Trace,
+  live?: LivePage,
+  document?: CheerioAPI,
+): Promise<Omit<Extraction, 'fetchMode'>> {
   const fetchTimeMs = Math.round(performance.now() - trace.started);
   // A long document that a step reads is parsed in slices first (the other requests of the process go on meanwhile).
-  if (!document && (response.kind === 'html' || response.kind === 'text') && response.text.length > SLICED_PARSE_CHARS
-    && (plan.collectLinks || plan.steps.some((s) => readsDocument(services.registry.get(s.name)!, s.opts)))) {
-    document = await trace.time('parse', () => parseHtmlSliced(documentText(response.text, services.maxDocumentChars), response.url, signal));
+  if (
+    !document &&
+    (response.kind === 'html' || response.kind === 'text') &&
+    response.text.length > SLICED_PARSE_CHARS &&
+    (plan.collectLinks || plan.steps.some((s) => readsDocument(services.registry.get(s.name)!, s.opts)))
+  ) {
+    document = await trace.time('parse', () =>
+      parseHtmlSliced(documentText(response.text, services.maxDocumentChars), response.url, signal),
+    );
   }
   const ctx = contextFor(plan, services, response, signal, live, document);
   const { data, warnings } = await runSteps(plan, services, ctx, trace.started + plan.options.timeout, trace);

@@ -8,17 +8,26 @@ import { contentOf } from '../shared/content/content-output.ts';
 import type { DataRule } from './index.ts';
 
 /** What the rules of one request read from: the document, its helpers, and the whole page's HTML (once). */
-export interface Scope { $: CheerioAPI; doc: Doc; ctx: Context; html: () => string }
+export interface Scope {
+  $: CheerioAPI;
+  doc: Doc;
+  ctx: Context;
+  html: () => string;
+}
 
 export function rulesOf(set: DataRule | DataRule[]): DataRule[] {
   return Array.isArray(set) ? set : [set];
 }
 
 export function usesEvaluate(set: DataRule | DataRule[]): boolean {
-  return rulesOf(set).some((r) => r.evaluate !== undefined || (r.attr && typeof r.attr === 'object' && !Array.isArray(r.attr) && Object.values(r.attr).some(usesEvaluate)));
+  return rulesOf(set).some(
+    (r) =>
+      r.evaluate !== undefined ||
+      (r.attr && typeof r.attr === 'object' && !Array.isArray(r.attr) && Object.values(r.attr).some(usesEvaluate)),
+  );
 }
 
-function valueOf(scope: Scope, el: Cheerio<AnyNode> | undefined, attr: string): unknown {
+function readValue(scope: Scope, el: Cheerio<AnyNode> | undefined, attr: string): unknown {
   // The parsed page is read only where an attribute needs it (`scope.$` parses it on first use).
   const node = el?.get(0) as Element | undefined;
   switch (attr) {
@@ -33,15 +42,21 @@ function valueOf(scope: Scope, el: Cheerio<AnyNode> | undefined, attr: string): 
       return el ? fragmentToMarkdown(scope.$.html(el), scope.doc.url) : contentMarkdown(contentOf(scope.ctx, true));
     case 'json': {
       const text = (el ?? scope.$('body')).text().trim();
-      try { return JSON.parse(text); } catch { return undefined; }
+      try {
+        return JSON.parse(text);
+      } catch {
+        return undefined;
+      }
     }
     case 'val': {
       if (!el || !node) return undefined;
-      if (node.name === 'select') return el.find('option[selected]').attr('value') ?? el.find('option').first().attr('value');
+      if (node.name === 'select')
+        return el.find('option[selected]').attr('value') ?? el.find('option').first().attr('value');
       if (node.name === 'textarea') return el.text();
       return el.attr('value');
     }
-    case 'tagName': case 'nodeName':
+    case 'tagName':
+    case 'nodeName':
       return node?.name?.toUpperCase();
     default:
       return el ? el.attr(attr) : undefined;
@@ -50,7 +65,8 @@ function valueOf(scope: Scope, el: Cheerio<AnyNode> | undefined, attr: string): 
 
 async function extractFrom(scope: Scope, rule: DataRule, el: Cheerio<AnyNode> | undefined): Promise<unknown> {
   // Untyped rules read the element's HTML, as Microlink's do; a typed value (a number, a date...) is read from its text.
-  const attr = rule.attr ?? (rule.type === undefined || rule.type === 'auto' || rule.type === 'string' ? 'html' : 'text');
+  const attr =
+    rule.attr ?? (rule.type === undefined || rule.type === 'auto' || rule.type === 'string' ? 'html' : 'text');
   if (typeof attr === 'object' && !Array.isArray(attr)) {
     // Nested rules: each field is read within this match.
     const out: Record<string, unknown> = {};
@@ -59,7 +75,7 @@ async function extractFrom(scope: Scope, rule: DataRule, el: Cheerio<AnyNode> | 
   }
   const type = rule.type ?? 'auto';
   for (const name of Array.isArray(attr) ? attr : [attr]) {
-    const value = await toType(valueOf(scope, el, name), type, scope.doc, scope.ctx);
+    const value = await toType(readValue(scope, el, name), type, scope.doc, scope.ctx);
     if (value !== undefined) return value;
   }
   return undefined;
@@ -87,7 +103,12 @@ async function runRule(scope: Scope, rule: DataRule, within: Cheerio<AnyNode> | 
   for (const selector of [rule.selector].flat()) {
     for (const node of select(scope, selector, within).toArray()) {
       const value = await extractFrom(scope, rule, scope.$(node));
-      if (value !== undefined && value !== null && !(typeof value === 'object' && Object.values(value).every((v) => v === null))) return value;
+      if (
+        value !== undefined &&
+        value !== null &&
+        !(typeof value === 'object' && Object.values(value).every((v) => v === null))
+      )
+        return value;
     }
   }
   return undefined;
@@ -103,11 +124,14 @@ async function evaluate(scope: Scope, rule: DataRule): Promise<unknown> {
   return toType(value, rule.type ?? 'auto', scope.doc, scope.ctx);
 }
 
-export async function runSet(scope: Scope, set: DataRule | DataRule[], within: Cheerio<AnyNode> | undefined): Promise<unknown> {
+export async function runSet(
+  scope: Scope,
+  set: DataRule | DataRule[],
+  within: Cheerio<AnyNode> | undefined,
+): Promise<unknown> {
   for (const rule of rulesOf(set)) {
     const value = await runRule(scope, rule, within);
     if (value !== undefined && value !== null) return value;
   }
   return null;
 }
-

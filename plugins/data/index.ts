@@ -14,11 +14,19 @@ export interface DataRule {
 }
 
 function validSelector(value: string): boolean {
-  try { parseSelector(value); return true; } catch { return false; }
+  try {
+    parseSelector(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // Selectors are parsed when the plan is built, so a broken one is refused before any fetch.
-const selectorText = z.string({ error: 'expected a CSS selector' }).trim().min(1, { error: 'expected a CSS selector' })
+const selectorText = z
+  .string({ error: 'expected a CSS selector' })
+  .trim()
+  .min(1, { error: 'expected a CSS selector' })
   .refine(validSelector, { error: 'expected a valid CSS selector' });
 const selectors = z.union([selectorText, z.array(selectorText).min(1)]);
 
@@ -30,23 +38,40 @@ function ruleKeys(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [RULE_KEYS.has(camelCase(k)) ? camelCase(k) : k, v]));
 }
 
-const rule: z.ZodType<DataRule> = z.lazy(() => z.preprocess(ruleKeys, z.object({
-  selector: selectors.optional(),
-  selectorAll: selectors.optional(),
-  attr: z.union([
-    z.string().trim().min(1, { error: 'expected an attribute name' }),
-    z.array(z.string().trim().min(1)).min(1),
-    z.record(z.string(), ruleSet),
-  ]).optional(),
-  type: z.enum(TYPES, { error: `expected one of ${TYPES.join(', ')}` }).optional(),
-  evaluate: z.string().trim().min(1, { error: 'expected a JavaScript expression' }).optional(),
-}, { error: 'expected a rule with selector, selectorAll, attr, type or evaluate' }).strict()
-  .refine((r) => !(r.selector && r.selectorAll), { error: 'use either selector or selectorAll, not both' })));
+const rule: z.ZodType<DataRule> = z.lazy(() =>
+  z.preprocess(
+    ruleKeys,
+    z
+      .object(
+        {
+          selector: selectors.optional(),
+          selectorAll: selectors.optional(),
+          attr: z
+            .union([
+              z.string().trim().min(1, { error: 'expected an attribute name' }),
+              z.array(z.string().trim().min(1)).min(1),
+              z.record(z.string(), ruleSet),
+            ])
+            .optional(),
+          type: z.enum(TYPES, { error: `expected one of ${TYPES.join(', ')}` }).optional(),
+          evaluate: z.string().trim().min(1, { error: 'expected a JavaScript expression' }).optional(),
+        },
+        { error: 'expected a rule with selector, selectorAll, attr, type or evaluate' },
+      )
+      .strict()
+      .refine((r) => !(r.selector && r.selectorAll), { error: 'use either selector or selectorAll, not both' }),
+  ),
+);
 
 const ruleSet: z.ZodType<DataRule | DataRule[]> = z.lazy(() => z.union([rule, z.array(rule).min(1)]));
 
-const params = z.record(z.string().regex(/^[\w$-]+$/, { error: 'expected a field name' }), ruleSet, { error: 'expected named rules such as data.price.selector=.price' })
-  .refine((rules) => Object.keys(rules).length > 0, { error: 'expected at least one named rule such as data.price.selector=.price' });
+const params = z
+  .record(z.string().regex(/^[\w$-]+$/, { error: 'expected a field name' }), ruleSet, {
+    error: 'expected named rules such as data.price.selector=.price',
+  })
+  .refine((rules) => Object.keys(rules).length > 0, {
+    error: 'expected at least one named rule such as data.price.selector=.price',
+  });
 
 /** Custom extraction: named rules (selector, attr, type, evaluate), with fallbacks, nesting and lists. */
 export default definePlugin({
@@ -69,7 +94,9 @@ export default definePlugin({
     // (parsed by the main-content extractor), and parsing a 600 kB page for nothing cost ~15 ms.
     let html: string | undefined;
     const scope: Scope = {
-      get $() { return ctx.$; },
+      get $() {
+        return ctx.$;
+      },
       ctx,
       doc: lazyDoc(() => ctx.$, ctx.url),
       html: () => (html ??= ctx.response.text || ctx.$.html()),
@@ -81,7 +108,10 @@ export default definePlugin({
       } catch (err) {
         if (ctx.signal.aborted || isRefractError(err)) throw err;
         // A selector the engine cannot run, or a script that throws, names the broken rule.
-        throw new RefractError('EINVALDATA', `Invalid \`data.${name}\`: ${(err as Error).message.split('\n')[0]}`, { cause: err, data: { param: `data.${name}` } });
+        throw new RefractError('EINVALDATA', `Invalid \`data.${name}\`: ${(err as Error).message.split('\n')[0]}`, {
+          cause: err,
+          data: { param: `data.${name}` },
+        });
       }
     }
     return out;

@@ -9,7 +9,27 @@ import { toLang } from '../shared/page/rules/lang.ts';
 import { toMedia } from '../shared/page/rules/media.ts';
 
 /** The value types a rule may ask for. */
-export const TYPES = ['auto', 'string', 'number', 'boolean', 'date', 'url', 'image', 'video', 'audio', 'logo', 'title', 'description', 'author', 'publisher', 'lang', 'email', 'ip', 'object', 'regexp'] as const;
+export const TYPES = [
+  'auto',
+  'string',
+  'number',
+  'boolean',
+  'date',
+  'url',
+  'image',
+  'video',
+  'audio',
+  'logo',
+  'title',
+  'description',
+  'author',
+  'publisher',
+  'lang',
+  'email',
+  'ip',
+  'object',
+  'regexp',
+] as const;
 export type ValueType = (typeof TYPES)[number];
 
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]{2,}$/;
@@ -31,7 +51,8 @@ export function toNumber(value: unknown): number | undefined {
   const lastComma = digits.lastIndexOf(',');
   const lastDot = digits.lastIndexOf('.');
   // The later of "," and "." is the decimal mark when it has 1-2 digits after it or both marks appear.
-  if (lastComma > lastDot && (lastDot >= 0 || digits.length - lastComma - 1 <= 2)) digits = digits.replace(/\./g, '').replace(',', '.');
+  if (lastComma > lastDot && (lastDot >= 0 || digits.length - lastComma - 1 <= 2))
+    digits = digits.replace(/\./g, '').replace(',', '.');
   else digits = digits.replace(/,/g, '');
   const n = Number(digits.replace(/[.,]$/, ''));
   return Number.isFinite(n) ? n : undefined;
@@ -42,7 +63,7 @@ export async function toType(value: unknown, type: ValueType, doc: Doc, ctx: Con
   if (value === undefined || value === null) return undefined;
   switch (type) {
     case 'auto':
-      return typeof value === 'string' ? (value.trim() || undefined) : value;
+      return typeof value === 'string' ? value.trim() || undefined : value;
     case 'string':
       return typeof value === 'object' ? JSON.stringify(value) : asText(value);
     case 'number':
@@ -56,9 +77,13 @@ export async function toType(value: unknown, type: ValueType, doc: Doc, ctx: Con
       return toDate(typeof value === 'number' ? value : asText(value));
     case 'url':
       return absoluteUrl(asText(value), doc.url);
-    case 'image': case 'logo': case 'video': case 'audio':
+    case 'image':
+    case 'logo':
+    case 'video':
+    case 'audio':
       return media(value, type, doc, ctx);
-    case 'title': case 'description':
+    case 'title':
+    case 'description':
       return toText(asText(value));
     case 'author':
       return toAuthor(asText(value));
@@ -67,7 +92,9 @@ export async function toType(value: unknown, type: ValueType, doc: Doc, ctx: Con
     case 'lang':
       return toLang(asText(value));
     case 'email': {
-      const text = asText(value)?.replace(/^mailto:/i, '').split('?')[0];
+      const text = asText(value)
+        ?.replace(/^mailto:/i, '')
+        .split('?')[0];
       return text && EMAIL.test(text) ? text : undefined;
     }
     case 'ip': {
@@ -86,7 +113,12 @@ export async function toType(value: unknown, type: ValueType, doc: Doc, ctx: Con
     case 'regexp': {
       const text = asText(value);
       if (!text) return undefined;
-      try { new RegExp(text); return text; } catch { return undefined; }
+      try {
+        new RegExp(text);
+        return text;
+      } catch {
+        return undefined;
+      }
     }
   }
 }
@@ -96,8 +128,16 @@ export async function toType(value: unknown, type: ValueType, doc: Doc, ctx: Con
  * that rules the URL out (an error status, a page instead of media, the wrong kind) makes the value invalid; one
  * that cannot tell keeps the URL as declared.
  */
-async function media(value: unknown, type: 'image' | 'logo' | 'video' | 'audio', doc: Doc, ctx: Context): Promise<Media | undefined> {
-  const declared = toMedia(typeof value === 'object' && value && 'url' in value ? (value as { url: unknown }).url : asText(value), doc);
+async function media(
+  value: unknown,
+  type: 'image' | 'logo' | 'video' | 'audio',
+  doc: Doc,
+  ctx: Context,
+): Promise<Media | undefined> {
+  const declared = toMedia(
+    typeof value === 'object' && value && 'url' in value ? (value as { url: unknown }).url : asText(value),
+    doc,
+  );
   if (!declared) return undefined;
   const outcome = await ctx.probe(declared.url);
   if (outcome.status === 'unknown') return declared;

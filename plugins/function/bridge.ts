@@ -8,7 +8,8 @@ const str = (v: unknown, name: string): string => {
   return v;
 };
 const num = (v: unknown, name: string, max: number): number => {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new TypeError(`${name} must be a non-negative number`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    throw new TypeError(`${name} must be a non-negative number`);
   return Math.min(v, max);
 };
 
@@ -18,29 +19,66 @@ const num = (v: unknown, name: string, max: number): number => {
  * page makes still pass the SSRF guard installed on the page.
  */
 export function pageCalls(page: Page): Record<string, (...args: unknown[]) => Promise<unknown>> {
-  const script = (source: unknown, args: unknown) => `(${str(source, 'the function')})(...${JSON.stringify(Array.isArray(args) ? args : [])})`;
+  const script = (source: unknown, args: unknown) =>
+    `(${str(source, 'the function')})(...${JSON.stringify(Array.isArray(args) ? args : [])})`;
   return {
     goto: async (url, opts) => {
-      const res = await page.goto(str(url, 'url'), { waitUntil: (opts as { waitUntil?: 'load' } | undefined)?.waitUntil ?? 'load', timeout: MAX_WAIT_MS });
+      const res = await page.goto(str(url, 'url'), {
+        waitUntil: (opts as { waitUntil?: 'load' } | undefined)?.waitUntil ?? 'load',
+        timeout: MAX_WAIT_MS,
+      });
       return res ? { status: res.status(), url: res.url() } : null;
     },
     evaluate: async (source, args) => page.evaluate(script(source, args)),
-    evalOn: async (selector, source, args) => page.locator(str(selector, 'selector')).first()
-      .evaluate((el, [src, params]) => (0, eval)(`(${src})`)(el, ...(params as unknown[])), [str(source, 'the function'), Array.isArray(args) ? args : []] as const, { timeout: MAX_WAIT_MS }),
-    evalOnAll: async (selector, source, args) => page.locator(str(selector, 'selector'))
-      .evaluateAll((els, [src, params]) => (0, eval)(`(${src})`)(els, ...(params as unknown[])), [str(source, 'the function'), Array.isArray(args) ? args : []] as const),
-    click: async (selector) => { await page.click(str(selector, 'selector'), { timeout: MAX_WAIT_MS }); },
-    type: async (selector, text) => { await page.locator(str(selector, 'selector')).first().pressSequentially(str(text, 'text'), { timeout: MAX_WAIT_MS }); },
-    fill: async (selector, text) => { await page.fill(str(selector, 'selector'), str(text, 'text'), { timeout: MAX_WAIT_MS }); },
-    press: async (selector, key) => { await page.press(str(selector, 'selector'), str(key, 'key'), { timeout: MAX_WAIT_MS }); },
-    hover: async (selector) => { await page.hover(str(selector, 'selector'), { timeout: MAX_WAIT_MS }); },
+    evalOn: async (selector, source, args) =>
+      page
+        .locator(str(selector, 'selector'))
+        .first()
+        .evaluate(
+          // biome-ignore lint/security/noGlobalEval: in the browser page, the caller's function is the point (indirect eval: the page's global scope).
+          // biome-ignore lint/complexity/noCommaOperator: `(0, eval)` is an indirect eval, run in the global scope.
+          (el, [src, params]) => (0, eval)(`(${src})`)(el, ...(params as unknown[])),
+          [str(source, 'the function'), Array.isArray(args) ? args : []] as const,
+          { timeout: MAX_WAIT_MS },
+        ),
+    evalOnAll: async (selector, source, args) =>
+      page
+        .locator(str(selector, 'selector'))
+        // biome-ignore lint/security/noGlobalEval: in the browser page, the caller's function is the point (indirect eval: the page's global scope).
+        // biome-ignore lint/complexity/noCommaOperator: `(0, eval)` is an indirect eval, run in the global scope.
+        .evaluateAll((els, [src, params]) => (0, eval)(`(${src})`)(els, ...(params as unknown[])), [
+          str(source, 'the function'),
+          Array.isArray(args) ? args : [],
+        ] as const),
+    click: async (selector) => {
+      await page.click(str(selector, 'selector'), { timeout: MAX_WAIT_MS });
+    },
+    type: async (selector, text) => {
+      await page
+        .locator(str(selector, 'selector'))
+        .first()
+        .pressSequentially(str(text, 'text'), { timeout: MAX_WAIT_MS });
+    },
+    fill: async (selector, text) => {
+      await page.fill(str(selector, 'selector'), str(text, 'text'), { timeout: MAX_WAIT_MS });
+    },
+    press: async (selector, key) => {
+      await page.press(str(selector, 'selector'), str(key, 'key'), { timeout: MAX_WAIT_MS });
+    },
+    hover: async (selector) => {
+      await page.hover(str(selector, 'selector'), { timeout: MAX_WAIT_MS });
+    },
     waitForSelector: async (selector, opts) => {
       const timeout = num((opts as { timeout?: unknown } | undefined)?.timeout ?? MAX_WAIT_MS, 'timeout', MAX_WAIT_MS);
       await page.waitForSelector(str(selector, 'selector'), { timeout });
       return true;
     },
-    waitForTimeout: async (ms) => { await page.waitForTimeout(num(ms, 'milliseconds', MAX_WAIT_MS)); },
-    waitForLoadState: async (state) => { await page.waitForLoadState((state as 'load' | undefined) ?? 'load', { timeout: MAX_WAIT_MS }); },
+    waitForTimeout: async (ms) => {
+      await page.waitForTimeout(num(ms, 'milliseconds', MAX_WAIT_MS));
+    },
+    waitForLoadState: async (state) => {
+      await page.waitForLoadState((state as 'load' | undefined) ?? 'load', { timeout: MAX_WAIT_MS });
+    },
     content: async () => page.content(),
     title: async () => page.title(),
     url: async () => page.url(),

@@ -6,7 +6,9 @@ const MEMORY_MB = 64;
 /** The longest a function may run, within the request's own timeout. */
 const MAX_RUN_MS = 20_000;
 
-const params = z.object({ code: z.string({ error: 'expected JavaScript source' }).trim().min(1, { error: 'expected JavaScript source' }) });
+const params = z.object({
+  code: z.string({ error: 'expected JavaScript source' }).trim().min(1, { error: 'expected JavaScript source' }),
+});
 
 /** JavaScript run against the live page in an isolated V8 sandbox; its JSON result is `data.function`. */
 export default definePlugin({
@@ -31,6 +33,9 @@ export default definePlugin({
     const { url, timeout: _timeout, ...rest } = ctx.options as Record<string, unknown>;
     // The sandbox ends a little before this step would be cut off, so a limit is reported as the function's own.
     const budget = Math.floor(Math.max(500, Math.min(MAX_RUN_MS, ctx.timeLeft() - 300)));
-    return runInSandbox(source, ctx.page, JSON.parse(JSON.stringify({ url, ...rest, ...query })), { memoryMb: MEMORY_MB, timeoutMs: budget });
+    return runInSandbox(source, ctx.page, JSON.parse(JSON.stringify({ url, ...rest, ...query })), {
+      memoryMb: MEMORY_MB,
+      timeoutMs: budget,
+    });
   },
 });

@@ -8,14 +8,18 @@ export interface Provider {
 }
 
 /** A compiled endpoint: the URL patterns it serves and its API address. */
-export interface Endpoint { name: string; patterns: RegExp[]; url: string }
+export interface Endpoint {
+  name: string;
+  patterns: RegExp[];
+  url: string;
+}
 
-const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
 
 /** Compiles a scheme such as `https://*.youtube.com/watch*` into a pattern (either protocol matches). */
 function compile(scheme: string): RegExp {
   const rest = scheme.replace(/^https?:\/\//i, '');
-  return new RegExp(`^https?://${rest.split('*').map(escape).join('.*')}$`, 'i');
+  return new RegExp(`^https?://${rest.split('*').map(escapeRegExp).join('.*')}$`, 'i');
 }
 
 /** Compiles a providers list; endpoints without schemes are discovery-only and are skipped. */
@@ -24,7 +28,11 @@ export function compileProviders(list: readonly Provider[]): Endpoint[] {
   for (const provider of list) {
     for (const endpoint of provider.endpoints ?? []) {
       if (!endpoint.schemes?.length || !endpoint.url) continue;
-      out.push({ name: provider.provider_name, patterns: endpoint.schemes.map(compile), url: endpoint.url.replace('{format}', 'json') });
+      out.push({
+        name: provider.provider_name,
+        patterns: endpoint.schemes.map(compile),
+        url: endpoint.url.replace('{format}', 'json'),
+      });
     }
   }
   return out;

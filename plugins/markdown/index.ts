@@ -4,7 +4,8 @@ import { contentMarkdown } from '../shared/content/markdown.ts';
 /** `markdown` (`markdown.main=false` for the whole page): see plugins/shared/content/content.ts for how the main content is found. */
 export default contentOutput({
   name: 'markdown',
-  description: 'The page\'s main content as Markdown for language models: headings, lists, tables, code with its language, absolute links, the title first.',
+  description:
+    "The page's main content as Markdown for language models: headings, lists, tables, code with its language, absolute links, the title first.",
   render: contentMarkdown,
   type: 'text/markdown; charset=utf-8',
 });

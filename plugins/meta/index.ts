@@ -6,14 +6,18 @@ import { author, toAuthor } from '../shared/page/rules/author.ts';
 import { pageDate } from '../shared/page/rules/date.ts';
 import { publisher, toPublisher } from '../shared/page/rules/publisher.ts';
 import { lang, toDateLocale, toLang } from '../shared/page/rules/lang.ts';
-import { image, video, audio, toImage, toVideo, toAudio, mediaType, type Media } from '../shared/page/rules/media.ts';
+import { video, audio, toImage, toVideo, toAudio, mediaType, type Media } from '../shared/page/rules/media.ts';
+import { image } from '../shared/page/rules/media-image.ts';
 import { logo, canonical } from '../shared/page/rules/brand.ts';
 import { describeTarget } from './target.ts';
 import { completeMedia } from './media.ts';
 import { metaDocument } from './source.ts';
 
 /** Extracts normalized metadata from a parsed document; exported for the library and the benchmarks. */
-export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean; media?: boolean } = {}): Record<string, unknown> {
+export function extractMeta(
+  doc: Doc,
+  want: { audio?: boolean; video?: boolean; media?: boolean } = {},
+): Record<string, unknown> {
   const media = want.media !== false;
   const url = firstOf(doc, canonical, (v) => absoluteUrl(v, doc.url)) ?? doc.url;
   const language = firstOf(doc, lang, toLang);
@@ -22,13 +26,13 @@ export function extractMeta(doc: Doc, want: { audio?: boolean; video?: boolean; 
     author: firstOf(doc, author, toAuthor) ?? null,
     title: pageTitle(doc) ?? null,
     publisher: firstOf(doc, publisher, toPublisher) ?? null,
-    image: media ? firstOf(doc, image, toImage) ?? null : null,
+    image: media ? (firstOf(doc, image, toImage) ?? null) : null,
     date: pageDate(doc, firstOf(doc, lang, toDateLocale)) ?? null,
     url,
     description: firstOf(doc, description, toDescription) ?? null,
-    logo: media ? firstOf(doc, logo, toImage) ?? null : null,
-    video: want.video ? firstOf(doc, video, toVideo) ?? null : null,
-    audio: want.audio ? firstOf(doc, audio, toAudio) ?? null : null,
+    logo: media ? (firstOf(doc, logo, toImage) ?? null) : null,
+    video: want.video ? (firstOf(doc, video, toVideo) ?? null) : null,
+    audio: want.audio ? (firstOf(doc, audio, toAudio) ?? null) : null,
   };
 }
 
@@ -45,15 +49,24 @@ export default definePlugin({
   params: options({}),
   // The contract names these at the top level (`video`, not `meta.video`).
   topLevel: {
-    audio: bool().default(false).describe('Detect the page\'s audio source, probed for size and duration.'),
-    video: bool().default(false).describe('Detect the page\'s video source, probed for size and duration.'),
+    audio: bool().default(false).describe("Detect the page's audio source, probed for size and duration."),
+    video: bool().default(false).describe("Detect the page's video source, probed for size and duration."),
   },
   async run(ctx, want) {
     if (ctx.response.kind !== 'html' && ctx.response.kind !== 'text') return describeTarget(ctx.response, ctx.probe);
     // A long page's rules read its lean source (source.ts): the whole page held the event loop for most of a second.
-    const doc = createDoc(metaDocument(ctx.response.text, () => ctx.$, ctx.url), ctx.url);
+    const doc = createDoc(
+      metaDocument(ctx.response.text, () => ctx.$, ctx.url),
+      ctx.url,
+    );
     // Probes start first so that they are in flight while the text fields are read.
-    const media = completeMedia(doc, ctx, want as { audio?: boolean; video?: boolean }, { image, logo, video, audio }, { video: toVideo, audio: toAudio });
+    const media = completeMedia(
+      doc,
+      ctx,
+      want as { audio?: boolean; video?: boolean },
+      { image, logo, video, audio },
+      { video: toVideo, audio: toAudio },
+    );
     const out = extractMeta(doc, { media: false });
     return Object.assign(out, await media);
   },

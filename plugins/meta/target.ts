@@ -15,8 +15,17 @@ function fileTitle(url: string): string | null {
 export async function describeTarget(res: FetchResult, probe: Prober): Promise<Record<string, unknown>> {
   const base: Media = withSize({ url: res.url, type: mediaType(res.url, res.contentType) ?? res.kind }, res.size);
   const out: Record<string, unknown> = {
-    lang: null, author: null, title: fileTitle(res.url), publisher: null, image: null, date: null,
-    url: res.url, description: null, logo: null, video: null, audio: null,
+    lang: null,
+    author: null,
+    title: fileTitle(res.url),
+    publisher: null,
+    image: null,
+    date: null,
+    url: res.url,
+    description: null,
+    logo: null,
+    video: null,
+    audio: null,
   };
   if (res.kind === 'image') {
     try {

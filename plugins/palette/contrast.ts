@@ -12,13 +12,21 @@ const GOOD = 4.5;
  * is the palette colour of highest contrast over it and `alternative_color` the next. A palette of one colour
  * pairs it with black or white, whichever reads better.
  */
-export function pickColors(palette: readonly string[]): { background_color: string; color: string; alternative_color: string } {
-  const choices = palette.length > 1 ? palette : [...palette, ...['#000000', '#ffffff'].filter((c) => c !== palette[0])];
+export function pickColors(palette: readonly string[]): {
+  background_color: string;
+  color: string;
+  alternative_color: string;
+} {
+  const choices =
+    palette.length > 1 ? palette : [...palette, ...['#000000', '#ffffff'].filter((c) => c !== palette[0])];
   let best: { bg: string; ranked: string[]; score: number } | undefined;
   for (const bg of choices) {
     const ranked = choices.filter((c) => c !== bg).sort((x, y) => contrast(bg, y) - contrast(bg, x));
     const score = contrast(bg, ranked[0]!);
-    if (score >= GOOD) { best = { bg, ranked, score }; break; }
+    if (score >= GOOD) {
+      best = { bg, ranked, score };
+      break;
+    }
     if (!best || score > best.score) best = { bg, ranked, score };
   }
   const { bg, ranked } = best!;

@@ -7,7 +7,12 @@ const DECODABLE = new Set(['png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'svg', '
 
 /** Palettes are computed on worker threads (decoding and quantizing are CPU work); one pool per engine. */
 function createWorkers(): Tinypool {
-  return new Tinypool({ filename: new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href, minThreads: 0, maxThreads: 2, idleTimeout: 30_000 });
+  return new Tinypool({
+    filename: new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url).href,
+    minThreads: 0,
+    maxThreads: 2,
+    idleTimeout: 30_000,
+  });
 }
 
 function isImageMedia(value: unknown): value is Media {
@@ -32,7 +37,10 @@ async function colours(ctx: Context, media: Media, field: string): Promise<Recor
   if (!bytes) return undefined;
   let palette: string[];
   try {
-    palette = await (ctx.state as Tinypool).run({ bytes, background: PAGE_CAPTURES.has(field) ? '#ffffff' : undefined }, { signal: ctx.signal });
+    palette = await (ctx.state as Tinypool).run(
+      { bytes, background: PAGE_CAPTURES.has(field) ? '#ffffff' : undefined },
+      { signal: ctx.signal },
+    );
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     ctx.warn(`palette of ${media.url} failed: ${(err as Error).message}`);
@@ -44,14 +52,17 @@ async function colours(ctx: Context, media: Media, field: string): Promise<Recor
 /** Colour information for every image Media of the payload (image, logo, screenshot, and image-typed data fields). */
 export default definePlugin({
   name: 'palette',
-  description: 'Dominant colours of every image in the payload, with background and text colours chosen by WCAG contrast.',
+  description:
+    'Dominant colours of every image in the payload, with background and text colours chosen by WCAG contrast.',
   needs: 'http',
   enriches: true,
   params: options({}),
   init: createWorkers,
   async run(ctx) {
     const images = Object.entries(ctx.data).filter(([, value]) => isImageMedia(value)) as [string, Media][];
-    const found = await Promise.all(images.map(async ([field, media]) => [field, await colours(ctx, media, field)] as const));
+    const found = await Promise.all(
+      images.map(async ([field, media]) => [field, await colours(ctx, media, field)] as const),
+    );
     // Amendments by field, merged by the engine into copies of the Media objects.
     return Object.fromEntries(found.filter(([, c]) => c));
   },

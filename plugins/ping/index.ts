@@ -5,7 +5,10 @@ function isMedia(value: unknown): value is Media {
 }
 
 /** `ping=true` checks every field; `ping.image=false` (or `ping.logo=true` alone) chooses per field. */
-const params = z.preprocess((v) => (v === undefined ? {} : v), z.record(z.string(), bool(), { error: 'expected true, false or one flag per field such as ping.image=false' }));
+const params = z.preprocess(
+  (v) => (v === undefined ? {} : v),
+  z.record(z.string(), bool(), { error: 'expected true, false or one flag per field such as ping.image=false' }),
+);
 
 function wanted(field: string, choice: Record<string, boolean>): boolean {
   const flags = Object.values(choice);

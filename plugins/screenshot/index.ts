@@ -1,60 +1,13 @@
 import sharp from 'sharp';
-import type { Page } from 'playwright-core';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_VIEWPORT, captureSettled, definePlugin, options, bool, num, oneOf, text, duration, list, device, viewportFields, z, RefractError } from '../../engine/index.ts';
-import { recordClip, MAX_CLIP_MS } from './animated.ts';
+import { DEFAULT_VIEWPORT, captureSettled, definePlugin, RefractError } from '../../engine/index.ts';
+import { recordClip } from './animated.ts';
 import { compose } from './overlay.ts';
-import { codePage, schemeProblem, DEFAULT_SCHEME } from './code.ts';
+import { codePage } from './code.ts';
 
-/** A clip's length and frame rate; `screenshot.animated` alone means these defaults. */
-const clipOptions = options({ duration: duration({ min: 500, max: MAX_CLIP_MS }).default(3000), fps: num({ min: 1, max: 30, int: true }).default(25) });
-
-const params = options({
-  type: oneOf(['png', 'jpeg']).default('png'),
-  quality: num({ min: 0, max: 100, int: true }).optional(),
-  fullPage: bool().default(false),
-  element: text().optional(),
-  omitBackground: bool().default(true),
-  device: device().optional(),
-  ...viewportFields,
-  waitFor: duration({ max: 20_000 }).optional(),
-  waitUntil: list().optional(),
-  codeScheme: text().superRefine((v, ctx) => { const problem = schemeProblem(v); if (problem) ctx.addIssue({ code: 'custom', message: problem }); }).default(DEFAULT_SCHEME),
-  overlay: options({ background: text().optional(), browser: oneOf(['light', 'dark']).optional() }).optional(),
-  animated: z.union([bool(), clipOptions]).transform((v) => (v === true ? clipOptions.parse({}) : v || undefined)).optional(),
-}).superRefine((o, ctx) => {
-  if (o.quality !== undefined && o.type !== 'jpeg') ctx.addIssue({ code: 'custom', path: ['quality'], message: 'quality applies to jpeg only; add screenshot.type=jpeg' });
-});
-
-type Options = z.output<typeof params>;
-/** Whether the capture is composed over an overlay (a background or a browser frame). */
-const framed = (o: Options) => !!(o.overlay && (o.overlay.background || o.overlay.browser));
-/** Whether the capture has a transparent background: a PNG asked so, not composed (an overlay's page area is opaque, white unless the page sets its own). */
-const transparent = (o: Options) => o.type === 'png' && !!o.omitBackground && !framed(o);
-
-/** Scrolls through the page so lazy content loads before a full-page capture, then returns to the top. */
-async function loadLazyContent(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    const step = Math.max(200, window.innerHeight);
-    for (let y = 0; y < document.documentElement.scrollHeight && y < 30_000; y += step) {
-      window.scrollTo(0, y);
-      await new Promise((r) => requestAnimationFrame(() => r(null)));
-    }
-    window.scrollTo(0, 0);
-  });
-  await page.waitForLoadState('networkidle', { timeout: 2000 }).catch(() => undefined);
-}
-
-// A one-colour capture compresses to a few kilobytes; only such small images are decoded to check.
-const BLANK_CANDIDATE_BYTES = 12 * 1024;
-
-/** True when every pixel has the same colour, as a capture taken before the page painted has. */
-async function isBlank(image: Buffer): Promise<boolean> {
-  if (image.length > BLANK_CANDIDATE_BYTES) return false;
-  const { channels } = await sharp(image).stats();
-  return channels.every((c) => c.stdev === 0);
-}
+import { params, framed, transparent } from './options.ts';
+import { loadLazyContent, isBlank } from './capture.ts';
 
 /** Captures the rendered page (viewport, full page or one element) as PNG or JPEG and stores it. */
 export default definePlugin({
@@ -67,31 +20,62 @@ export default definePlugin({
   closesPage: (o) => !!o.animated,
   page: (o) => ({
     ...(o.device ? { device: o.device } : {}),
-    viewport: Object.fromEntries(Object.entries({ width: o.width, height: o.height, deviceScaleFactor: o.deviceScaleFactor, isMobile: o.isMobile, hasTouch: o.hasTouch, isLandscape: o.isLandscape }).filter(([, v]) => v !== undefined)),
+    viewport: Object.fromEntries(
+      Object.entries({
+        width: o.width,
+        height: o.height,
+        deviceScaleFactor: o.deviceScaleFactor,
+        isMobile: o.isMobile,
+        hasTouch: o.hasTouch,
+        isLandscape: o.isLandscape,
+      }).filter(([, v]) => v !== undefined),
+    ),
     ...(o.waitUntil ? { waitUntil: o.waitUntil } : {}),
     ...(o.waitFor ? { waitForTimeout: o.waitFor } : {}),
     // Pages that took transparent captures serve only transparent ones again: Chromium could leave a reused
     // page's next document transparent after one (a full-page capture, then an element one).
     transparent: transparent(o),
-    ...(o.animated ? { recordVideo: { dir: path.join(os.tmpdir(), 'refract-video'), size: { width: o.width ?? DEFAULT_VIEWPORT.width, height: o.height ?? DEFAULT_VIEWPORT.height } } } : {}),
+    ...(o.animated
+      ? {
+          recordVideo: {
+            dir: path.join(os.tmpdir(), 'refract-video'),
+            size: { width: o.width ?? DEFAULT_VIEWPORT.width, height: o.height ?? DEFAULT_VIEWPORT.height },
+          },
+        }
+      : {}),
   }),
   async run({ page, pageOpenedAt, store, fetchBytes, response, options }, o) {
     const fetchImage = (url: string) => fetchBytes(url, 'image');
     if (!page) throw new Error('screenshot needs a browser page');
     // A text target (JSON, XML, code) is shown highlighted with `codeScheme` rather than as the browser's raw view.
-    if (response.kind === 'text') await page.setContent(codePage(response.text, response.contentType, o.codeScheme), { waitUntil: 'load' });
+    if (response.kind === 'text')
+      await page.setContent(codePage(response.text, response.contentType, o.codeScheme), { waitUntil: 'load' });
     if (o.animated) {
-      const { bytes, facts } = await recordClip(page, pageOpenedAt ?? performance.now(), o.animated.duration, o.animated.fps);
+      const { bytes, facts } = await recordClip(
+        page,
+        pageOpenedAt ?? performance.now(),
+        o.animated.duration,
+        o.animated.fps,
+      );
       return { ...(await store(bytes, 'video/mp4')), ...facts };
     }
     // Captures are deterministic (animations stopped) unless the request asks for `animations=true`.
-    const animations = options.animations === true ? 'allow' as const : 'disabled' as const;
-    const shot = { type: o.type, quality: o.type === 'jpeg' ? o.quality ?? 80 : undefined, omitBackground: transparent(o), animations };
+    const animations = options.animations === true ? ('allow' as const) : ('disabled' as const);
+    const shot = {
+      type: o.type,
+      quality: o.type === 'jpeg' ? (o.quality ?? 80) : undefined,
+      omitBackground: transparent(o),
+      animations,
+    };
     let capture: () => Promise<Buffer>;
     if (o.element) {
       const target = page.locator(o.element).first();
       await target.waitFor({ state: 'visible', timeout: 5000 }).catch((err: Error) => {
-        throw new RefractError('EINVALQUERY', `Invalid \`screenshot.element\`: no visible element matches "${o.element}"`, { cause: err, data: { param: 'screenshot.element' } });
+        throw new RefractError(
+          'EINVALQUERY',
+          `Invalid \`screenshot.element\`: no visible element matches "${o.element}"`,
+          { cause: err, data: { param: 'screenshot.element' } },
+        );
       });
       capture = () => captureSettled(page, () => target.screenshot(shot));
     } else {
@@ -110,7 +94,12 @@ export default definePlugin({
       let bgImage: Buffer | undefined;
       if (bg && /^https?:\/\//i.test(bg)) {
         const outcome = await fetchImage(bg);
-        if (!outcome) throw new RefractError('EINVALOVERLAYBG', `Invalid \`screenshot.overlay.background\`: the image ${bg} could not be fetched`, { data: { param: 'screenshot.overlay.background' } });
+        if (!outcome)
+          throw new RefractError(
+            'EINVALOVERLAYBG',
+            `Invalid \`screenshot.overlay.background\`: the image ${bg} could not be fetched`,
+            { data: { param: 'screenshot.overlay.background' } },
+          );
         bgImage = outcome;
       }
       image = await compose(image, o.overlay, bgImage);

@@ -11,13 +11,23 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 export async function benchCache(n = 2000): Promise<string[]> {
   const fx = await serveFixtures();
   const redis = await startRedis();
-  const env = { PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '100000000', REFRACT_LOG_LEVEL: 'info' };
+  const env = {
+    PORT: '0',
+    PRO_PORT: '0',
+    HOST: '127.0.0.1',
+    REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    REFRACT_FREE_QUOTA: '100000000',
+    REFRACT_LOG_LEVEL: 'info',
+  };
   const memory = await startChild(ROOT, env);
   const shared = await startChild(ROOT, { ...env, REDIS_URL: redis.url });
   try {
     const target = encodeURIComponent(`${fx.url}/sites/article/index.html`);
     const rows: string[] = [];
-    for (const [name, base] of [['memory', memory.url], ['redis', shared.url]] as const) {
+    for (const [name, base] of [
+      ['memory', memory.url],
+      ['redis', shared.url],
+    ] as const) {
       const url = `${base}/?url=${target}`;
       const first = await get(url);
       if (first.status !== 200) throw new Error(`priming failed: ${first.status}`);

@@ -17,14 +17,22 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 export async function benchContent(): Promise<string[]> {
   const files = (await readdir(DIR).catch(() => [] as string[])).sort();
   if (!files.length) return ['(no articles corpus in fixtures/corpus/articles)'];
-  const pages = await Promise.all(files.map(async (f) => ({ url: `http://127.0.0.1/a/${f}/`, html: gunzipSync(await readFile(path.join(DIR, f))).toString('utf8') })));
+  const pages = await Promise.all(
+    files.map(async (f) => ({
+      url: `http://127.0.0.1/a/${f}/`,
+      html: gunzipSync(await readFile(path.join(DIR, f))).toString('utf8'),
+    })),
+  );
   const cases: [string, (p: { url: string; html: string }) => unknown][] = [
     ['parse floor (linkedom)', (p) => parseHTML(p.html)],
     ['parse floor (cheerio)', (p) => load(p.html)],
-    ['Readability + turndown alone', (p) => {
-      const article = new Readability(parseHTML(p.html).document as unknown as Document).parse();
-      return article?.content ? fragmentToMarkdown(article.content, p.url) : '';
-    }],
+    [
+      'Readability + turndown alone',
+      (p) => {
+        const article = new Readability(parseHTML(p.html).document as unknown as Document).parse();
+        return article?.content ? fragmentToMarkdown(article.content, p.url) : '';
+      },
+    ],
     ['Refract main content (markdown)', (p) => pageToMarkdown(p.html, p.url)],
   ];
   // Interleaved: each page runs every case in turn, ROUNDS times; a case's figure is the median over pages of its
@@ -44,5 +52,8 @@ export async function benchContent(): Promise<string[]> {
   const floor = median(perPage.get('parse floor (linkedom)')!);
   const engineFloor = median(perPage.get('parse floor (cheerio)')!);
   // The issue's bound: at most 2x the time of parsing the page (by the engine's parser, cheerio, and by linkedom's).
-  return [...perPage].map(([name, values]) => `${name.padEnd(34)} ${median(values).toFixed(2).padStart(7)} ms/page  ${(median(values) / floor).toFixed(2)}x the linkedom parse, ${(median(values) / engineFloor).toFixed(2)}x the cheerio parse  (${pages.length} pages, median of ${ROUNDS} each)`);
+  return [...perPage].map(
+    ([name, values]) =>
+      `${name.padEnd(34)} ${median(values).toFixed(2).padStart(7)} ms/page  ${(median(values) / floor).toFixed(2)}x the linkedom parse, ${(median(values) / engineFloor).toFixed(2)}x the cheerio parse  (${pages.length} pages, median of ${ROUNDS} each)`,
+  );
 }

@@ -10,7 +10,12 @@ import { benchVersus } from './versus.ts';
 import { benchSoak } from './soak.ts';
 
 const only = process.argv[2];
-console.log(`machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 if (!only || only === 'versus') {
   console.log('\n# Refract beside the Microlink peer and the bare floor (one run, interleaved, loopback fixtures)');
   await benchVersus((line) => console.log(line));
@@ -40,7 +45,9 @@ if (!only || only === 'crawl') {
   for (const line of await benchCrawl()) console.log(line);
 }
 if (only === 'soak') {
-  console.log(`\n# soak: ${process.env.REFRACT_SOAK_REQUESTS ?? '1,000'} mixed requests at concurrency 8, resident memory as it goes, then SIGTERM`);
+  console.log(
+    `\n# soak: ${process.env.REFRACT_SOAK_REQUESTS ?? '1,000'} mixed requests at concurrency 8, resident memory as it goes, then SIGTERM`,
+  );
   for (const line of await benchSoak()) console.log(line);
 }
 process.exit(0);

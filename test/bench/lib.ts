@@ -17,23 +17,38 @@ export async function serveArticle(route: string): Promise<{ fx: Fixture; bytes:
   // was ~1 ms of a ~8 ms small-page request after the quiet gap between calls.
   const small = await readFile(FALLBACK_PAGE);
   let page = '';
-  const html = (body: string | Buffer) => (_: unknown, res: http.ServerResponse) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(body); };
-  const fx = await serveFixtures({
-    [route]: (req, res) => html(page)(req, res),
-    '/sites/article/index.html': html(small),
-  }, (req, res) => {
-    // Every image the page links (its CDN and its icons) answers, as on the real site.
-    if (!req.url?.startsWith('/cdn/') && !/\.(png|ico|jpe?g|svg)(\?|$)/i.test(req.url ?? '')) return false;
-    res.writeHead(200, { 'content-type': 'image/png', 'content-length': image.length });
-    res.end(image);
-    return true;
-  });
-  page = (await readFile(CORPUS_PAGE, 'utf8').catch(() => readFile(FALLBACK_PAGE, 'utf8'))).replace(/https?:\/\/(cdn\.vox-cdn\.com|www\.theverge\.com)/g, `${fx.url}/cdn`);
+  const html = (body: string | Buffer) => (_: unknown, res: http.ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(body);
+  };
+  const fx = await serveFixtures(
+    {
+      [route]: (req, res) => html(page)(req, res),
+      '/sites/article/index.html': html(small),
+    },
+    (req, res) => {
+      // Every image the page links (its CDN and its icons) answers, as on the real site.
+      if (!req.url?.startsWith('/cdn/') && !/\.(png|ico|jpe?g|svg)(\?|$)/i.test(req.url ?? '')) return false;
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': image.length });
+      res.end(image);
+      return true;
+    },
+  );
+  page = (await readFile(CORPUS_PAGE, 'utf8').catch(() => readFile(FALLBACK_PAGE, 'utf8'))).replace(
+    /https?:\/\/(cdn\.vox-cdn\.com|www\.theverge\.com)/g,
+    `${fx.url}/cdn`,
+  );
   return { fx, bytes: page.length };
 }
 
 /** Latency summary of a series of timings in milliseconds. */
-export interface Stats { n: number; p50: number; p95: number; mean: number; rps: number }
+export interface Stats {
+  n: number;
+  p50: number;
+  p95: number;
+  mean: number;
+  rps: number;
+}
 
 /** Summarizes timings; `wallMs` is the elapsed time of the whole series (for requests per second). */
 export function stats(samples: number[], wallMs: number): Stats {
@@ -48,27 +63,36 @@ export async function measure(n: number, concurrency: number, fn: (i: number) =>
   const samples: number[] = [];
   let next = 0;
   const start = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) {
-      const i = next++;
-      const t = performance.now();
-      await fn(i);
-      samples.push(performance.now() - t);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        const t = performance.now();
+        await fn(i);
+        samples.push(performance.now() - t);
+      }
+    }),
+  );
   return stats(samples, performance.now() - start);
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 /** GETs a URL over a keep-alive agent and resolves with the status and body. */
-export function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Buffer; headers: http.IncomingHttpHeaders }> {
+export function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Buffer; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }));
-    }).on('error', reject);
+    http
+      .get(url, { agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), headers: res.headers }),
+        );
+      })
+      .on('error', reject);
   });
 }
 

@@ -16,29 +16,54 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Runs the metadata benchmark and returns its rows. */
 export async function benchMetaHttp(n = 200): Promise<string[]> {
   const { fx, bytes } = await serveArticle('/sites/article/page');
-  const env = { PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '1000000', REFRACT_LOG_LEVEL: 'info' };
+  const env = {
+    PORT: '0',
+    PRO_PORT: '0',
+    HOST: '127.0.0.1',
+    REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    REFRACT_FREE_QUOTA: '1000000',
+    REFRACT_LOG_LEVEL: 'info',
+  };
   const app = await spawnServer(ROOT, env);
   const bare = await spawnServer(ROOT, { ...env, REFRACT_PROBE_TIMEOUT: '0' });
   const engine = await createEngine({ config: loadConfig({ ...env, REFRACT_LOG_LEVEL: 'silent' }) });
   try {
     const target = (i: number) => encodeURIComponent(`${fx.url}/sites/article/page?i=${i}`);
     const floor = async (i: number) => {
-      const res = await gotScraping({ url: `${fx.url}/sites/article/page?f=${i}`, http2: false, retry: { limit: 0 }, headerGeneratorOptions: { browsers: [{ name: 'chrome', minVersion: 120 }], devices: ['desktop'], operatingSystems: ['windows'] } });
+      const res = await gotScraping({
+        url: `${fx.url}/sites/article/page?f=${i}`,
+        http2: false,
+        retry: { limit: 0 },
+        headerGeneratorOptions: {
+          browsers: [{ name: 'chrome', minVersion: 120 }],
+          devices: ['desktop'],
+          operatingSystems: ['windows'],
+        },
+      });
       const $ = parseHtml(res.body, res.url);
       return extractMeta(createDoc($, res.url));
     };
     // The floor of the same work with media probes: the same fetch and rules, then a ranged GET of the chosen
     // image and logo at once over a keep-alive agent, with image-size reading their dimensions.
     const floorProbed = async (i: number) => {
-      const meta = await floor(i) as { image?: { url: string } | null; logo?: { url: string } | null };
-      await Promise.all([meta.image?.url, meta.logo?.url].filter((u): u is string => !!u).map(async (u) => {
-        const r = await get(u, { range: 'bytes=0-262143' });
-        try { imageSize(new Uint8Array(r.body)); } catch { /* not an image */ }
-      }));
+      const meta = (await floor(i)) as { image?: { url: string } | null; logo?: { url: string } | null };
+      await Promise.all(
+        [meta.image?.url, meta.logo?.url]
+          .filter((u): u is string => !!u)
+          .map(async (u) => {
+            const r = await get(u, { range: 'bytes=0-262143' });
+            try {
+              imageSize(new Uint8Array(r.body));
+            } catch {
+              /* not an image */
+            }
+          }),
+      );
     };
     const missOn = (base: string) => async (i: number) => {
       const r = await get(`${base}/?url=${target(i)}`);
-      if (r.status !== 200 || r.headers['x-cache-status'] !== 'MISS') throw new Error(`unexpected ${r.status} ${r.headers['x-cache-status']}`);
+      if (r.status !== 200 || r.headers['x-cache-status'] !== 'MISS')
+        throw new Error(`unexpected ${r.status} ${r.headers['x-cache-status']}`);
     };
     const miss = missOn(app.url);
     const missBare = missOn(bare.url);
@@ -47,7 +72,11 @@ export async function benchMetaHttp(n = 200): Promise<string[]> {
       const r = await get(`${app.url}/?url=${target(0)}`);
       if (r.headers['x-cache-status'] !== 'HIT') throw new Error('expected HIT');
     };
-    for (let i = 0; i < 20; i++) { await floor(-i - 1); await miss(100000 + i); await missBare(100000 + i); }
+    for (let i = 0; i < 20; i++) {
+      await floor(-i - 1);
+      await miss(100000 + i);
+      await missBare(100000 + i);
+    }
     const rows: [string, Stats][] = [];
     // Side by side: every iteration runs each contender once, in a rotating order, so that the load of this
     // shared machine (it moves a lot within a second) weighs on all of them alike.
@@ -64,7 +93,9 @@ export async function benchMetaHttp(n = 200): Promise<string[]> {
         wall[c]! += took;
       }
     }
-    const [floorStats, missStats, bareStats, engineStats, probedStats] = samples.map((list, c) => stats(list, wall[c]!)) as [Stats, Stats, Stats, Stats, Stats];
+    const [floorStats, missStats, bareStats, engineStats, probedStats] = samples.map((list, c) =>
+      stats(list, wall[c]!),
+    ) as [Stats, Stats, Stats, Stats, Stats];
     rows.push(['floor: got-scraping + cheerio + rules', floorStats]);
     rows.push(['floor + probes of image and logo', probedStats]);
     rows.push(['refract MISS (HTTP, Crawlee, media probes)', missStats]);
@@ -81,9 +112,13 @@ export async function benchMetaHttp(n = 200): Promise<string[]> {
     rows.push(['refract MISS, 8 concurrent', await measure(n, 8, (i) => miss(50000 + i))]);
     rows.push(['refract HIT, 8 concurrent', await measure(n * 5, 8, hit)]);
     const out = rows.map(([name, s]) => row(name, s));
-    out.push(`ratio MISS p50 / floor p50: ${(missStats.p50 / floorStats.p50).toFixed(2)}x with media probes, ${(bareStats.p50 / floorStats.p50).toFixed(2)}x without (page ${bytes} bytes)`);
+    out.push(
+      `ratio MISS p50 / floor p50: ${(missStats.p50 / floorStats.p50).toFixed(2)}x with media probes, ${(bareStats.p50 / floorStats.p50).toFixed(2)}x without (page ${bytes} bytes)`,
+    );
     out.push(`ratio MISS p50 / floor-with-probes p50: ${(missStats.p50 / probedStats.p50).toFixed(2)}x`);
-    out.push(`median of per-iteration ratios: MISS with probes / floor with probes ${ratios(samples[1]!, samples[4]!).toFixed(2)}x, MISS without probes / floor ${ratios(samples[2]!).toFixed(2)}x, MISS with probes / floor ${ratios(samples[1]!).toFixed(2)}x`);
+    out.push(
+      `median of per-iteration ratios: MISS with probes / floor with probes ${ratios(samples[1]!, samples[4]!).toFixed(2)}x, MISS without probes / floor ${ratios(samples[2]!).toFixed(2)}x, MISS with probes / floor ${ratios(samples[1]!).toFixed(2)}x`,
+    );
     return out;
   } finally {
     await app.stop();

@@ -7,7 +7,11 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 export const PEER_DIR = process.env.REFRACT_PEER_DIR || path.resolve(ROOT, '../shared/peers/microlink');
 
-export interface Peer { url: string; pid: number; stop(): Promise<void> }
+export interface Peer {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
 
 /** Starts the peer on a free loopback port (installing it first when its node_modules are missing). */
 export async function startPeer(): Promise<Peer | undefined> {
@@ -15,7 +19,9 @@ export async function startPeer(): Promise<Peer | undefined> {
   const node = path.join(PEER_DIR, 'node_modules/.bin/node');
   if (!existsSync(node)) execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEER_DIR, stdio: 'ignore' });
   const child = spawn(node, ['server.mjs'], {
-    cwd: PEER_DIR, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: PEER_DIR,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -32,11 +38,13 @@ export async function startPeer(): Promise<Peer | undefined> {
     child.once('exit', (code) => reject(new Error(`the peer exited ${code}: ${out}`)));
   });
   return {
-    url, pid: child.pid!,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }

@@ -14,7 +14,15 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 export async function benchScreenshot(n = 40): Promise<string[]> {
   const fx = await serveFixtures();
   const page = `${fx.url}/sites/article/index.html`;
-  const app = await startChild(ROOT, { PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '1000000', REFRACT_LOG_LEVEL: 'info', REFRACT_ASSETS_DIR: path.join(ROOT, '.assets-bench') });
+  const app = await startChild(ROOT, {
+    PORT: '0',
+    PRO_PORT: '0',
+    HOST: '127.0.0.1',
+    REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    REFRACT_FREE_QUOTA: '1000000',
+    REFRACT_LOG_LEVEL: 'info',
+    REFRACT_ASSETS_DIR: path.join(ROOT, '.assets-bench'),
+  });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROME_ARGS, headless: true });
   try {
     const floor = async (i: number) => {
@@ -32,13 +40,18 @@ export async function benchScreenshot(n = 40): Promise<string[]> {
       await b.close();
     };
     const refractWith = (extra: string) => async (i: number) => {
-      const r = await get(`${app.url}/?url=${encodeURIComponent(`${page}?r=${i}${extra}`)}&screenshot&meta=false${extra}`);
+      const r = await get(
+        `${app.url}/?url=${encodeURIComponent(`${page}?r=${i}${extra}`)}&screenshot&meta=false${extra}`,
+      );
       if (r.status !== 200) throw new Error(`refract answered ${r.status}: ${r.body.toString().slice(0, 200)}`);
     };
     // Like for like with the floor: no ad blocking or banner dismissal (both on by default on the free endpoint).
     const refract = refractWith('&adblock=false');
     const refractDefault = refractWith('');
-    for (let i = 0; i < 5; i++) { await floor(-1 - i); await refract(-1 - i); }
+    for (let i = 0; i < 5; i++) {
+      await floor(-1 - i);
+      await refract(-1 - i);
+    }
     const floors: Stats[] = [];
     const ours: Stats[] = [];
     for (let round = 0; round < 4; round++) {
@@ -49,7 +62,13 @@ export async function benchScreenshot(n = 40): Promise<string[]> {
     const defaults = await measure(n / 2, 1, (i) => refractDefault(1000 + i));
     const merge = (list: Stats[]): Stats => {
       const mid = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-      return { n: list.reduce((a, s) => a + s.n, 0), p50: mid(list.map((s) => s.p50)), p95: mid(list.map((s) => s.p95)), mean: 0, rps: list.reduce((a, s) => a + s.rps, 0) / list.length };
+      return {
+        n: list.reduce((a, s) => a + s.n, 0),
+        p50: mid(list.map((s) => s.p50)),
+        p95: mid(list.map((s) => s.p95)),
+        mean: 0,
+        rps: list.reduce((a, s) => a + s.rps, 0) / list.length,
+      };
     };
     const f = merge(floors);
     const o = merge(ours);

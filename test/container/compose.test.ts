@@ -10,8 +10,19 @@ import { parse } from 'yaml';
 import { ENV_DOCS } from '../../engine/config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-interface Service { image?: string; build?: string; command?: string[]; environment?: Record<string, string>; ports?: string[]; volumes?: string[]; profiles?: string[]; depends_on?: string[] }
-const compose = parse(readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+interface Service {
+  image?: string;
+  build?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  volumes?: string[];
+  profiles?: string[];
+  depends_on?: string[];
+}
+const compose = parse(readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const refract = Object.entries(compose.services).filter(([, s]) => s.build === '.');
 
 test('the Refract services build this repository and set only settings that exist', () => {
@@ -35,11 +46,14 @@ test('commands and files it names exist; published ports are the default ones', 
   assert.equal(compose.services.refract!.ports, ['3000:3000', '3001:3001']);
 });
 
-test('the API replicas reach the browser nodes with the nodes\' own token, and share Redis and the bucket', () => {
+test("the API replicas reach the browser nodes with the nodes' own token, and share Redis and the bucket", () => {
   const api = compose.services.api!.environment!;
   const command = compose.services.browsers!.command!.join(' ');
   const token = /--ws-path (\S+)/.exec(command)?.[1];
-  assert.ok(token && api.REFRACT_BROWSER_ENDPOINTS!.endsWith(`/${token}`), `${api.REFRACT_BROWSER_ENDPOINTS} vs ${token}`);
+  assert.ok(
+    token && api.REFRACT_BROWSER_ENDPOINTS!.endsWith(`/${token}`),
+    `${api.REFRACT_BROWSER_ENDPOINTS} vs ${token}`,
+  );
   assert.match(command, /--port 3100/);
   assert.match(api.REFRACT_BROWSER_ENDPOINTS!, /^ws:\/\/browsers:3100\//);
   assert.is(api.REDIS_URL, 'redis://redis:6379');

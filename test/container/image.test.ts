@@ -33,10 +33,15 @@ let built = { seconds: 0, bytes: 0 };
 async function run(cmd: string, args: string[], expect: number | undefined = 0): Promise<string> {
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c; });
-  child.stderr.on('data', (c: Buffer) => { out += c; });
+  child.stdout.on('data', (c: Buffer) => {
+    out += c;
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    out += c;
+  });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  if (expect !== undefined && code !== expect) throw new Error(`${cmd} ${args.join(' ').slice(0, 200)} ended ${code}:\n${out.slice(-4000)}`);
+  if (expect !== undefined && code !== expect)
+    throw new Error(`${cmd} ${args.join(' ').slice(0, 200)} ended ${code}:\n${out.slice(-4000)}`);
   return out;
 }
 
@@ -44,14 +49,19 @@ test.before(async () => {
   fx = await serveFixtures({
     '/slow': async (_: IncomingMessage, res: ServerResponse) => {
       const held = gate;
-      if (held) { held.arrived(); await held.release; }
+      if (held) {
+        held.arrived();
+        await held.release;
+      }
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><head><title>Slow</title></head><body><p>Answered once released.</p></body></html>');
     },
     '/drain-page': (_: IncomingMessage, res: ServerResponse) => {
       drainPageAsked();
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<html><head><title>Long</title></head><body>${'<p>A line of a long page, captured whole.</p>'.repeat(300)}</body></html>`);
+      res.end(
+        `<html><head><title>Long</title></head><body>${'<p>A line of a long page, captured whole.</p>'.repeat(300)}</body></html>`,
+      );
     },
   });
   // The suite's runner built the image already (REFRACT_IMAGE_BUILD_RESULT); run alone, the file builds it here.
@@ -60,14 +70,41 @@ test.before(async () => {
     result = path.join(os.tmpdir(), `refract-image-${process.pid}.json`);
     await run(process.execPath, ['scripts/image-build.ts', '--out', result, '--tag', IMAGE], undefined).catch(() => {});
   }
-  const made = JSON.parse(readFileSync(result, 'utf8')) as { ok: boolean; tag: string; baseSeconds: number; buildSeconds: number; bytes: number; error?: string };
+  const made = JSON.parse(readFileSync(result, 'utf8')) as {
+    ok: boolean;
+    tag: string;
+    baseSeconds: number;
+    buildSeconds: number;
+    bytes: number;
+    error?: string;
+  };
   if (!made.ok || made.tag !== IMAGE) throw new Error(`the image was not built: ${made.error ?? `tag ${made.tag}`}`);
   built = { seconds: made.baseSeconds + made.buildSeconds, bytes: made.bytes };
-  console.log(`image built in ${built.seconds.toFixed(0)} s (base ${made.baseSeconds.toFixed(0)} s), ${(built.bytes / 1e9).toFixed(2)} GB`);
+  console.log(
+    `image built in ${built.seconds.toFixed(0)} s (base ${made.baseSeconds.toFixed(0)} s), ${(built.bytes / 1e9).toFixed(2)} GB`,
+  );
   const [port, proPort] = [await freePort(), await freePort()];
-  await run('podman', [...RUN_FLAGS, 'run', '-d', '--name', NAME, '--network', 'host', ...LIMITS,
-    '-e', `PORT=${port}`, '-e', `PRO_PORT=${proPort}`, '-e', 'HOST=127.0.0.1', '-e', 'REFRACT_ALLOW_PRIVATE_HOSTS=127.0.0.1',
-    '-e', 'REFRACT_SHUTDOWN_GRACE=20s', IMAGE]);
+  await run('podman', [
+    ...RUN_FLAGS,
+    'run',
+    '-d',
+    '--name',
+    NAME,
+    '--network',
+    'host',
+    ...LIMITS,
+    '-e',
+    `PORT=${port}`,
+    '-e',
+    `PRO_PORT=${proPort}`,
+    '-e',
+    'HOST=127.0.0.1',
+    '-e',
+    'REFRACT_ALLOW_PRIVATE_HOSTS=127.0.0.1',
+    '-e',
+    'REFRACT_SHUTDOWN_GRACE=20s',
+    IMAGE,
+  ]);
   base = `http://127.0.0.1:${port}`;
   // The container's own log says when it listens; readiness follows once the engine is up.
   await waitForLog(/listening on 127\.0\.0\.1:/);
@@ -87,15 +124,20 @@ function waitForLog(re: RegExp): Promise<void> {
     let seen = '';
     const on = (c: Buffer) => {
       seen += c;
-      if (re.test(seen)) { logs.kill(); resolve(); }
+      if (re.test(seen)) {
+        logs.kill();
+        resolve();
+      }
     };
     logs.stdout.on('data', on);
     logs.stderr.on('data', on);
-    logs.on('close', () => (re.test(seen) ? resolve() : reject(new Error(`the container ended before ${re}:\n${seen.slice(-3000)}`))));
+    logs.on('close', () =>
+      re.test(seen) ? resolve() : reject(new Error(`the container ended before ${re}:\n${seen.slice(-3000)}`)),
+    );
   });
 }
 
-test('the image is under 1.5 GB, runs as a user other than root, with Chromium\'s sandbox on and the patches applied', async () => {
+test("the image is under 1.5 GB, runs as a user other than root, with Chromium's sandbox on and the patches applied", async () => {
   assert.ok(built.bytes > 0 && built.bytes <= MAX_IMAGE_BYTES, `image ${built.bytes} bytes`);
   const uid = (await run('podman', ['exec', NAME, 'id', '-u'])).trim();
   assert.is.not(uid, '0');
@@ -104,9 +146,18 @@ test('the image is under 1.5 GB, runs as a user other than root, with Chromium\'
   const health = (await run('podman', ['image', 'inspect', IMAGE, '--format', '{{json .Config.Healthcheck}}'])).trim();
   assert.match(health, /readyz/);
   // The patches of patches/ are applied in the image as `npm ci` applies them in a checkout.
-  assert.match(await run('podman', ['exec', NAME, 'cat', '/app/node_modules/linkedom/esm/interface/event-target.js']), /patched by Refract/);
-  assert.match(await run('podman', ['exec', NAME, 'cat', '/app/node_modules/@mozilla/readability/Readability.js']), /patched by Refract/);
-  assert.match(await run('podman', ['exec', NAME, 'cat', '/app/node_modules/ioredis/built/resp/verbatim-string.js']), /patched by Refract/);
+  assert.match(
+    await run('podman', ['exec', NAME, 'cat', '/app/node_modules/linkedom/esm/interface/event-target.js']),
+    /patched by Refract/,
+  );
+  assert.match(
+    await run('podman', ['exec', NAME, 'cat', '/app/node_modules/@mozilla/readability/Readability.js']),
+    /patched by Refract/,
+  );
+  assert.match(
+    await run('podman', ['exec', NAME, 'cat', '/app/node_modules/ioredis/built/resp/verbatim-string.js']),
+    /patched by Refract/,
+  );
 });
 
 test('/readyz, metadata, and a screenshot whose link serves the PNG, through the container', async () => {
@@ -129,19 +180,35 @@ test('/readyz, metadata, and a screenshot whose link serves the PNG, through the
 test('podman stop (SIGTERM) with a request in flight: the request is answered, the container exits 0', async () => {
   let arrived!: () => void;
   let release!: () => void;
-  const reached = new Promise<void>((resolve) => { arrived = resolve; });
-  gate = { arrived, release: new Promise<void>((resolve) => { release = resolve; }) };
+  const reached = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  gate = {
+    arrived,
+    release: new Promise<void>((resolve) => {
+      release = resolve;
+    }),
+  };
   const inflight = call(base, `url=${q(`${fx.url}/slow`)}&prerender=false`);
   await reached;
   // A browser capture in flight as well (a full page after a wait of its own): a drain lets it finish too. The
   // signal goes once its page has been asked for, so the capture is surely in flight.
-  const loading = new Promise<void>((resolve) => { drainPageAsked = resolve; });
-  const capture = call(base, `url=${q(`${fx.url}/drain-page`)}&screenshot.fullPage&waitForTimeout=1500&meta=false&force`);
+  const loading = new Promise<void>((resolve) => {
+    drainPageAsked = resolve;
+  });
+  const capture = call(
+    base,
+    `url=${q(`${fx.url}/drain-page`)}&screenshot.fullPage&waitForTimeout=1500&meta=false&force`,
+  );
   await loading;
   const stopping = run('podman', ['stop', '-t', '40', NAME]);
   // The drain has begun once readiness fails (503, or the listener closed): only then is the held page released.
   await new Promise<void>((resolve) => {
-    const check = () => fetch(`${base}/readyz`).then((r) => (r.status === 503 ? resolve() : setTimeout(check, 50)), () => resolve());
+    const check = () =>
+      fetch(`${base}/readyz`).then(
+        (r) => (r.status === 503 ? resolve() : setTimeout(check, 50)),
+        () => resolve(),
+      );
     check();
   });
   release();

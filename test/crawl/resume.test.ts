@@ -23,13 +23,29 @@ test.after(async () => {
   await fx.close();
 });
 
-type Line = { url: string; status: string; data?: { wordCount?: { words: number }; screenshot?: { url: string; type: string } } };
+type Line = {
+  url: string;
+  status: string;
+  data?: { wordCount?: { words: number }; screenshot?: { url: string; type: string } };
+};
 
 test(`a ${PAGES}-page crawl with a plugin and screenshots, killed midway, finishes on the second run: every page once, none redone`, async () => {
   const out = path.join(dir, 'site.jsonl');
   writeFileSync(out, '');
-  const args = ['crawl', pageUrl(fx.url, 0), '--out', out, '--state', path.join(dir, 'state'), '--max-depth', '4', '--include', `${fx.url}/site/p/**`,
-    '--query', 'screenshot&wordCount.selector=main p&meta=false'];
+  const args = [
+    'crawl',
+    pageUrl(fx.url, 0),
+    '--out',
+    out,
+    '--state',
+    path.join(dir, 'state'),
+    '--max-depth',
+    '4',
+    '--include',
+    `${fx.url}/site/p/**`,
+    '--query',
+    'screenshot&wordCount.selector=main p&meta=false',
+  ];
   const env = { REFRACT_PLUGINS: path.join(ROOT, 'fixtures/plugins/word-count/index.ts') };
 
   const first = startCli(args, env);
@@ -52,25 +68,55 @@ test(`a ${PAGES}-page crawl with a plugin and screenshots, killed midway, finish
     assert.is(l.data?.screenshot?.type, 'png', l.url);
   }
   // The second run fetched exactly the pages the first had not written (the assets of both runs are on disk).
-  const fetched = new Set(fx.hits.slice(hitsBefore).filter((h) => h.startsWith('/site/p/')).map((h) => `${fx.url}${h}`));
-  assert.equal([...fetched].sort(), allPages(fx.url, PAGES).filter((u) => !before.has(u)).sort());
+  const fetched = new Set(
+    fx.hits
+      .slice(hitsBefore)
+      .filter((h) => h.startsWith('/site/p/'))
+      .map((h) => `${fx.url}${h}`),
+  );
+  assert.equal(
+    [...fetched].sort(),
+    allPages(fx.url, PAGES)
+      .filter((u) => !before.has(u))
+      .sort(),
+  );
   // Each screenshot links its file in the folder beside the output.
-  for (const l of lines) assert.ok(existsSync(fileURLToPath(l.data!.screenshot!.url)) && l.data!.screenshot!.url.startsWith(pathToFileURL(`${out}.assets`).href), l.data!.screenshot!.url);
-  assert.match(second.stderrText(), new RegExp(`done: ${PAGES - before.size} pages, 0 failed.*\\(${before.size} done before, skipped\\)`));
+  for (const l of lines)
+    assert.ok(
+      existsSync(fileURLToPath(l.data!.screenshot!.url)) &&
+        l.data!.screenshot!.url.startsWith(pathToFileURL(`${out}.assets`).href),
+      l.data!.screenshot!.url,
+    );
+  assert.match(
+    second.stderrText(),
+    new RegExp(`done: ${PAGES - before.size} pages, 0 failed.*\\(${before.size} done before, skipped\\)`),
+  );
   assert.match(second.stderrText(), new RegExp(`resuming: ${before.size} pages already in .* are not done again`));
 });
 
-test('Ctrl-C stops a crawl saying how to resume (not Crawlee\'s advice), exit 130; a crawl whose every page failed exits 1; unknown options are named once', async () => {
+test("Ctrl-C stops a crawl saying how to resume (not Crawlee's advice), exit 130; a crawl whose every page failed exits 1; unknown options are named once", async () => {
   const out = path.join(dir, 'interrupted.jsonl');
   writeFileSync(out, '');
-  const args = ['crawl', pageUrl(fx.url, 0), '--out', out, '--state', path.join(dir, 'state-int'), '--max-depth', '20', '--include', `${fx.url}/site/p/**`,
-    '--query', 'meta=true&screenshot.fulPage=true&screenshot=false'];
+  const args = [
+    'crawl',
+    pageUrl(fx.url, 0),
+    '--out',
+    out,
+    '--state',
+    path.join(dir, 'state-int'),
+    '--max-depth',
+    '20',
+    '--include',
+    `${fx.url}/site/p/**`,
+    '--query',
+    'meta=true&screenshot.fulPage=true&screenshot=false',
+  ];
   const run = startCli(args);
   await untilLines(out, 20, run.exited);
   run.kill('SIGINT');
   assert.is(await run.exited, 130, run.stderrText());
   const written = jsonLines<Line>(out).length;
-  assert.match(run.stderrText(), new RegExp(`stopped: \\d+ pages written; run the same command again to resume`));
+  assert.match(run.stderrText(), /stopped: \d+ pages written; run the same command again to resume/);
   assert.not.match(run.stderrText(), /CRAWLEE_PURGE_ON_START/);
   assert.is(run.stderrText().split('unknown options ignored: screenshot.fulPage').length, 2, 'the typo is named once');
   assert.ok(written >= 20);

@@ -24,7 +24,9 @@ let heldPage: Promise<void>;
 test.before(async () => {
   redis = await startRedis();
   let held: (() => void) | undefined;
-  heldPage = new Promise((resolve) => { held = resolve; });
+  heldPage = new Promise((resolve) => {
+    held = resolve;
+  });
   const site = sitePages(PAGES);
   fx = await serveFixtures({}, (req: IncomingMessage, res: ServerResponse) => {
     if (req.url === `/site/p/${HELD}` && held) {
@@ -49,9 +51,27 @@ test('two workers share an 80-page crawl through Redis; one is killed mid-page; 
   const out = path.join(dir, 'site.jsonl');
   writeFileSync(out, '');
   const env = { REFRACT_PLUGINS: path.join(ROOT, 'fixtures/plugins/word-count/index.ts') };
-  const coordinator = startCli(['crawl', pageUrl(fx.url, 0), '--redis', redis.url, '--crawl-id', 'two-workers', '--out', out, '--max-depth', '20',
-    '--include', `${fx.url}/site/p/**`, '--query', 'wordCount.selector=main p&meta=false'], env);
-  const worker = (name: string) => startCli(['worker', '--redis', redis.url, '--name', name, '--lock-ms', '2000', '--concurrency', '4'], env);
+  const coordinator = startCli(
+    [
+      'crawl',
+      pageUrl(fx.url, 0),
+      '--redis',
+      redis.url,
+      '--crawl-id',
+      'two-workers',
+      '--out',
+      out,
+      '--max-depth',
+      '20',
+      '--include',
+      `${fx.url}/site/p/**`,
+      '--query',
+      'wordCount.selector=main p&meta=false',
+    ],
+    env,
+  );
+  const worker = (name: string) =>
+    startCli(['worker', '--redis', redis.url, '--name', name, '--lock-ms', '2000', '--concurrency', '4'], env);
   const workers = { a: worker('a'), b: worker('b') };
 
   // Kill whichever worker holds the held page, while it waits for it.
@@ -59,7 +79,10 @@ test('two workers share an 80-page crawl through Redis; one is killed mid-page; 
   const client = new Redis(redis.url, { maxRetriesPerRequest: null });
   const queue = new Queue('refract-crawl', { connection: client });
   const active = await queue.getJobs(['active']);
-  const holder = active.find((j) => (j.data as { url: string }).url === pageUrl(fx.url, HELD))?.processedBy as 'a' | 'b' | undefined;
+  const holder = active.find((j) => (j.data as { url: string }).url === pageUrl(fx.url, HELD))?.processedBy as
+    | 'a'
+    | 'b'
+    | undefined;
   assert.ok(holder === 'a' || holder === 'b', `the held page is active on a worker: ${holder}`);
   workers[holder].kill('SIGKILL');
   assert.is(await workers[holder].exited, -1);
@@ -94,7 +117,11 @@ test('through Redis too: a list with bad URLs gives a line for each, --max-pages
     const listed = startCli(['crawl', '--urls', '-', '--redis', redis.url, '--query', 'meta=true']);
     listed.stdin!.end(list);
     assert.is(await listed.exited, 0, listed.stderrText());
-    const lines = listed.stdoutText().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line & { code?: string });
+    const lines = listed
+      .stdoutText()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Line & { code?: string });
     const by = (u: string) => lines.find((l) => l.url === u);
     assert.is(lines.length, 4);
     assert.is(by(pageUrl(fx.url, 1))?.status, 'success');
@@ -103,7 +130,22 @@ test('through Redis too: a list with bad URLs gives a line for each, --max-pages
     assert.is(by('http://127.0.0.2:9/private')?.code, 'EFORBIDDENURL');
 
     const out = path.join(dir, 'capped.jsonl');
-    const args = ['crawl', pageUrl(fx.url, 0), '--redis', redis.url, '--out', out, '--max-pages', '25', '--max-depth', '20', '--include', `${fx.url}/site/p/**`, '--query', 'meta=false'];
+    const args = [
+      'crawl',
+      pageUrl(fx.url, 0),
+      '--redis',
+      redis.url,
+      '--out',
+      out,
+      '--max-pages',
+      '25',
+      '--max-depth',
+      '20',
+      '--include',
+      `${fx.url}/site/p/**`,
+      '--query',
+      'meta=false',
+    ];
     const capped = startCli(args);
     assert.is(await capped.exited, 0, capped.stderrText());
     assert.is(new Set(jsonLines<Line>(out).map((l) => l.url)).size, 25);
@@ -119,19 +161,26 @@ test('through Redis too: a list with bad URLs gives a line for each, --max-pages
 
 test('a worker lets go of a crawl none of whose pages came for walkIdleMs (its walk closed), and takes it up again', async () => {
   await redis.flush();
-  const engine = await createEngine({ config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REDIS_URL: '' }) });
+  const engine = await createEngine({
+    config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REDIS_URL: '' }),
+  });
   const worker = await startWorker(engine, { redis: redis.url, walkIdleMs: 300 });
   try {
     const urls = [1, 2, 3].map((i) => pageUrl(fx.url, i));
     const run = async () => {
       const lines: string[] = [];
-      for await (const line of crawlDistributed(engine, { urls }, { redis: redis.url, id: `idle-${lines.length}-${Date.now()}` })) lines.push(line.url);
+      for await (const line of crawlDistributed(
+        engine,
+        { urls },
+        { redis: redis.url, id: `idle-${lines.length}-${Date.now()}` },
+      ))
+        lines.push(line.url);
       return lines.sort();
     };
     assert.equal(await run(), [...urls].sort());
     const deadline = Date.now() + 5000;
     while (worker.walks() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    assert.is(worker.walks(), 0, 'the finished crawl\'s walk was let go');
+    assert.is(worker.walks(), 0, "the finished crawl's walk was let go");
     assert.equal(await run(), [...urls].sort(), 'a later crawl is served again');
   } finally {
     await worker.close();

@@ -9,13 +9,22 @@ test('untilAborted: past an abort the work is not started, and nothing is left t
   try {
     let started = false;
     const aborted = AbortSignal.abort();
-    const err = await untilAborted(async () => { started = true; throw new Error('page closed'); }, aborted).catch((e: unknown) => e);
+    const err = await untilAborted(async () => {
+      started = true;
+      throw new Error('page closed');
+    }, aborted).catch((e: unknown) => e);
     assert.is((err as { code?: string }).code, 'ETIMEOUT');
     assert.not.ok(started, 'the work never ran');
     // Aborted while running: the caller gets ETIMEOUT at once; the work's own failure afterwards is absorbed.
     const controller = new AbortController();
     let fail!: (e: Error) => void;
-    const running = untilAborted(() => new Promise<never>((_, reject) => { fail = reject; }), controller.signal);
+    const running = untilAborted(
+      () =>
+        new Promise<never>((_, reject) => {
+          fail = reject;
+        }),
+      controller.signal,
+    );
     controller.abort();
     assert.is(((await running.catch((e: unknown) => e)) as { code?: string }).code, 'ETIMEOUT');
     fail(new Error('net::ERR_ABORTED'));

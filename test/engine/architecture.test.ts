@@ -30,51 +30,100 @@ function importsOf(file: string): string[] {
 const doc = readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8');
 
 function violations(folders: string[], bad: (target: string, file: string) => boolean): string[] {
-  return folders.flatMap((f) => sources(f)).flatMap((file) => importsOf(file).filter((t) => bad(t, file)).map((t) => `${file} -> ${t}`));
+  return folders
+    .flatMap((f) => sources(f))
+    .flatMap((file) =>
+      importsOf(file)
+        .filter((t) => bad(t, file))
+        .map((t) => `${file} -> ${t}`),
+    );
 }
 
 test('engine/ imports nothing from lib/, plugins/, crawl/, server/, bin/ or testing/', () => {
-  assert.match(doc, /`engine\/` imports nothing from `lib\/`, `plugins\/`, `crawl\/`, `server\/`, `bin\/` or `testing\/`/);
-  assert.equal(violations(['engine'], (t) => /^(lib|plugins|crawl|server|bin|testing)\//.test(t)), []);
+  assert.match(
+    doc,
+    /`engine\/` imports nothing from `lib\/`, `plugins\/`, `crawl\/`, `server\/`, `bin\/` or `testing\/`/,
+  );
+  assert.equal(
+    violations(['engine'], (t) => /^(lib|plugins|crawl|server|bin|testing)\//.test(t)),
+    [],
+  );
 });
 
 test('engine/fetch/ and engine/browser/ are leaves: never the request path (engine/request/) or the engine', () => {
   assert.match(doc, /`engine\/fetch\/` and `engine\/browser\/` are leaves/);
-  assert.equal(violations(['engine/fetch', 'engine/browser'], (t) => t.startsWith('engine/request/') || t === 'engine/engine.ts'), []);
+  assert.equal(
+    violations(['engine/fetch', 'engine/browser'], (t) => t.startsWith('engine/request/') || t === 'engine/engine.ts'),
+    [],
+  );
 });
 
 test('lib/, crawl/, server/, bin/, testing/ and plugins/ import the engine only through engine/index.ts (or engine/about.ts, its light face)', () => {
-  assert.match(doc, /`lib\/`, `crawl\/`, `server\/`, `bin\/`, `testing\/` and `plugins\/` import the engine only through `engine\/index\.ts`/);
-  assert.equal(violations(['lib', 'crawl', 'server', 'bin', 'testing', 'plugins'], (t) => t.startsWith('engine/') && t !== 'engine/index.ts' && t !== 'engine/about.ts'), []);
+  assert.match(
+    doc,
+    /`lib\/`, `crawl\/`, `server\/`, `bin\/`, `testing\/` and `plugins\/` import the engine only through `engine\/index\.ts`/,
+  );
+  assert.equal(
+    violations(
+      ['lib', 'crawl', 'server', 'bin', 'testing', 'plugins'],
+      (t) => t.startsWith('engine/') && t !== 'engine/index.ts' && t !== 'engine/about.ts',
+    ),
+    [],
+  );
 });
 
 test('a plugin never imports another plugin: what two share is in plugins/shared/, which imports no plugin', () => {
   assert.match(doc, /A plugin's folder never imports another plugin's/);
   const folderOf = (file: string) => /^plugins\/([^/]+)\//.exec(file)?.[1];
-  assert.equal(violations(['plugins'], (t, file) => {
-    const [from, to] = [folderOf(file), folderOf(t)];
-    return from !== undefined && to !== undefined && to !== from && to !== 'shared';
-  }), []);
-  assert.ok(importsOf('plugins/data/types.ts').some((t) => t.startsWith('plugins/shared/')), 'a plugin\'s shared imports are read');
+  assert.equal(
+    violations(['plugins'], (t, file) => {
+      const [from, to] = [folderOf(file), folderOf(t)];
+      return from !== undefined && to !== undefined && to !== from && to !== 'shared';
+    }),
+    [],
+  );
+  assert.ok(
+    importsOf('plugins/data/types.ts').some((t) => t.startsWith('plugins/shared/')),
+    "a plugin's shared imports are read",
+  );
 });
 
 test('crawl/ never imports lib/, plugins/, server/, bin/ or testing/', () => {
   assert.match(doc, /`crawl\/` never imports `lib\/`, `plugins\/`, `server\/`, `bin\/` or `testing\/`/);
-  assert.equal(violations(['crawl'], (t) => /^(lib|plugins|server|bin|testing)\//.test(t)), []);
+  assert.equal(
+    violations(['crawl'], (t) => /^(lib|plugins|server|bin|testing)\//.test(t)),
+    [],
+  );
   assert.ok(importsOf('crawl/walk.ts').includes('engine/index.ts'), 'crawl/ imports are read');
 });
 
 test('plugins/ never import lib/, server/, bin/ or testing/', () => {
-  assert.equal(violations(['plugins'], (t) => /^(lib|server|bin|testing)\//.test(t)), []);
+  assert.equal(
+    violations(['plugins'], (t) => /^(lib|server|bin|testing)\//.test(t)),
+    [],
+  );
 });
 
 test('no file of engine/ is over 300 lines, none of plugins/ over 150', () => {
   assert.match(doc, /No file of `engine\/` is over 300 lines and no file of `plugins\/` over 150/);
-  const long = (folder: string, max: number) => sources(folder)
-    .map((file) => [file, readFileSync(path.join(ROOT, file), 'utf8').split('\n').filter((line, i, all) => i < all.length - 1 || line).length] as const)
-    .filter(([, lines]) => lines > max).map(([file, lines]) => `${file}: ${lines}`);
+  const long = (folder: string, max: number) =>
+    sources(folder)
+      .map(
+        (file) =>
+          [
+            file,
+            readFileSync(path.join(ROOT, file), 'utf8')
+              .split('\n')
+              .filter((line, i, all) => i < all.length - 1 || line).length,
+          ] as const,
+      )
+      .filter(([, lines]) => lines > max)
+      .map(([file, lines]) => `${file}: ${lines}`);
   assert.equal([...long('engine', 300), ...long('plugins', 150)], []);
-  assert.ok(sources('plugins').some((file) => readFileSync(path.join(ROOT, file), 'utf8').split('\n').length > 140), 'the count is of lines (a file near the bound is seen)');
+  assert.ok(
+    sources('plugins').some((file) => readFileSync(path.join(ROOT, file), 'utf8').split('\n').length > 140),
+    'the count is of lines (a file near the bound is seen)',
+  );
 });
 
 test('the rules find what they look for (a file that breaks one is caught)', () => {

@@ -13,15 +13,29 @@ import { fragmentToMarkdown } from '../../plugins/shared/content/markdown.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
 
-test('Crawlee: the crawler still decides a task\'s domain delay in delayRequest, and still refuses a requestManager option', () => {
-  assert.type((BasicCrawler.prototype as unknown as { delayRequest?: unknown }).delayRequest, 'function', 'engine/request/queue.ts overrides it');
+test("Crawlee: the crawler still decides a task's domain delay in delayRequest, and still refuses a requestManager option", () => {
+  assert.type(
+    (BasicCrawler.prototype as unknown as { delayRequest?: unknown }).delayRequest,
+    'function',
+    'engine/request/queue.ts overrides it',
+  );
   const shape = (BasicCrawler as unknown as { optionsShape: Record<string, unknown> }).optionsShape;
   assert.ok('requestQueue' in shape, 'the request manager is handed in as requestQueue');
-  assert.not.ok('requestManager' in shape, 'Crawlee now takes requestManager: hand it in by its own name (engine/request/queue.ts)');
+  assert.not.ok(
+    'requestManager' in shape,
+    'Crawlee now takes requestManager: hand it in by its own name (engine/request/queue.ts)',
+  );
 });
 
-test('got-scraping: tlsHook still sets a browser\'s TLS settings on the options it is given', () => {
-  const probe = { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36' }, https: {} as Record<string, unknown>, _unixOptions: {} as Record<string, unknown> };
+test("got-scraping: tlsHook still sets a browser's TLS settings on the options it is given", () => {
+  const probe = {
+    headers: {
+      'user-agent':
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+    },
+    https: {} as Record<string, unknown>,
+    _unixOptions: {} as Record<string, unknown>,
+  };
   hooks.tlsHook(probe as never);
   assert.type(probe.https.ciphers, 'string', 'engine/fetch/http.ts reads ciphers');
   assert.ok(String(probe.https.ciphers).includes('TLS_AES_128_GCM_SHA256'));
@@ -30,9 +44,12 @@ test('got-scraping: tlsHook still sets a browser\'s TLS settings on the options 
 
 test('linkedom: tables still lack rows (Refract gives them), and a table converts to a GFM table through them', () => {
   const table = parseHTML('<table></table>').document.createElement('table') as unknown as Record<string, unknown>;
-  const markdown = fragmentToMarkdown('<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>', 'https://example.org/');
+  const markdown = fragmentToMarkdown(
+    '<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>',
+    'https://example.org/',
+  );
   const own = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(table), 'rows');
-  assert.ok(own?.get, 'plugins/shared/content/markdown-turndown.ts defines rows on linkedom\'s table class');
+  assert.ok(own?.get, "plugins/shared/content/markdown-turndown.ts defines rows on linkedom's table class");
   assert.is(markdown, '| a   | b   |\n| --- | --- |\n| 1   | 2   |');
 });
 
@@ -42,8 +59,13 @@ test('patches/: each patch is for the version installed (patch-package would sto
   for (const file of patches) {
     const [, name, version] = /^(.+)\+(\d[^+]*)\.patch$/.exec(file)!;
     const pkg = name!.replace('+', '/');
-    const installed = (JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')) as { version: string }).version;
-    assert.is(installed, version, `${file} is for ${version}; ${installed} is installed: rebase the patch or drop it (docs/architecture.md)`);
+    const installed = (JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')) as { version: string })
+      .version;
+    assert.is(
+      installed,
+      version,
+      `${file} is for ${version}; ${installed} is installed: rebase the patch or drop it (docs/architecture.md)`,
+    );
   }
 });
 

@@ -4,11 +4,19 @@ import { createCache } from '../../engine/cache.ts';
 import type { CacheEntry } from '../../engine/request/extraction.ts';
 
 const entry = (title: string, createdAt: number, ttl = 60_000): CacheEntry => ({
-  data: { title, tags: ['a'] }, fetchMode: 'fetch', fetchTimeMs: 1, warnings: [], createdAt, expiresAt: createdAt + ttl,
+  data: { title, tags: ['a'] },
+  fetchMode: 'fetch',
+  fetchTimeMs: 1,
+  warnings: [],
+  createdAt,
+  expiresAt: createdAt + ttl,
 });
 
 // Each kind of cache: in this process, and over an external store (a Keyv store that keeps JSON text, as Redis does).
-for (const [kind, store] of [['memory', undefined], ['external store', () => new Map()]] as const) {
+for (const [kind, store] of [
+  ['memory', undefined],
+  ['external store', () => new Map()],
+] as const) {
   test(`${kind}: an unchanged entry is read as the same frozen object; a new one replaces it; an expired one is gone`, async () => {
     let now = 1_000_000;
     const cache = createCache<CacheEntry>({ maxBytes: 1 << 20, store: store?.() as never, now: () => now });
@@ -20,7 +28,9 @@ for (const [kind, store] of [['memory', undefined], ['external store', () => new
     assert.is(a, b);
     assert.equal(a.data, { title: 'first', tags: ['a'] });
     assert.ok(Object.isFrozen(a) && Object.isFrozen(a.data) && Object.isFrozen(a.data.tags));
-    assert.throws(() => { (a.data as { title: string }).title = 'changed'; }, TypeError);
+    assert.throws(() => {
+      (a.data as { title: string }).title = 'changed';
+    }, TypeError);
     await cache.set('k', entry('second', now + 1));
     const c = (await cache.get('k'))!;
     assert.is.not(c, a);

@@ -11,7 +11,8 @@ import { serveFixtures } from '../util/serve.ts';
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-const aborted = (signal: AbortSignal) => new Promise<unknown>((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
+const aborted = (signal: AbortSignal) =>
+  new Promise<unknown>((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
 
 test('a step leaves a second to each step after it, but keeps at least its even share of the time left', () => {
   assert.is(stepCutoff(0, 10_000, 0), 10_000, 'the last step runs to the cutoff');
@@ -53,7 +54,12 @@ test('a fetch bounded by a long deadline leaves nothing reachable once it is dis
   // With AbortSignal.timeout(60 s) Node keeps the signal for the full minute, and whatever listens on it: got left its
   // abort listener there, so the soak's heap held 500 requests (request, socket, response). A disposed deadline's
   // signal is collected, whichever HTTP client took it.
-  const fx = await serveFixtures({ '/big': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(`<html><body>${'x'.repeat(256 * 1024)}</body></html>`); } });
+  const fx = await serveFixtures({
+    '/big': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html><body>${'x'.repeat(256 * 1024)}</body></html>`);
+    },
+  });
   try {
     const guard = createGuard(['127.0.0.1'], async () => [{ address: '127.0.0.1', family: 4 }]);
     const refs: WeakRef<AbortSignal>[] = [];
@@ -72,7 +78,11 @@ test('a fetch bounded by a long deadline leaves nothing reachable once it is dis
       gc();
       alive = refs.filter((r) => r.deref() !== undefined).length;
     }
-    assert.is(alive, 0, `${alive} of ${refs.length} signals still reachable (${refs.map((r) => (r.deref() ? 1 : 0)).join("")})`);
+    assert.is(
+      alive,
+      0,
+      `${alive} of ${refs.length} signals still reachable (${refs.map((r) => (r.deref() ? 1 : 0)).join('')})`,
+    );
   } finally {
     await fx.close();
   }

@@ -37,7 +37,8 @@ test('every schema helper in the reference is exported by the package', () => {
   const helpers = rows('Schema helpers');
   assert.ok(helpers.length >= 9);
   for (const name of helpers) assert.ok(name in api, `${name} is documented but not exported`);
-  for (const name of ['options', 'bool', 'num', 'text', 'oneOf', 'duration', 'list', 'device', 'z']) assert.ok(helpers.includes(name), `${name} is exported but not documented`);
+  for (const name of ['options', 'bool', 'num', 'text', 'oneOf', 'duration', 'list', 'device', 'z'])
+    assert.ok(helpers.includes(name), `${name} is exported but not documented`);
 });
 
 test.run();

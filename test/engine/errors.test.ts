@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { CODES } from '../../engine/errors.ts';
 import { ENV_DOCS, loadConfig, shownDefault } from '../../engine/config.ts';
 
-const SPEC_CODES = 'EAUTH, ECACHEKEY, EBRWSRTIMEOUT, EFATAL, EFILENAME, EFATALCLIENT, EFORBIDDENURL, EHEADERS, EINVALURL, EINVALPROXY, EINVALURLCLIENT, EINVALTTL, EINVALEVAL, EINVALFUNCTION, EINVALDATA, EINVALQUERY, EINVALSTTL, EINVALOVERLAYBG, EINTEGRATION, EMAXREDIRECTS, EPAGERANGE, EPDFTOOLARGE, EPRO, EPROXY, EPROXYNEEDED, ERATE, ETIMEOUT, ETTL, ESTTL'.split(', ');
+const SPEC_CODES =
+  'EAUTH, ECACHEKEY, EBRWSRTIMEOUT, EFATAL, EFILENAME, EFATALCLIENT, EFORBIDDENURL, EHEADERS, EINVALURL, EINVALPROXY, EINVALURLCLIENT, EINVALTTL, EINVALEVAL, EINVALFUNCTION, EINVALDATA, EINVALQUERY, EINVALSTTL, EINVALOVERLAYBG, EINTEGRATION, EMAXREDIRECTS, EPAGERANGE, EPDFTOOLARGE, EPRO, EPROXY, EPROXYNEEDED, ERATE, ETIMEOUT, ETTL, ESTTL'.split(
+    ', ',
+  );
 
 test('every code of the contract is in the table with the contract status', () => {
   for (const code of SPEC_CODES) assert.ok(code in CODES, code);
@@ -33,7 +36,11 @@ test('a default is written from the value the code uses: change one and the docs
   assert.is(shownDefault('timeoutMs'), `${loadConfig({}).timeoutMs / 1000}s`);
   assert.is(shownDefault('cacheMaxBytes'), `${loadConfig({}).cacheMaxBytes / 1024 / 1024} MiB`);
   assert.is(shownDefault('port'), String(loadConfig({}).port));
-  assert.is(loadConfig({ REFRACT_BROWSER_CONCURRENCY: '7' }).browserWarmPages, 7, 'the warm pages follow the concurrency');
+  assert.is(
+    loadConfig({ REFRACT_BROWSER_CONCURRENCY: '7' }).browserWarmPages,
+    7,
+    'the warm pages follow the concurrency',
+  );
   assert.throws(() => loadConfig({ REFRACT_TIMEOUT: 'soon' }), /REFRACT_TIMEOUT must be a duration/);
 });
 

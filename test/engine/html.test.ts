@@ -9,16 +9,37 @@ import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/shared/page/helpers.ts';
 
 /** Pieces of HTML whose joins fall anywhere (inside a tag, an entity, a comment, a script). */
-const piece = fc.constantFrom('<p class="a">', '</p>', 'text &amp; more', '&eacute;', '&#x263A;', '<!-- note -->', '<script>if (a < b) x = "</p>";</script>',
-  '<br/>', '<img src="/i.png" alt="x">', '<a href="/q?a=1&b=2">link</a>', '<title>T &lt;1&gt;</title>', '<table><tr><td>c</td></tr></table>', 'word ', '\n');
+const piece = fc.constantFrom(
+  '<p class="a">',
+  '</p>',
+  'text &amp; more',
+  '&eacute;',
+  '&#x263A;',
+  '<!-- note -->',
+  '<script>if (a < b) x = "</p>";</script>',
+  '<br/>',
+  '<img src="/i.png" alt="x">',
+  '<a href="/q?a=1&b=2">link</a>',
+  '<title>T &lt;1&gt;</title>',
+  '<table><tr><td>c</td></tr></table>',
+  'word ',
+  '\n',
+);
 
 test('property: a document parsed in slices equals the document parsed whole', async () => {
-  await fc.assert(fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 400 }), fc.integer({ min: 1, max: 30 }), async (pieces, repeat) => {
-    const html = `<html><head><title>x</title></head><body>${pieces.join('').repeat(repeat)}</body></html>`;
-    const whole = parseHtml(html, 'https://example.com/').html();
-    const sliced = (await parseHtmlSliced(html, 'https://example.com/')).html();
-    assert.is(sliced, whole);
-  }), { numRuns: 60 });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(piece, { minLength: 1, maxLength: 400 }),
+      fc.integer({ min: 1, max: 30 }),
+      async (pieces, repeat) => {
+        const html = `<html><head><title>x</title></head><body>${pieces.join('').repeat(repeat)}</body></html>`;
+        const whole = parseHtml(html, 'https://example.com/').html();
+        const sliced = (await parseHtmlSliced(html, 'https://example.com/')).html();
+        assert.is(sliced, whole);
+      },
+    ),
+    { numRuns: 60 },
+  );
 });
 
 test('a document is read up to a tag near its bound; a short one whole', () => {
@@ -35,7 +56,7 @@ function longPage(): string {
     <script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"Der Titel","datePublished":"2024-03-05T10:00:00Z","author":{"@type":"Person","name":"Anna Beispiel"}}</script></body></html>`;
 }
 
-test('a long page\'s metadata from its lean source equals its metadata from the whole page (JSON-LD at the end kept)', () => {
+test("a long page's metadata from its lean source equals its metadata from the whole page (JSON-LD at the end kept)", () => {
   const html = longPage();
   assert.ok(html.length > 2 * META_WHOLE_CHARS, `${html.length} characters`);
   const lean = metaSource(html);

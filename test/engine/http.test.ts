@@ -25,7 +25,10 @@ test('every content coding a browser offers is decoded (an empty body too), and 
   const fx = await serveFixtures({}, (req, res) => {
     offered = String(req.headers['accept-encoding']);
     const coding = new URL(req.url!, 'http://x').searchParams.get('c')!;
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': coding === 'deflate-raw' ? 'deflate' : coding });
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-encoding': coding === 'deflate-raw' ? 'deflate' : coding,
+    });
     res.end(new URL(req.url!, 'http://x').searchParams.has('empty') ? undefined : CODINGS[coding]!(PAGE));
     return true;
   });
@@ -61,19 +64,35 @@ test('the byte limit holds for decoded bytes: a gzip bomb is cut, not inflated',
   }
 });
 
-test('the request carries a browser\'s headers in its order and case, the caller\'s own over them', async () => {
+test("the request carries a browser's headers in its order and case, the caller's own over them", async () => {
   let raw: string[] = [];
-  const fx = await serveFixtures({}, (req, res) => { raw = req.rawHeaders; res.writeHead(200, { 'content-type': 'text/html' }); res.end('<p>'); return true; });
+  const fx = await serveFixtures({}, (req, res) => {
+    raw = req.rawHeaders;
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<p>');
+    return true;
+  });
   try {
-    await fetchTarget(`${fx.url}/`, { ...options(), headers: { 'accept-language': 'fr-FR', 'x-trace': '1' }, sessionToken: {} });
+    await fetchTarget(`${fx.url}/`, {
+      ...options(),
+      headers: { 'accept-language': 'fr-FR', 'x-trace': '1' },
+      sessionToken: {},
+    });
     const names = raw.filter((_, i) => i % 2 === 0);
     const value = (name: string) => raw[raw.indexOf(name) + 1];
     assert.is(names[0], 'Host');
-    assert.ok(names.indexOf('User-Agent') < names.indexOf('Accept') && names.indexOf('Accept') < names.indexOf('Accept-Encoding'), names.join());
+    assert.ok(
+      names.indexOf('User-Agent') < names.indexOf('Accept') &&
+        names.indexOf('Accept') < names.indexOf('Accept-Encoding'),
+      names.join(),
+    );
     assert.match(value('User-Agent')!, /Chrome\/\d+/);
     assert.is(value('Accept-Language'), 'fr-FR');
     assert.is(value('x-trace'), '1', 'x- headers keep their case');
-    assert.ok(names.every((n) => n.startsWith('x-') || /^[A-Z]/.test(n)), names.join());
+    assert.ok(
+      names.every((n) => n.startsWith('x-') || /^[A-Z]/.test(n)),
+      names.join(),
+    );
   } finally {
     await fx.close();
   }
@@ -82,12 +101,19 @@ test('the request carries a browser\'s headers in its order and case, the caller
 test('the deadline ends a fetch waiting for the head and one reading the body', async () => {
   const fx = await serveFixtures({
     '/head': () => true,
-    '/body': (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.write('<html>'); return true; },
+    '/body': (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write('<html>');
+      return true;
+    },
   });
   try {
     for (const path of ['/head', '/body']) {
       const started = Date.now();
-      const err = await fetchTarget(`${fx.url}${path}`, options(AbortSignal.timeout(150))).then(() => undefined, (e: { code?: string }) => e);
+      const err = await fetchTarget(`${fx.url}${path}`, options(AbortSignal.timeout(150))).then(
+        () => undefined,
+        (e: { code?: string }) => e,
+      );
       assert.is(err?.code, 'ETIMEOUT', path);
       assert.ok(Date.now() - started < 5_000, path);
     }

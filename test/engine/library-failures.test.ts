@@ -14,7 +14,9 @@ import { serveFixtures, type Fixture } from '../util/serve.ts';
 let fx: Fixture;
 let engine: Engine;
 const escaped: unknown[] = [];
-const onEscape = (err: unknown) => { escaped.push(err); };
+const onEscape = (err: unknown) => {
+  escaped.push(err);
+};
 /** Called when a page request reaches the fixture (the test kills the browser then). */
 let arrived: () => void = () => {};
 
@@ -27,7 +29,14 @@ test.before(async () => {
       res.end('<html><head><title>Slow</title></head><body><h1>Slow</h1></body></html>');
     },
   });
-  engine = await createEngine({ config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'silent', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-lib-')), REFRACT_BROWSER_WARM_PAGES: '2' }) });
+  engine = await createEngine({
+    config: loadConfig({
+      REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+      REFRACT_LOG_LEVEL: 'silent',
+      REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-lib-')),
+      REFRACT_BROWSER_WARM_PAGES: '2',
+    }),
+  });
 });
 
 test.after(async () => {
@@ -37,13 +46,22 @@ test.after(async () => {
 });
 
 const killChromium = async () => {
-  for (const p of descendantsOf(await processTable(), process.pid)) if (/chrom/i.test(p.comm)) { try { process.kill(p.pid, 'SIGKILL'); } catch { /* gone */ } }
+  for (const p of descendantsOf(await processTable(), process.pid))
+    if (/chrom/i.test(p.comm)) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
 };
 
 test('Chromium killed while four extract() calls are in flight, three times: each settles, every failure coded, nothing escapes', async () => {
   for (let round = 0; round < 3; round++) {
     let first!: () => void;
-    const reached = new Promise<void>((resolve) => { first = resolve; });
+    const reached = new Promise<void>((resolve) => {
+      first = resolve;
+    });
     arrived = () => first();
     const calls = [1, 2, 3, 4].map((i) => engine.extract(`${fx.url}/slow?r=${round}&i=${i}`, 'screenshot&force'));
     // Killed at the first page's arrival: others are opening pages, navigating or capturing.
@@ -51,7 +69,8 @@ test('Chromium killed while four extract() calls are in flight, three times: eac
     await killChromium();
     const outcomes = await Promise.allSettled(calls);
     for (const o of outcomes) {
-      if (o.status === 'rejected') assert.ok(isRefractError(o.reason) && typeof o.reason.code === 'string', `round ${round}: ${String(o.reason)}`);
+      if (o.status === 'rejected')
+        assert.ok(isRefractError(o.reason) && typeof o.reason.code === 'string', `round ${round}: ${String(o.reason)}`);
       else assert.is(o.value.data.title, 'Slow');
     }
   }

@@ -13,17 +13,33 @@ const HOUR = 3_600_000;
 const FAILURE_TTL = 30_000;
 
 function planOf(url: string, options: Record<string, unknown> = {}): Plan {
-  return { url, needs: 'http', steps: [{ name: 'meta', opts: {} }], options: { url, timeout: 10_000, ...options }, tier: 'free', unknownParams: [] } as unknown as Plan;
+  return {
+    url,
+    needs: 'http',
+    steps: [{ name: 'meta', opts: {} }],
+    options: { url, timeout: 10_000, ...options },
+    tier: 'free',
+    unknownParams: [],
+  } as unknown as Plan;
 }
 
 /** A lifecycle whose runner answers what `outcome` says for each call, on a clock the test moves. */
 function setup(outcome: (call: number) => Extraction | Error) {
-  const clock = { t: 1_000_000, now() { return this.t; } };
+  const clock = {
+    t: 1_000_000,
+    now() {
+      return this.t;
+    },
+  };
   const cache = createCache<CacheEntry>({ maxBytes: 1 << 20, now: () => clock.t });
   let calls = 0;
   const events = new EventEmitter();
   const life = createLifecycle({
-    cache, clock, cacheTtlMs: 24 * HOUR, failureTtlMs: FAILURE_TTL, events,
+    cache,
+    clock,
+    cacheTtlMs: 24 * HOUR,
+    failureTtlMs: FAILURE_TTL,
+    events,
     logger: { warn() {}, error() {}, info() {}, debug() {} } as never,
     async run() {
       const out = outcome(++calls);
@@ -34,8 +50,18 @@ function setup(outcome: (call: number) => Extraction | Error) {
   return { life, clock, events, runs: () => calls };
 }
 
-const ok = (title: string, warnings: Warning[] = []): Extraction => ({ data: { title }, fetchMode: 'fetch', fetchTimeMs: 1, warnings });
-const timedOut: Warning = { plugin: 'screenshot', code: 'ETIMEOUT', message: 'The screenshot step did not finish in time', reason: 'timeout' };
+const ok = (title: string, warnings: Warning[] = []): Extraction => ({
+  data: { title },
+  fetchMode: 'fetch',
+  fetchTimeMs: 1,
+  warnings,
+});
+const timedOut: Warning = {
+  plugin: 'screenshot',
+  code: 'ETIMEOUT',
+  message: 'The screenshot step did not finish in time',
+  reason: 'timeout',
+};
 
 async function failureOf(p: Promise<unknown>): Promise<RefractError> {
   try {
@@ -84,13 +110,28 @@ test('an answer missing an output that was asked for (a step warning) is never s
 
 test('callers sharing a degraded computation are each told MISS, not HIT', async () => {
   let release!: () => void;
-  const held = new Promise<void>((resolve) => { release = resolve; });
-  const clock = { t: 5, now() { return this.t; } };
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const clock = {
+    t: 5,
+    now() {
+      return this.t;
+    },
+  };
   let calls = 0;
   const life = createLifecycle({
-    cache: createCache<CacheEntry>({ maxBytes: 1 << 20, now: () => clock.t }), clock, cacheTtlMs: HOUR, failureTtlMs: FAILURE_TTL,
-    events: new EventEmitter(), logger: { warn() {}, error() {} } as never,
-    async run() { calls++; await held; return ok('partial', [timedOut]); },
+    cache: createCache<CacheEntry>({ maxBytes: 1 << 20, now: () => clock.t }),
+    clock,
+    cacheTtlMs: HOUR,
+    failureTtlMs: FAILURE_TTL,
+    events: new EventEmitter(),
+    logger: { warn() {}, error() {} } as never,
+    async run() {
+      calls++;
+      await held;
+      return ok('partial', [timedOut]);
+    },
   });
   const plan = planOf('https://example.com/together');
   const both = Promise.all([life.extract(plan), life.extract(plan)]);
@@ -102,7 +143,9 @@ test('callers sharing a degraded computation are each told MISS, not HIT', async
 
 test('a remembered failure is a HIT within the failure TTL; past it, the target is tried again and its answer given', async () => {
   let up = false;
-  const { life, clock, runs } = setup(() => (up ? ok('back') : new RefractError('EFATALCLIENT', 'The target refused the connection (ECONNREFUSED)')));
+  const { life, clock, runs } = setup(() =>
+    up ? ok('back') : new RefractError('EFATALCLIENT', 'The target refused the connection (ECONNREFUSED)'),
+  );
   const plan = planOf('https://example.com/down');
   const first = await failureOf(life.extract(plan));
   assert.is(first.code, 'EFATALCLIENT');
@@ -152,16 +195,29 @@ test('force is a BYPASS that replaces the stored answer; a stale answer is given
 /** A lifecycle whose runner waits for the test to release it, so that callers can be made to overlap. */
 function gated() {
   let release!: () => void;
-  const gate = new Promise<void>((resolve) => { release = resolve; });
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   let started!: () => void;
-  const running = new Promise<void>((resolve) => { started = resolve; });
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
   const base = setup(() => ok('shared'));
   const cache = createCache<CacheEntry>({ maxBytes: 1 << 20, now: () => base.clock.t });
   let calls = 0;
   const life = createLifecycle({
-    cache, clock: base.clock, cacheTtlMs: 24 * HOUR, failureTtlMs: FAILURE_TTL, events: new EventEmitter(),
+    cache,
+    clock: base.clock,
+    cacheTtlMs: 24 * HOUR,
+    failureTtlMs: FAILURE_TTL,
+    events: new EventEmitter(),
     logger: { warn() {}, error() {}, info() {}, debug() {} } as never,
-    async run() { calls++; started(); await gate; return ok(`v${calls}`); },
+    async run() {
+      calls++;
+      started();
+      await gate;
+      return ok(`v${calls}`);
+    },
   });
   return { life, release, running, runs: () => calls };
 }
@@ -169,7 +225,9 @@ function gated() {
 test('concurrent identical requests share one computation: one MISS (charged once), the others HITs', async () => {
   const { life, release, running, runs } = gated();
   let charged = 0;
-  const admit = async () => { charged++; };
+  const admit = async () => {
+    charged++;
+  };
   const plan = planOf('https://example.com/shared');
   const all = [life.extract(plan, { admit }), life.extract(plan, { admit }), life.extract(plan, { admit })];
   await running;
@@ -182,35 +240,65 @@ test('concurrent identical requests share one computation: one MISS (charged onc
 });
 
 test('a follower whose leader was refused its quota tries itself: charged and answered', async () => {
-  const clock = { t: 1_000_000, now() { return this.t; } };
+  const clock = {
+    t: 1_000_000,
+    now() {
+      return this.t;
+    },
+  };
   const inner = createCache<CacheEntry>({ maxBytes: 1 << 20, now: () => clock.t });
   // The leader is refused once the follower has joined its computation (the second call to coalesce).
   let joined!: () => void;
-  const followerJoined = new Promise<void>((resolve) => { joined = resolve; });
+  const followerJoined = new Promise<void>((resolve) => {
+    joined = resolve;
+  });
   let coalesces = 0;
   const cache = Object.assign(Object.create(inner) as typeof inner, {
-    coalesce: (...args: Parameters<typeof inner.coalesce>) => { if (++coalesces === 2) joined(); return inner.coalesce(...args); },
+    coalesce: (...args: Parameters<typeof inner.coalesce>) => {
+      if (++coalesces === 2) joined();
+      return inner.coalesce(...args);
+    },
   });
   let runs = 0;
   const life = createLifecycle({
-    cache, clock, cacheTtlMs: 24 * HOUR, failureTtlMs: FAILURE_TTL, events: new EventEmitter(),
+    cache,
+    clock,
+    cacheTtlMs: 24 * HOUR,
+    failureTtlMs: FAILURE_TTL,
+    events: new EventEmitter(),
     logger: { warn() {}, error() {}, info() {}, debug() {} } as never,
-    async run() { runs++; return ok(`v${runs}`); },
+    async run() {
+      runs++;
+      return ok(`v${runs}`);
+    },
   });
   const plan = planOf('https://example.com/quota');
-  const leader = life.extract(plan, { admit: async () => { await followerJoined; throw new RefractError('ERATE', 'quota'); } });
+  const leader = life.extract(plan, {
+    admit: async () => {
+      await followerJoined;
+      throw new RefractError('ERATE', 'quota');
+    },
+  });
   let followerCharged = 0;
-  const follower = life.extract(plan, { admit: async () => { followerCharged++; } });
+  const follower = life.extract(plan, {
+    admit: async () => {
+      followerCharged++;
+    },
+  });
   const [lead, follow] = await Promise.allSettled([leader, follower]);
   assert.is(lead.status, 'rejected');
   assert.is((lead as PromiseRejectedResult).reason.code, 'ERATE');
-  assert.is(follow.status, 'fulfilled', 'the follower was not refused for the leader\'s quota');
-  assert.is((follow as PromiseFulfilledResult<{ cache: string }>).value.cache, 'MISS', 'the follower computed for itself');
+  assert.is(follow.status, 'fulfilled', "the follower was not refused for the leader's quota");
+  assert.is(
+    (follow as PromiseFulfilledResult<{ cache: string }>).value.cache,
+    'MISS',
+    'the follower computed for itself',
+  );
   assert.is(followerCharged, 1, 'and was charged for it');
   assert.is(runs, 1);
 });
 
-test('a cacheKey names an entry within its caller\'s scope: another key\'s entry of the same name is another entry', async () => {
+test("a cacheKey names an entry within its caller's scope: another key's entry of the same name is another entry", async () => {
   const { life, runs } = setup((n) => ok(`v${n}`));
   const plan = planOf('https://example.com/private', { cacheKey: 'mine' });
   assert.is((await life.extract(plan, { scope: 'owner-a' })).cache, 'MISS');
@@ -219,8 +307,14 @@ test('a cacheKey names an entry within its caller\'s scope: another key\'s entry
   assert.is(other.cache, 'MISS');
   assert.is(other.data.title, 'v2');
   assert.is(runs(), 2);
-  const otherTarget = await life.extract(planOf('https://example.com/elsewhere', { cacheKey: 'mine' }), { scope: 'owner-a' });
-  assert.is(otherTarget.cache, 'HIT', 'the name is the entry: the same caller\'s cacheKey answers another target with it');
+  const otherTarget = await life.extract(planOf('https://example.com/elsewhere', { cacheKey: 'mine' }), {
+    scope: 'owner-a',
+  });
+  assert.is(
+    otherTarget.cache,
+    'HIT',
+    "the name is the entry: the same caller's cacheKey answers another target with it",
+  );
 });
 
 test.run();

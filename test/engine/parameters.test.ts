@@ -12,11 +12,19 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const doc = readFileSync(path.join(ROOT, 'docs/parameters.md'), 'utf8');
 
 /** The table rows: a parameter, the file that declares it, and every file the row names. */
-const rows = doc.split('\n').filter((l) => /^\| `\w+` \|/.test(l)).map((line) => {
-  const [name, declared, read] = line.split(' | ').map((c) => c.replace(/^\| /, ''));
-  const files = (cell: string) => [...cell.matchAll(/`((?:engine|plugins|server|bin|lib)\/[\w/.-]+)`/g)].map((m) => m[1]!);
-  return { name: name!.replace(/`/g, ''), declaredIn: files(declared!)[0], files: [...files(declared!), ...files(read ?? '')] };
-});
+const rows = doc
+  .split('\n')
+  .filter((l) => /^\| `\w+` \|/.test(l))
+  .map((line) => {
+    const [name, declared, read] = line.split(' | ').map((c) => c.replace(/^\| /, ''));
+    const files = (cell: string) =>
+      [...cell.matchAll(/`((?:engine|plugins|server|bin|lib)\/[\w/.-]+)`/g)].map((m) => m[1]!);
+    return {
+      name: name!.replace(/`/g, ''),
+      declaredIn: files(declared!)[0],
+      files: [...files(declared!), ...files(read ?? '')],
+    };
+  });
 
 test('every parameter has a row, and no row names a parameter that does not exist', () => {
   const accepted = [
@@ -24,7 +32,10 @@ test('every parameter has a row, and no row names a parameter that does not exis
     ...defaultPlugins.flatMap((p) => [p.name, ...Object.keys(p.topLevel ?? {})]),
   ];
   const named = rows.map((r) => r.name);
-  assert.equal({ missing: accepted.filter((n) => !named.includes(n)), unknown: named.filter((n) => !accepted.includes(n)) }, { missing: [], unknown: [] });
+  assert.equal(
+    { missing: accepted.filter((n) => !named.includes(n)), unknown: named.filter((n) => !accepted.includes(n)) },
+    { missing: [], unknown: [] },
+  );
   assert.is(new Set(named).size, named.length, 'one row a parameter');
 });
 
@@ -35,7 +46,10 @@ test('every file a row names exists, and the declaring file declares the paramet
     const source = readFileSync(path.join(ROOT, row.declaredIn!), 'utf8');
     const plugin = defaultPlugins.find((p) => p.name === row.name);
     const declaration = plugin ? `name: '${row.name}'` : new RegExp(`^\\s+${row.name}: `, 'm');
-    assert.ok(typeof declaration === 'string' ? source.includes(declaration) : declaration.test(source), `${row.declaredIn} declares ${row.name}`);
+    assert.ok(
+      typeof declaration === 'string' ? source.includes(declaration) : declaration.test(source),
+      `${row.declaredIn} declares ${row.name}`,
+    );
   }
 });
 

@@ -3,7 +3,9 @@ import * as assert from 'uvu/assert';
 import { parseQuery, camelCase } from '../../engine/params.ts';
 
 test('dotted keys nest and snake_case top-level names become camelCase', () => {
-  const q = parseQuery('url=https%3A%2F%2Fa.com%2F%3Fx%3D1&screenshot.full_page=true&wait_until.0=load&wait_until.1=networkidle0');
+  const q = parseQuery(
+    'url=https%3A%2F%2Fa.com%2F%3Fx%3D1&screenshot.full_page=true&wait_until.0=load&wait_until.1=networkidle0',
+  );
   assert.is(q.url, 'https://a.com/?x=1');
   assert.equal(q.screenshot, { full_page: 'true' });
   assert.equal(q.waitUntil, ['load', 'networkidle0']);
@@ -30,13 +32,27 @@ test('camelCase leaves camelCase names alone', () => {
   assert.is(camelCase('device_scale_factor'), 'deviceScaleFactor');
 });
 
-
 test('no query key reaches a prototype: __proto__, constructor and prototype are plain names at every depth', async () => {
   const fc = (await import('../util/fc.ts')).default;
-  const segment = fc.constantFrom('__proto__', 'constructor', 'prototype', 'a', 'b', '0', '1', 'url', 'screenshot', 'hasOwnProperty', 'toString');
+  const segment = fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'a',
+    'b',
+    '0',
+    '1',
+    'url',
+    'screenshot',
+    'hasOwnProperty',
+    'toString',
+  );
   const key = fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('.'));
   const query = fc.array(fc.tuple(key, fc.string({ maxLength: 8 })), { maxLength: 12 });
-  const protoKeys = () => [Object.getOwnPropertyNames(Object.prototype), Object.getOwnPropertyNames(Array.prototype)].map((k) => k.sort().join());
+  const protoKeys = () =>
+    [Object.getOwnPropertyNames(Object.prototype), Object.getOwnPropertyNames(Array.prototype)].map((k) =>
+      k.sort().join(),
+    );
   const before = protoKeys();
   const containersAreOrdinary = (node: unknown): boolean => {
     if (!node || typeof node !== 'object') return typeof node === 'string';
@@ -44,10 +60,17 @@ test('no query key reaches a prototype: __proto__, constructor and prototype are
     if (proto !== Object.prototype && proto !== Array.prototype) return false;
     return Object.keys(node).every((k) => containersAreOrdinary((node as Record<string, unknown>)[k]));
   };
-  fc.assert(fc.property(query, (pairs) => {
-    const parsed = parseQuery(new URLSearchParams(pairs));
-    return containersAreOrdinary(parsed) && ({} as Record<string, unknown>).a === undefined && ([] as unknown as Record<string, unknown>).a === undefined;
-  }), { numRuns: 2000 });
+  fc.assert(
+    fc.property(query, (pairs) => {
+      const parsed = parseQuery(new URLSearchParams(pairs));
+      return (
+        containersAreOrdinary(parsed) &&
+        ({} as Record<string, unknown>).a === undefined &&
+        ([] as unknown as Record<string, unknown>).a === undefined
+      );
+    }),
+    { numRuns: 2000 },
+  );
   assert.equal(protoKeys(), before);
   // The case that crashed the server, kept as data.
   const q = parseQuery('url=x&a.__proto__.pp.0=x');

@@ -10,11 +10,15 @@ import { defaultPlugins } from '../../plugins/index.ts';
 
 const registry = createRegistry(defaultPlugins);
 const limits = { defaultTimeoutMs: 28000, maxTimeoutMs: 60000, testHooks: false };
-const fresh = (search: string, tier: Tier) => buildPlan(parseQuery(new URLSearchParams(search)), registry, tier, limits);
+const fresh = (search: string, tier: Tier) =>
+  buildPlan(parseQuery(new URLSearchParams(search)), registry, tier, limits);
 
 function counted() {
   let made = 0;
-  const plans = createPlans((query: RawObject, tier: Tier): Plan => { made++; return buildPlan(query, registry, tier, limits); });
+  const plans = createPlans((query: RawObject, tier: Tier): Plan => {
+    made++;
+    return buildPlan(query, registry, tier, limits);
+  });
   return { plans, made: () => made };
 }
 
@@ -34,13 +38,20 @@ test('a query that differs only in its target takes the kept plan, retargeted, e
   plans('url=https://example.com/a&palette&screenshot.type=png', 'free');
   const b = plans('url=https://example.org/b?utm_source=x&palette&screenshot.type=png', 'free');
   assert.is(made(), 1, 'planned once');
-  assert.equal(JSON.parse(JSON.stringify(b)), JSON.parse(JSON.stringify(fresh('url=https://example.org/b?utm_source=x&palette&screenshot.type=png', 'free'))));
+  assert.equal(
+    JSON.parse(JSON.stringify(b)),
+    JSON.parse(JSON.stringify(fresh('url=https://example.org/b?utm_source=x&palette&screenshot.type=png', 'free'))),
+  );
   assert.ok(Object.isFrozen(b));
 });
 
 test('a refused query is refused every time and kept nowhere', () => {
   const { plans, made } = counted();
-  for (let i = 0; i < 2; i++) assert.throws(() => plans('url=notaurl&screenshot', 'free'), (err: Error & { code?: string }) => err.code === 'EINVALURL');
+  for (let i = 0; i < 2; i++)
+    assert.throws(
+      () => plans('url=notaurl&screenshot', 'free'),
+      (err: Error & { code?: string }) => err.code === 'EINVALURL',
+    );
   assert.is(made(), 2);
   assert.throws(() => plans('url=https://a.example/&url=https://b.example/', 'free'));
 });

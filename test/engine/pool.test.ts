@@ -12,7 +12,11 @@ import { createGuard } from '../../engine/fetch/guard.ts';
 const chromePath = loadConfig().chromePath;
 
 test('Crawlee BrowserPool still has the private limiter this engine replaces', async () => {
-  const bare = new BrowserPool({ browserPlugins: [new PlaywrightPlugin(chromium, { launchOptions: { executablePath: chromePath, args: CHROME_ARGS } })] });
+  const bare = new BrowserPool({
+    browserPlugins: [
+      new PlaywrightPlugin(chromium, { launchOptions: { executablePath: chromePath, args: CHROME_ARGS } }),
+    ],
+  });
   try {
     assert.type((bare as unknown as PoolLimiter).limiter, 'function');
   } finally {
@@ -21,18 +25,38 @@ test('Crawlee BrowserPool still has the private limiter this engine replaces', a
 });
 
 test('every page of the pool opens through the replaced limiter, and pages open concurrently once a browser is up', async () => {
-  const pool = createBrowserPool({ maxPagesPerBrowser: 8, retireAfterPages: 100, chromePath, proxyServer: createGuardProxy(createGuard(['127.0.0.1'])).url });
+  const pool = createBrowserPool({
+    maxPagesPerBrowser: 8,
+    retireAfterPages: 100,
+    chromePath,
+    proxyServer: createGuardProxy(createGuard(['127.0.0.1'])).url,
+  });
   const replaced = (pool as unknown as PoolLimiter).limiter;
   let calls = 0;
-  (pool as unknown as PoolLimiter).limiter = (fn) => { calls++; return replaced(fn); };
+  (pool as unknown as PoolLimiter).limiter = (fn) => {
+    calls++;
+    return replaced(fn);
+  };
   try {
     const first = await pool.newPage();
     assert.is(calls, 1);
     // With a browser up, three pages open at once: none waits for another's context to be made.
     let inFlight = 0;
     let most = 0;
-    const track = <T>(fn: () => Promise<T>) => replaced(async () => { inFlight++; most = Math.max(most, inFlight); try { return await fn(); } finally { inFlight--; } });
-    (pool as unknown as PoolLimiter).limiter = (fn) => { calls++; return track(fn); };
+    const track = <T>(fn: () => Promise<T>) =>
+      replaced(async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        try {
+          return await fn();
+        } finally {
+          inFlight--;
+        }
+      });
+    (pool as unknown as PoolLimiter).limiter = (fn) => {
+      calls++;
+      return track(fn);
+    };
     const pages = await Promise.all([pool.newPage(), pool.newPage(), pool.newPage()]);
     assert.is(calls, 4);
     assert.is(most, 3);

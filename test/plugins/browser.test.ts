@@ -51,7 +51,12 @@ function pdfInfo(bytes: Buffer): Record<string, string> {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'refract-pdf-')), 'x.pdf');
   writeFileSync(file, bytes);
   const out = execFileSync('pdfinfo', [file], { encoding: 'utf8' });
-  return Object.fromEntries(out.split('\n').filter(Boolean).map((l) => [l.split(':')[0]!.trim(), l.slice(l.indexOf(':') + 1).trim()]));
+  return Object.fromEntries(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => [l.split(':')[0]!.trim(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
 }
 
 test.before(async () => {
@@ -60,13 +65,30 @@ test.before(async () => {
   // A second host on another loopback address that the allowlist does not cover.
   const http = await import('node:http');
   const hits: string[] = [];
-  const srv = http.createServer((req, res) => { hits.push(req.url ?? ''); res.end('x'); });
+  const srv = http.createServer((req, res) => {
+    hits.push(req.url ?? '');
+    res.end('x');
+  });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.3', r));
   const port = (srv.address() as import('node:net').AddressInfo).port;
-  other = { url: `http://127.0.0.3:${port}`, port, hits, close: () => new Promise((r) => { srv.close(() => r()); srv.closeAllConnections(); }) };
+  other = {
+    url: `http://127.0.0.3:${port}`,
+    port,
+    hits,
+    close: () =>
+      new Promise((r) => {
+        srv.close(() => r());
+        srv.closeAllConnections();
+      }),
+  };
   fx = await serveFixtures({
-    '/beacon.html': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(`<title>Beacon</title><img src="${other.url}/beacon.png"><script src="${other.url}/beacon.js"></script>`); },
-    '/hang.png': (_, res) => { held.push(res); },
+    '/beacon.html': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<title>Beacon</title><img src="${other.url}/beacon.png"><script src="${other.url}/beacon.js"></script>`);
+    },
+    '/hang.png': (_, res) => {
+      held.push(res);
+    },
   });
   app = await startRefract();
 });
@@ -102,7 +124,7 @@ test('REFRACT_ASSETS_URL sets the base of asset links (a CDN in front of the ass
     assert.is((await busted.arrayBuffer()).byteLength, body.data.screenshot.size);
     const missing = await fetch(`${cdn.freeUrl}/assets/${'0'.repeat(64)}.png?x=1`);
     assert.is(missing.status, 404);
-    const fail = await missing.json() as { status: string; code: string; id: string; more: string };
+    const fail = (await missing.json()) as { status: string; code: string; id: string; more: string };
     assert.equal([fail.status, fail.code], ['fail', 'ENOTFOUND']);
     assert.match(fail.id, /^[0-9a-f-]{36}$/);
     assert.match(fail.more, /\/docs\/errors#enotfound$/);
@@ -113,7 +135,11 @@ test('REFRACT_ASSETS_URL sets the base of asset links (a CDN in front of the ass
 
 test('pro `filename` names the generated files: the link ends with it, the file is served with it; a name with nothing usable is EFILENAME', async () => {
   const pro = { headers: { 'x-api-key': 'test-key' } };
-  const { status, body } = await call(app.proUrl, `url=${site('clear.html')}&screenshot&pdf&meta=false&filename=${encodeURIComponent('My shot.png')}`, pro);
+  const { status, body } = await call(
+    app.proUrl,
+    `url=${site('clear.html')}&screenshot&pdf&meta=false&filename=${encodeURIComponent('My shot.png')}`,
+    pro,
+  );
   assert.is(status, 200, JSON.stringify(body));
   assert.match(body.data.screenshot.url, /\/assets\/[a-f0-9]{64}\/My-shot\.png$/);
   assert.match(body.data.pdf.url, /\/assets\/[a-f0-9]{64}\/My-shot\.pdf$/);
@@ -124,7 +150,11 @@ test('pro `filename` names the generated files: the link ends with it, the file 
   assert.is((await served.arrayBuffer()).byteLength, body.data.screenshot.size);
   // The same bytes under their plain name.
   assert.is((await fetch(body.data.screenshot.url.replace('/My-shot.png', '.png'))).status, 200);
-  const bad = await call(app.proUrl, `url=${site('clear.html')}&screenshot&filename=${encodeURIComponent('../..')}`, pro);
+  const bad = await call(
+    app.proUrl,
+    `url=${site('clear.html')}&screenshot&filename=${encodeURIComponent('../..')}`,
+    pro,
+  );
   assert.equal([bad.status, bad.body.code, bad.body.data?.param], [400, 'EFILENAME', 'filename']);
   assert.is((await fetch(`${app.freeUrl}/assets/${'0'.repeat(64)}/..%2F..%2Fetc.png`)).status, 404);
 });
@@ -137,7 +167,9 @@ test('device presets and viewport options set the decoded image size', async () 
   assert.ok(landscape.meta.width! > landscape.meta.height!, 'landscape is wider than tall');
   const desktop = await shot(`url=${site('tall.html')}&screenshot&device=${q('macbook pro 15')}`);
   assert.equal([desktop.meta.width, desktop.meta.height], [1440, 900]);
-  const custom = await shot(`url=${site('tall.html')}&screenshot&viewport.width=800&viewport.height=600&viewport.device_scale_factor=2`);
+  const custom = await shot(
+    `url=${site('tall.html')}&screenshot&viewport.width=800&viewport.height=600&viewport.device_scale_factor=2`,
+  );
   assert.equal([custom.meta.width, custom.meta.height], [1600, 1200]);
   const legacy = await shot(`url=${site('tall.html')}&screenshot.width=640&screenshot.height=480`);
   assert.equal([legacy.meta.width, legacy.meta.height], [640, 480]);
@@ -183,7 +215,9 @@ test('PDF: page count and paper size, landscape, page ranges, margins and scale'
   const one = await get('pdf.pageRanges=1');
   assert.is(one.info.Pages, '1');
   const sized = await get('pdf.width=400px&pdf.height=300px&pdf.margin=10mm&pdf.scale=0.5');
-  const [w, h] = sized.info['Page size']!.split(' ').filter((t) => /^[\d.]+$/.test(t)).map(Number);
+  const [w, h] = sized.info['Page size']!.split(' ')
+    .filter((t) => /^[\d.]+$/.test(t))
+    .map(Number);
   assert.ok(Math.abs(w! - 300) <= 1 && Math.abs(h! - 225) <= 1, `400x300 px is 300x225 pt: ${sized.info['Page size']}`);
   const beyond = await call(app.freeUrl, `url=${site('tall.html')}&pdf.pageRanges=90-99`);
   assert.is(beyond.status, 400);
@@ -199,15 +233,21 @@ test('page controls: colour scheme, media type, JavaScript, click, scroll, waits
   assert.equal(await pixel(dark.bytes, 600, 400), [0, 0, 0]);
   const print = await shot(`url=${site('controls.html')}&screenshot&mediaType=print`);
   assert.equal(await pixel(print.bytes, 600, 400), [0, 255, 0]);
-  const styled = await shot(`url=${site('controls.html')}&screenshot&styles=${q('body{background:rgb(1,2,3)!important}')}`);
+  const styled = await shot(
+    `url=${site('controls.html')}&screenshot&styles=${q('body{background:rgb(1,2,3)!important}')}`,
+  );
   assert.equal(await pixel(styled.bytes, 600, 400), [1, 2, 3]);
-  const title = async (query: string) => (await call(app.freeUrl, `url=${site('controls.html')}&prerender=true&force&${query}`)).body.data.title;
+  const title = async (query: string) =>
+    (await call(app.freeUrl, `url=${site('controls.html')}&prerender=true&force&${query}`)).body.data.title;
   assert.is(await title('userAgent=RefractTestAgent/1.0'), 'js:RefractTestAgent/1.0');
   assert.is(await title('javascript=false'), 'Controls', 'no script ran to retitle the page');
   assert.is(await title(`click=${q('#go')}`), 'clicked');
   assert.is(await title(`scripts=${q("document.title='from a script'")}`), 'from a script');
   assert.is(await title(`modules=${q("document.title='from a module'")}`), 'from a module');
-  const waited = await call(app.freeUrl, `url=${site('controls.html?late=1')}&prerender=true&force&waitForSelector=${q('#late')}`);
+  const waited = await call(
+    app.freeUrl,
+    `url=${site('controls.html?late=1')}&prerender=true&force&waitForSelector=${q('#late')}`,
+  );
   assert.is(waited.body.data.title, 'late arrived', 'the page is read after the awaited element appeared');
   // #far is a 50 px blue band 3000 px down: out of the first view, in view once scrolled to.
   assert.is(await rowsOf(white.bytes, [0, 0, 255]), 0);
@@ -226,11 +266,23 @@ test('animations are stopped in captures unless asked for; waitUntil, waitForTim
   const moving = await shot(`url=${site('animated.html')}&screenshot&animations=true`);
   const [r, g] = await pixel(moving.bytes, 100, 100);
   assert.ok(r! > 200 && g! < 50, `mid-animation red, got ${r},${g}`);
-  const early = await call(app.freeUrl, `url=${site('slow.html')}&screenshot&waitUntil=domcontentloaded&timeout=8s&force`);
+  const early = await call(
+    app.freeUrl,
+    `url=${site('slow.html')}&screenshot&waitUntil=domcontentloaded&timeout=8s&force`,
+  );
   assert.is(early.status, 200, 'domcontentloaded does not wait for the hanging image');
   const waited = await call(app.freeUrl, `url=${site('tall.html')}&prerender=true&waitForTimeout=700&force`);
-  assert.ok(Number.parseInt(waited.headers.get('x-fetch-time') ?? '0') >= 700, `fetch time ${waited.headers.get('x-fetch-time')}`);
-  const touch = async (extra: string) => (await call(app.freeUrl, `url=${site('tall.html')}&prerender=true&force&scripts=${q("document.title=String('ontouchstart' in window)")}${extra}`)).body.data.title;
+  assert.ok(
+    Number.parseInt(waited.headers.get('x-fetch-time') ?? '0', 10) >= 700,
+    `fetch time ${waited.headers.get('x-fetch-time')}`,
+  );
+  const touch = async (extra: string) =>
+    (
+      await call(
+        app.freeUrl,
+        `url=${site('tall.html')}&prerender=true&force&scripts=${q("document.title=String('ontouchstart' in window)")}${extra}`,
+      )
+    ).body.data.title;
   assert.is(await touch(''), 'false');
   assert.is(await touch('&viewport.has_touch=true&viewport.is_mobile=true'), 'true');
 });
@@ -239,7 +291,11 @@ test('prerender=auto renders pages built in the browser and fetches static ones'
   const plain = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&force`);
   assert.is(plain.headers.get('x-fetch-mode'), 'fetch');
   assert.match(plain.headers.get('x-prerender-reason') ?? '', /^static/);
-  for (const [page, expected] of [['csr-root.html', 'Built in the browser'], ['csr-fetch.html', 'Fetched title'], ['csr-custom.html', 'Custom element title']] as [string, string][]) {
+  for (const [page, expected] of [
+    ['csr-root.html', 'Built in the browser'],
+    ['csr-fetch.html', 'Fetched title'],
+    ['csr-custom.html', 'Custom element title'],
+  ] as [string, string][]) {
     const { body, headers } = await call(app.freeUrl, `url=${site(page)}`);
     assert.is(headers.get('x-fetch-mode'), 'prerender', page);
     assert.ok(headers.get('x-prerender-reason'), `${page} says why`);
@@ -256,14 +312,21 @@ test('prerender=auto renders pages built in the browser and fetches static ones'
 });
 
 test('screenshot.animated records an H.264 MP4 of the requested duration', async () => {
-  const { status, body } = await call(app.freeUrl, `url=${site('tall.html')}&meta=false&screenshot.animated.duration=2s&screenshot.animated.fps=10`);
+  const { status, body } = await call(
+    app.freeUrl,
+    `url=${site('tall.html')}&meta=false&screenshot.animated.duration=2s&screenshot.animated.fps=10`,
+  );
   assert.is(status, 200, JSON.stringify(body).slice(0, 200));
   const clip = body.data.screenshot;
   assert.equal([clip.type, clip.width, clip.height], ['mp4', 1280, 800]);
   assert.ok(Math.abs(clip.duration - 2) < 0.25, `duration ${clip.duration}`);
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'refract-mp4-')), 'c.mp4');
   writeFileSync(file, await asset(clip.url));
-  const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', file], { encoding: 'utf8' }));
+  const probe = JSON.parse(
+    execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', file], {
+      encoding: 'utf8',
+    }),
+  );
   assert.is(probe.streams[0].codec_name, 'h264');
   assert.is(probe.streams[0].r_frame_rate, '10/1');
   assert.ok(Math.abs(Number(probe.format.duration) - 2) < 0.25);
@@ -272,22 +335,35 @@ test('screenshot.animated records an H.264 MP4 of the requested duration', async
 });
 
 test('screenshot.overlay composes a browser frame over a colour, gradient or image background', async () => {
-  const framed = await shot(`url=${site('clear.html')}&screenshot.overlay.browser=dark&screenshot.overlay.background=${q('rgb(255,200,0)')}`);
+  const framed = await shot(
+    `url=${site('clear.html')}&screenshot.overlay.browser=dark&screenshot.overlay.background=${q('rgb(255,200,0)')}`,
+  );
   const pad = Math.round(1280 * 0.08);
   assert.equal([framed.meta.width, framed.meta.height], [1280 + 2 * pad, 800 + 40 + 2 * pad]);
   assert.equal(await pixel(framed.bytes, 5, 5), [255, 200, 0]);
   assert.equal(await pixel(framed.bytes, pad + 200, pad + 30), [43, 43, 46], 'dark title bar');
-  const gradient = await shot(`url=${site('clear.html')}&screenshot.overlay.background=${q('linear-gradient(90deg, #ff0000, #0000ff)')}`);
-  const [left, right] = [await pixel(gradient.bytes, 2, 300), await pixel(gradient.bytes, gradient.meta.width! - 3, 300)];
+  const gradient = await shot(
+    `url=${site('clear.html')}&screenshot.overlay.background=${q('linear-gradient(90deg, #ff0000, #0000ff)')}`,
+  );
+  const [left, right] = [
+    await pixel(gradient.bytes, 2, 300),
+    await pixel(gradient.bytes, gradient.meta.width! - 3, 300),
+  ];
   assert.ok(left[0]! > 200 && left[2]! < 50 && right[2]! > 200 && right[0]! < 50, `red to blue: ${left} ${right}`);
-  const image = await shot(`url=${site('clear.html')}&screenshot.overlay.background=${q(`${fx.url}/sites/article/images/hero.png`)}`);
+  const image = await shot(
+    `url=${site('clear.html')}&screenshot.overlay.background=${q(`${fx.url}/sites/article/images/hero.png`)}`,
+  );
   assert.equal(await pixel(image.bytes, 5, 5), [30, 90, 200]);
   const bad = await call(app.freeUrl, `url=${site('clear.html')}&screenshot.overlay.background=${q('not-a-colour')}`);
   assert.is(bad.status, 400);
   assert.is(bad.body.code, 'EINVALOVERLAYBG');
   // A device given as the screenshot's value is kept beside the dotted overlay (it was dropped: a 1484x1044 desktop frame).
   const phone = await shot(`url=${site('clear.html')}&screenshot=${q('iphone 12')}&screenshot.overlay.browser=dark`);
-  assert.is(phone.meta.width, 390 * 3, 'the iPhone 12 viewport (390 CSS px at 3x) in its frame (no background: no padding)');
+  assert.is(
+    phone.meta.width,
+    390 * 3,
+    'the iPhone 12 viewport (390 CSS px at 3x) in its frame (no background: no padding)',
+  );
   assert.ok(phone.meta.height! > phone.meta.width!, `portrait: ${phone.meta.width}x${phone.meta.height}`);
 });
 
@@ -295,22 +371,36 @@ test('the page area of an overlay is opaque: white where the page sets no backgr
   const pad = Math.round(1280 * 0.08);
   const red = await shot(`url=${site('clear.html')}&screenshot.overlay.background=${q('#ff0000')}`);
   assert.equal(await pixel(red.bytes, 5, 5), [255, 0, 0], 'the backdrop');
-  assert.equal(await pixel(red.bytes, pad + 50, pad + 50), [0, 0, 255], 'the page\'s own blue box');
+  assert.equal(await pixel(red.bytes, pad + 50, pad + 50), [0, 0, 255], "the page's own blue box");
   assert.equal(await pixel(red.bytes, pad + 600, pad + 400), [255, 255, 255], 'white page, not the red backdrop');
   const dark = await shot(`url=${site('clear.html')}&screenshot.overlay.browser=dark`);
   assert.equal(await pixel(dark.bytes, 600, 40 + 400), [255, 255, 255], 'a white page under a dark frame');
-  const gradient = await shot(`url=${site('clear.html')}&screenshot.overlay.background=${q('linear-gradient(to right, rgb(255,0,0) 0%, rgba(0,0,255,1) 100%)')}`);
-  const [left, right] = [await pixel(gradient.bytes, 2, 300), await pixel(gradient.bytes, gradient.meta.width! - 3, 300)];
-  assert.ok(left[0]! > 200 && left[2]! < 50 && right[2]! > 200 && right[0]! < 50, `a side keyword and stop positions render: ${left} ${right}`);
+  const gradient = await shot(
+    `url=${site('clear.html')}&screenshot.overlay.background=${q('linear-gradient(to right, rgb(255,0,0) 0%, rgba(0,0,255,1) 100%)')}`,
+  );
+  const [left, right] = [
+    await pixel(gradient.bytes, 2, 300),
+    await pixel(gradient.bytes, gradient.meta.width! - 3, 300),
+  ];
+  assert.ok(
+    left[0]! > 200 && left[2]! < 50 && right[2]! > 200 && right[0]! < 50,
+    `a side keyword and stop positions render: ${left} ${right}`,
+  );
 });
 
 test('adblock drops trackers and dismisses cookie banners; on by default on the free endpoint', async () => {
   const before = fx.hits.filter((h) => h.includes('addthis_widget')).length;
   const on = await call(app.freeUrl, `url=${site('ads.html')}&screenshot&force`);
   assert.is(on.status, 200);
-  assert.is(fx.hits.filter((h) => h.includes('addthis_widget')).length, before, 'the tracker script was never requested');
+  assert.is(
+    fx.hits.filter((h) => h.includes('addthis_widget')).length,
+    before,
+    'the tracker script was never requested',
+  );
   assert.is(on.body.data.title, 'declined', 'the cookie banner was answered with an opt-out');
-  const shotOn = await sharp(await asset(on.body.data.screenshot.url)).raw().toBuffer({ resolveWithObject: true });
+  const shotOn = await sharp(await asset(on.body.data.screenshot.url))
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   const bottom = (shotOn.info.height - 40) * shotOn.info.width * shotOn.info.channels;
   assert.is.not([...shotOn.data.subarray(bottom, bottom + 3)].join(), '255,0,255', 'no banner in the capture');
   const off = await call(app.freeUrl, `url=${site('ads.html')}&screenshot&adblock=false&force`);
@@ -364,7 +454,10 @@ test('navigation past its share: a page that arrived is captured as rendered (wi
   const partial = await call(app.freeUrl, `url=${site('slow.html')}&screenshot&timeout=1500`);
   assert.is(partial.status, 200, JSON.stringify(partial.body).slice(0, 300));
   assert.is(partial.body.warnings[0].plugin, 'navigation');
-  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/hang.png?as-document`)}&screenshot&timeout=1500`);
+  const { status, body } = await call(
+    app.freeUrl,
+    `url=${q(`${fx.url}/hang.png?as-document`)}&screenshot&timeout=1500`,
+  );
   assert.is(status, 408);
   assert.ok(['EBRWSRTIMEOUT', 'ETIMEOUT'].includes(body.code), body.code);
 });

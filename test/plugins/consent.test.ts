@@ -22,7 +22,11 @@ const BANNER = [208, 2, 27];
 
 test.before(async () => {
   fx = await serveFixtures({
-    '/consent-choice': (_, res) => { res.writeHead(204); res.end(); recorded.emit('choice'); },
+    '/consent-choice': (_, res) => {
+      res.writeHead(204);
+      res.end();
+      recorded.emit('choice');
+    },
   });
   app = await startRefract();
 });
@@ -32,14 +36,18 @@ test.after(async () => {
   await fx.close();
 });
 
-const choices = (cmp: string) => fx.hits.filter((h) => h.startsWith(`/consent-choice?cmp=${cmp}&`)).map((h) => new URL(h, fx.url).searchParams.get('choice'));
+const choices = (cmp: string) =>
+  fx.hits
+    .filter((h) => h.startsWith(`/consent-choice?cmp=${cmp}&`))
+    .map((h) => new URL(h, fx.url).searchParams.get('choice'));
 /** Each choice the fixture server records (the page's report of it may reach this process after the API's answer). */
 const recorded = new EventEmitter();
 
 /** The choices recorded for a CMP once there are at least `count` (woken by each record; at most 5 s). */
 async function choicesOnce(cmp: string, count: number): Promise<(string | null)[]> {
   const limit = AbortSignal.timeout(5000);
-  while (choices(cmp).length < count && !limit.aborted) await once(recorded, 'choice', { signal: limit }).catch(() => undefined);
+  while (choices(cmp).length < count && !limit.aborted)
+    await once(recorded, 'choice', { signal: limit }).catch(() => undefined);
   return choices(cmp);
 }
 
@@ -71,7 +79,11 @@ for (const cmp of CMPS) {
 test('a banner known only by the element its rule detects (HubSpot: no prehide selectors) is waited for', async () => {
   // The engine's consent handler on a real page whose banner is already shown: settleConsent returns only once the
   // opt-out is made. Had it not seen the banner, it would return at once and the page would still be undecided.
-  const browser = await chromium.launch({ executablePath: process.env.CHROME_PATH || '/usr/bin/chromium', args: CHROME_ARGS, headless: true });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
+    args: CHROME_ARGS,
+    headless: true,
+  });
   try {
     const context = await browser.newContext();
     const adblock = createAdblock();
@@ -89,9 +101,12 @@ test('a banner known only by the element its rule detects (HubSpot: no prehide s
 test('a banner that shows long after the page settled is still answered while a long wait runs', async () => {
   // No consent manager is on the page when it settles: autoconsent starts later (not during the capture of a page
   // without a banner) and its detection passes still find the banner that comes at 1.5 s.
-  const { status, body, headers } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/consent/onetrust-late.html`)}&screenshot&meta=false&waitForTimeout=4s&force`);
+  const { status, body, headers } = await call(
+    app.freeUrl,
+    `url=${q(`${fx.url}/sites/consent/onetrust-late.html`)}&screenshot&meta=false&waitForTimeout=4s&force`,
+  );
   assert.is(status, 200);
-  assert.equal(await choicesOnce('onetrust', 2), ['reject', 'reject'], 'opted out (after the first test\'s opt-out)');
+  assert.equal(await choicesOnce('onetrust', 2), ['reject', 'reject'], "opted out (after the first test's opt-out)");
   assert.not.ok(await bannerShown(body.data.screenshot.url), 'the banner is gone from the capture');
   const consent = Number(/(?:^|, )consent;dur=([\d.]+)/.exec(headers.get('server-timing') ?? '')?.[1]);
   assert.ok(consent < 500, `the request did not wait for a banner that was not there (${consent} ms)`);
@@ -101,9 +116,16 @@ test("what tells a consent manager is learned from Refract's own page, never fro
   const fresh = await startRefract();
   try {
     // The first page of this process: had its prehide style been read, the selectors would be `#none`.
-    assert.is((await call(fresh.freeUrl, `url=${q(`${fx.url}/sites/consent/rewrites-prehide.html`)}&screenshot&meta=false`)).status, 200);
+    assert.is(
+      (await call(fresh.freeUrl, `url=${q(`${fx.url}/sites/consent/rewrites-prehide.html`)}&screenshot&meta=false`))
+        .status,
+      200,
+    );
     const before = choices('cookiebot').length;
-    const { status, body } = await call(fresh.freeUrl, `url=${q(`${fx.url}/sites/consent/cookiebot.html?after-rewrite`)}&screenshot&meta=false`);
+    const { status, body } = await call(
+      fresh.freeUrl,
+      `url=${q(`${fx.url}/sites/consent/cookiebot.html?after-rewrite`)}&screenshot&meta=false`,
+    );
     assert.is(status, 200);
     assert.is((await choicesOnce('cookiebot', before + 1))[before], 'reject');
     assert.not.ok(await bannerShown(body.data.screenshot.url), 'the banner is gone from the capture');
@@ -114,7 +136,10 @@ test("what tells a consent manager is learned from Refract's own page, never fro
 
 test('a page without a consent manager is answered as usual, with no choice made', async () => {
   const before = fx.hits.filter((h) => h.startsWith('/consent-choice')).length;
-  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html?consent-none`)}&screenshot&force`);
+  const { status, body } = await call(
+    app.freeUrl,
+    `url=${q(`${fx.url}/sites/article/index.html?consent-none`)}&screenshot&force`,
+  );
   assert.is(status, 200);
   assert.is(body.data.title, 'The man who built a & firm in his basement');
   assert.is(fx.hits.filter((h) => h.startsWith('/consent-choice')).length, before);

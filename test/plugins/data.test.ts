@@ -114,7 +114,11 @@ test('type: strings, numbers, booleans, dates, urls and the validating types', a
   assert.is(d.badIp, null);
   assert.is(d.pattern, '^TR-\\d+$');
   assert.is(d.badPattern, null);
-  assert.equal(d.offer, { '@type': 'Product', name: 'Trail Runner 3', offers: { price: '129.90', priceCurrency: 'EUR' } });
+  assert.equal(d.offer, {
+    '@type': 'Product',
+    name: 'Trail Runner 3',
+    offers: { price: '129.90', priceCurrency: 'EUR' },
+  });
   assert.is(d.notObject, null);
   assert.is(d.title, 'Trail Runner 3 | Northwind Outfitters');
   assert.is(d.description, 'A light trail shoe & more.');
@@ -179,7 +183,11 @@ test('fallbacks, selector lists, nesting, and selectorAll collections', async ()
 });
 
 test('rules override metadata fields of the same name; with meta on, both come back', async () => {
-  const d = await data('product.html', { title: { selector: 'h1', attr: 'text' }, sku: { selector: '#name', attr: 'data-sku' } }, '&meta=true');
+  const d = await data(
+    'product.html',
+    { title: { selector: 'h1', attr: 'text' }, sku: { selector: '#name', attr: 'data-sku' } },
+    '&meta=true',
+  );
   assert.is(d.title, 'Trail Runner 3');
   assert.is(d.sku, 'TR-3');
   assert.is(d.publisher, 'Northwind Outfitters');
@@ -194,10 +202,16 @@ test('markdown of the whole page keeps the article (headings, lists, links, code
   assert.match(md, /^- Readable streams produce data\.$/m);
   assert.match(md, /^1\. Open the source\.$/m);
   assert.ok(md.includes(`[stream documentation](${fx.url}/docs/stream)`), md);
-  assert.ok(md.includes("```js\nimport { pipeline } from 'node:stream/promises';\nawait pipeline(source, gzip, destination);\n```"), md);
+  assert.ok(
+    md.includes(
+      "```js\nimport { pipeline } from 'node:stream/promises';\nawait pipeline(source, gzip, destination);\n```",
+    ),
+    md,
+  );
   assert.match(md, /\| Kind \| Direction \|/);
   assert.match(md, /`pipeline`/);
-  for (const boilerplate of ['About us', 'Popular posts', 'Privacy policy', 'appState']) assert.not.ok(md.includes(boilerplate), `${boilerplate} in\n${md}`);
+  for (const boilerplate of ['About us', 'Popular posts', 'Privacy policy', 'appState'])
+    assert.not.ok(md.includes(boilerplate), `${boilerplate} in\n${md}`);
 });
 
 test('markdown of a selection, and embed of a markdown field answers text/markdown', async () => {
@@ -208,7 +222,11 @@ test('markdown of a selection, and embed of a markdown field answers text/markdo
   assert.match(res.headers.get('content-type') ?? '', /^text\/markdown/);
   assert.match(res.raw.toString('utf8'), /^# Streams in Node/);
   const html = await extract('doc.html', { body: { selector: 'article' } }, '&embed=body');
-  assert.match(html.headers.get('content-type') ?? '', /^text\/plain/, 'target HTML is never served as HTML from this origin');
+  assert.match(
+    html.headers.get('content-type') ?? '',
+    /^text\/plain/,
+    'target HTML is never served as HTML from this origin',
+  );
 });
 
 test('evaluate runs in the page (browser) and is typed like any rule', async () => {
@@ -270,7 +288,9 @@ test('an evaluate that never settles is cut off: the other outputs come back, wi
   assert.is(res.status, 200, JSON.stringify(res.body));
   assert.is(res.body.data.title, 'Streams in Node');
   assert.is(res.body.data.stuck, undefined);
-  assert.equal(res.body.warnings, [{ plugin: 'data', code: 'EPLUGIN', message: 'The data output did not finish in time', reason: 'timeout' }]);
+  assert.equal(res.body.warnings, [
+    { plugin: 'data', code: 'EPLUGIN', message: 'The data output did not finish in time', reason: 'timeout' },
+  ]);
 });
 
 test('broken rules fail with EINVALDATA naming the rule, before any fetch', async () => {

@@ -24,7 +24,8 @@ test.after(async () => {
 });
 
 const page = () => `${fx.url}/sites/function/index.html`;
-const run = (source: string, extra = '') => call(app.freeUrl, `url=${q(page())}&function=${encodeURIComponent(source)}${extra}`);
+const run = (source: string, extra = '') =>
+  call(app.freeUrl, `url=${q(page())}&function=${encodeURIComponent(source)}${extra}`);
 
 async function value(source: string, extra = '') {
   const res = await run(source, extra);
@@ -46,7 +47,10 @@ test('function returns values computed with the page; metadata is left out unles
     sum: await page.evaluate((a, b) => a + b, 2, 3),
   })`);
   assert.is(res.status, 200, JSON.stringify(res.body));
-  assert.equal(res.body.data.function, { isFulfilled: true, value: { title: 'Counter', heading: 'Clicks', items: ['one', 'two', 'three'], version: '2.5.0', sum: 5 } });
+  assert.equal(res.body.data.function, {
+    isFulfilled: true,
+    value: { title: 'Counter', heading: 'Clicks', items: ['one', 'two', 'three'], version: '2.5.0', sum: 5 },
+  });
   assert.is(res.body.data.title, undefined);
   const withMeta = await run('({ page }) => page.url()', '&meta=true');
   assert.is(withMeta.body.data.title, 'Counter');
@@ -54,7 +58,8 @@ test('function returns values computed with the page; metadata is left out unles
 });
 
 test('function drives the page (click, fill, waitForSelector, screenshot bytes) and receives the query parameters', async () => {
-  const out = await value(`async ({ page, colorScheme }) => {
+  const out = await value(
+    `async ({ page, colorScheme }) => {
     await page.click('#inc');
     await page.click('#inc');
     await page.fill('#name', 'Ad');
@@ -62,11 +67,21 @@ test('function drives the page (click, fill, waitForSelector, screenshot bytes) 
     await page.waitForSelector('#count');
     const shot = await page.screenshot();
     return { count: await page.$eval('#count', (el) => el.textContent), name: await page.evaluate(() => document.getElementById('name').value), png: [shot[0], shot[1], shot[2], shot[3]], bytes: shot.length > 1000, colorScheme, html: (await page.content()).includes('<h1>Clicks</h1>'), at: await page.url() };
-  }`, '&colorScheme=dark');
-  assert.equal(out.value, { count: '2', name: 'Ada', png: [0x89, 0x50, 0x4e, 0x47], bytes: true, colorScheme: 'dark', html: true, at: page() });
+  }`,
+    '&colorScheme=dark',
+  );
+  assert.equal(out.value, {
+    count: '2',
+    name: 'Ada',
+    png: [0x89, 0x50, 0x4e, 0x47],
+    bytes: true,
+    colorScheme: 'dark',
+    html: true,
+    at: page(),
+  });
 });
 
-test('the query\'s other parameters reach the function as given (not reported unknown), and each value is its own answer', async () => {
+test("the query's other parameters reach the function as given (not reported unknown), and each value is its own answer", async () => {
   const two = await run('({ page, n, greeting, deep }) => ({ n, greeting, deep })', '&n=2&greeting=hello&deep.a=1');
   assert.is(two.status, 200, JSON.stringify(two.body));
   assert.equal(two.body.data.function.value, { n: '2', greeting: 'hello', deep: { a: '1' } });
@@ -82,7 +97,11 @@ test('the query\'s other parameters reach the function as given (not reported un
 test('compressed forms as sent by Microlink clients: br#, gz#, lz#', async () => {
   const source = '({ page }) => page.title()';
   const b64 = (buf: Buffer) => buf.toString('base64');
-  for (const encoded of [`br#${b64(zlib.brotliCompressSync(source))}`, `gz#${b64(zlib.gzipSync(source))}`, `lz#${LZString.compressToEncodedURIComponent(source)}`]) {
+  for (const encoded of [
+    `br#${b64(zlib.brotliCompressSync(source))}`,
+    `gz#${b64(zlib.gzipSync(source))}`,
+    `lz#${LZString.compressToEncodedURIComponent(source)}`,
+  ]) {
     assert.equal(await value(encoded), { isFulfilled: true, value: 'Counter' }, encoded.slice(0, 3));
   }
   const broken = await run('gz#bm90IGd6aXA=');
@@ -100,11 +119,18 @@ test('a syntax error is EINVALFUNCTION; a thrown error is EINVALEVAL with its me
 });
 
 test('escape suite: no process, require, modules, files, environment or child processes inside the sandbox', async () => {
-  assert.equal((await value('() => [typeof process, typeof require, typeof module, typeof Buffer, typeof fetch, typeof setTimeout]')).value, ['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
+  assert.equal(
+    (
+      await value(
+        '() => [typeof process, typeof require, typeof module, typeof Buffer, typeof fetch, typeof setTimeout]',
+      )
+    ).value,
+    ['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined'],
+  );
   for (const attempt of [
     "() => require('fs').readFileSync('/etc/passwd', 'utf8')",
     "() => require('child_process').execSync('id').toString()",
-    "() => process.env",
+    '() => process.env',
     "async () => (await import('node:fs')).readFileSync('/etc/hostname', 'utf8')",
     "() => Function('return process')().env",
   ]) {
@@ -130,7 +156,9 @@ test('escape suite: the prototype chains of the page handle and the parameters l
 test('escape suite: the network is reached only through the page, behind the SSRF guard', async () => {
   const goto = await run(`({ page }) => page.goto('http://${privateHost.url}/from-goto')`);
   assert.is(goto.body.code, 'EINVALEVAL', JSON.stringify(goto.body));
-  const fromPage = await value(`({ page }) => page.evaluate(() => fetch('http://${privateHost.url}/from-page').then(() => 'reached', () => 'refused'))`);
+  const fromPage = await value(
+    `({ page }) => page.evaluate(() => fetch('http://${privateHost.url}/from-page').then(() => 'reached', () => 'refused'))`,
+  );
   assert.is(fromPage.value, 'refused');
   const socket = await value(`({ page }) => page.evaluate(() => ${socketProbe(privateHost.url)})`);
   assert.is(socket.value, 'refused');

@@ -14,12 +14,19 @@ const STACK = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title
 <script src="/js/jquery-3.7.1.min.js"></script><script src="/js/app.js"></script></head>
 <body><h1>A shop</h1><p>Plenty of words about a shop built with a known stack, enough to be a static page.</p></body></html>`;
 
-const js = (body: string) => (_: IncomingMessage, res: ServerResponse) => { res.writeHead(200, { 'content-type': 'application/javascript' }); res.end(body); };
+const js = (body: string) => (_: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'application/javascript' });
+  res.end(body);
+};
 
 test.before(async () => {
   fx = await serveFixtures({
     '/stack': (_: IncomingMessage, res: ServerResponse) => {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', server: 'nginx/1.25.3', 'x-powered-by': 'Express' });
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        server: 'nginx/1.25.3',
+        'x-powered-by': 'Express',
+      });
       res.end(STACK);
     },
     '/js/jquery-3.7.1.min.js': js('window.jQuery = window.$ = { fn: { jquery: "3.7.1" } };'),
@@ -34,11 +41,20 @@ test.after(async () => {
   await fx.close();
 });
 
-type Tech = { name: string; version: string | null; confidence: number; categories: { name: string }[]; website: string };
+type Tech = {
+  name: string;
+  version: string | null;
+  confidence: number;
+  categories: { name: string }[];
+  website: string;
+};
 const find = (list: Tech[], name: string) => list.find((t) => t.name === name);
 
 test('technologies from script URLs, headers and the meta generator, with versions and categories', async () => {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/stack`)}&insights.technologies=true&meta=false&prerender=false`);
+  const res = await call(
+    app.freeUrl,
+    `url=${q(`${fx.url}/stack`)}&insights.technologies=true&meta=false&prerender=false`,
+  );
   assert.is(res.status, 200, JSON.stringify(res.body));
   const list: Tech[] = res.body.data.insights.technologies;
   assert.is(find(list, 'jQuery')?.version, '3.7.1');
@@ -53,7 +69,10 @@ test('technologies from script URLs, headers and the meta generator, with versio
 });
 
 test('a rendered page adds what its JavaScript globals reveal', async () => {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/stack`)}&insights.technologies=true&meta=false&prerender=true`);
+  const res = await call(
+    app.freeUrl,
+    `url=${q(`${fx.url}/stack`)}&insights.technologies=true&meta=false&prerender=true`,
+  );
   assert.is(res.status, 200, JSON.stringify(res.body));
   const list: Tech[] = res.body.data.insights.technologies;
   assert.is(find(list, 'Vue.js')?.version, '3.4.21');
@@ -62,20 +81,30 @@ test('a rendered page adds what its JavaScript globals reveal', async () => {
 
 test('Lighthouse: category scores in the JSON report, and HTML and CSV reports served by embed', async () => {
   const target = q(`${fx.url}/sites/article/index.html`);
-  const json = await call(app.freeUrl, `url=${target}&insights.lighthouse.categories=performance,seo&insights.lighthouse.preset=desktop&meta=false&timeout=60s`);
+  const json = await call(
+    app.freeUrl,
+    `url=${target}&insights.lighthouse.categories=performance,seo&insights.lighthouse.preset=desktop&meta=false&timeout=60s`,
+  );
   assert.is(json.status, 200, JSON.stringify(json.body).slice(0, 500));
   const lh = json.body.data.insights.lighthouse;
   assert.equal(Object.keys(lh.scores).sort(), ['performance', 'seo']);
-  for (const score of Object.values(lh.scores)) assert.ok(typeof score === 'number' && score >= 0 && score <= 100, String(score));
+  for (const score of Object.values(lh.scores))
+    assert.ok(typeof score === 'number' && score >= 0 && score <= 100, String(score));
   assert.is(lh.finalDisplayedUrl ?? lh.finalUrl, `${fx.url}/sites/article/index.html`);
   assert.ok(lh.audits['first-contentful-paint'], 'the audits come with the report');
-  const html = await call(app.freeUrl, `url=${target}&insights.lighthouse.output=html&insights.lighthouse.categories=seo&meta=false&timeout=60s&embed=insights.lighthouse.report.url`);
+  const html = await call(
+    app.freeUrl,
+    `url=${target}&insights.lighthouse.output=html&insights.lighthouse.categories=seo&meta=false&timeout=60s&embed=insights.lighthouse.report.url`,
+  );
   assert.is(html.status, 200);
   assert.match(html.headers.get('content-type') ?? '', /^text\/html/);
   assert.match(html.headers.get('content-security-policy') ?? '', /sandbox/);
   assert.match(html.raw.toString('utf8').slice(0, 200).toLowerCase(), /<!doctype html>/);
   assert.ok(html.raw.toString('utf8').includes('Lighthouse'));
-  const csv = await call(app.freeUrl, `url=${target}&insights.lighthouse.output=csv&insights.lighthouse.categories=seo&meta=false&timeout=60s&embed=insights.lighthouse.report.url`);
+  const csv = await call(
+    app.freeUrl,
+    `url=${target}&insights.lighthouse.output=csv&insights.lighthouse.categories=seo&meta=false&timeout=60s&embed=insights.lighthouse.report.url`,
+  );
   assert.is(csv.status, 200);
   assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
   const csvText = csv.raw.toString('utf8');

@@ -16,16 +16,31 @@ const FLOOR = { all: 95.4, offline: 98.4 };
 const FIELDS = 'description,publisher,lang,url,image,logo,video,audio';
 
 function score(extra: string[]): Promise<{ code: number | null; accuracy: number; out: string }> {
-  const args = [path.join(ROOT, 'scripts/corpus-score.mjs'), '--cases', path.join(ROOT, 'fixtures/corpus/metascraper/dev'),
-    '--module', path.join(ROOT, 'scripts/corpus-extract.ts'), '--fields', FIELDS, '--verbose', ...extra];
+  const args = [
+    path.join(ROOT, 'scripts/corpus-score.mjs'),
+    '--cases',
+    path.join(ROOT, 'fixtures/corpus/metascraper/dev'),
+    '--module',
+    path.join(ROOT, 'scripts/corpus-extract.ts'),
+    '--fields',
+    FIELDS,
+    '--verbose',
+    ...extra,
+  ];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c; });
-  child.stderr.on('data', (c: Buffer) => { out += c; });
-  return new Promise((resolve) => child.on('close', (code) => {
-    const accuracy = Number(/^accuracy: ([\d.]+)%/m.exec(out)?.[1] ?? NaN);
-    resolve({ code, accuracy, out });
-  }));
+  child.stdout.on('data', (c: Buffer) => {
+    out += c;
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    out += c;
+  });
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      const accuracy = Number(/^accuracy: ([\d.]+)%/m.exec(out)?.[1] ?? NaN);
+      resolve({ code, accuracy, out });
+    }),
+  );
 }
 
 test(`metadata accuracy on the corpus stays at or above ${FLOOR.all}% (all fields but the title, author and date)`, async () => {

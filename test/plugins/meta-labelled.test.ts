@@ -16,19 +16,34 @@ const FLOOR = { htmldateF: 92.8, trafilaturaF: 86.5, title: 83.0, author: 70.0, 
 
 test('dates, titles, authors and descriptions agree with people at least as often as they did', async () => {
   assert.ok(existsSync(SCORER), `the labelled corpus is in the checkout: ${SCORER}`);
-  const child = spawn(process.execPath, ['--conditions=refract-source', SCORER, '--module', path.join(ROOT, 'scripts/labelled-extract.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=refract-source', SCORER, '--module', path.join(ROOT, 'scripts/labelled-extract.ts')],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c; });
-  child.stderr.on('data', (c: Buffer) => { out += c; });
+  child.stdout.on('data', (c: Buffer) => {
+    out += c;
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    out += c;
+  });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   assert.is(code, 0, out);
   const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
   const got = {
-    htmldateF: num(/^htmldate dates: .* F ([\d.]+)/m), trafilaturaF: num(/^trafilatura: dates .* F ([\d.]+)/m),
-    title: num(/title ([\d.]+)%/), author: num(/author ([\d.]+)%/), description: num(/description ([\d.]+)%/),
+    htmldateF: num(/^htmldate dates: .* F ([\d.]+)/m),
+    trafilaturaF: num(/^trafilatura: dates .* F ([\d.]+)/m),
+    title: num(/title ([\d.]+)%/),
+    author: num(/author ([\d.]+)%/),
+    description: num(/description ([\d.]+)%/),
   };
   console.log(`  labelled: ${JSON.stringify(got)}`);
-  for (const [field, floor] of Object.entries(FLOOR)) assert.ok(got[field as keyof typeof got] >= floor, `${field}: ${got[field as keyof typeof got]} < ${floor}\n${out}`);
+  for (const [field, floor] of Object.entries(FLOOR))
+    assert.ok(
+      got[field as keyof typeof got] >= floor,
+      `${field}: ${got[field as keyof typeof got]} < ${floor}\n${out}`,
+    );
   assert.match(out, /pages 870, failed 0/);
 });
 

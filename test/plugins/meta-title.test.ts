@@ -13,15 +13,15 @@ const titleOf = (file: string, url = 'https://example.org/page') => {
   return pageTitle(createDoc(parseHtml(html, url), url));
 };
 
-test('the site\'s address at the end goes (its canonical address names it)', () => {
+test("the site's address at the end goes (its canonical address names it)", () => {
   assert.is(titleOf('site-suffix.html'), 'Rasende Polizisten');
 });
 
-test('the site\'s name at the end goes (og:site_name names it)', () => {
+test("the site's name at the end goes (og:site_name names it)", () => {
   assert.is(titleOf('site-name.html'), 'Der Lange und die alte Dame');
 });
 
-test('a part that is the page\'s own headline (its h1) is the title, the site\'s name before it goes', () => {
+test("a part that is the page's own headline (its h1) is the title, the site's name before it goes", () => {
   assert.is(titleOf('headline.html'), 'Mercurial\u2019s Journey to and Reflections on Python 3');
 });
 
@@ -42,11 +42,11 @@ test('a dash inside a headline stays when no part names the site', () => {
   assert.is(titleOf('separators-kept.html'), 'Minions malen – mit Malerrolle und bunten Farben');
 });
 
-test('the site\'s name in parentheses at the end goes', () => {
+test("the site's name in parentheses at the end goes", () => {
   assert.is(titleOf('bracketed.html'), '»Kein Geld mehr für die Miete«');
 });
 
-test('the page\'s one h1 over title tags that word it otherwise (written for search and sharing)', () => {
+test("the page's one h1 over title tags that word it otherwise (written for search and sharing)", () => {
   assert.is(titleOf('reworded.html'), 'Der Nervenkrieg um den Brexit geht in die nächste Runde');
 });
 
@@ -58,7 +58,7 @@ test('an h1 that holds the title with a kicker around it leaves the title', () =
   assert.is(titleOf('h1-kicker.html'), 'Rene Benko-Firma Signa in Sorge');
 });
 
-test('a heading inside <noscript> is not the page\'s headline', () => {
+test("a heading inside <noscript> is not the page's headline", () => {
   assert.is(titleOf('noscript.html'), 'Controls for the page');
 });
 

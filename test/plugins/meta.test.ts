@@ -16,29 +16,98 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'refract-meta-'));
 const page = (name: string) => q(`${fx.url}/sites/rules/${name}`);
 const meta = async (name: string, extra = '') => (await call(app.freeUrl, `url=${page(name)}${extra}`)).body.data;
 
-const challenge = (status: number, headers: Record<string, string>, html: string) => (_: unknown, res: import('node:http').ServerResponse) => {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers });
-  res.end(html);
-};
+const challenge =
+  (status: number, headers: Record<string, string>, html: string) =>
+  (_: unknown, res: import('node:http').ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers });
+    res.end(html);
+  };
 
 test.before(async () => {
   // A video larger than one probe read with its index (moov) at the end: the tail read must find the duration.
   const file = path.join(tmp, 'late.mp4');
-  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=640x360:rate=25', '-t', '4', '-c:v', 'libx264', '-preset', 'ultrafast', '-qp', '0', '-pix_fmt', 'yuv420p', file]);
+  execFileSync('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=640x360:rate=25',
+    '-t',
+    '4',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-qp',
+    '0',
+    '-pix_fmt',
+    'yuv420p',
+    file,
+  ]);
   late = readFileSync(file);
   fx = await serveFixtures({
     '/late.mp4': (req, res) => sendBytes(req, res, late, 'video/mp4'),
-    '/shop/item.html': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>item</title><meta property="og:image" content="/shop/pic.png"><link rel="icon" href="/shop/icon.png">'); },
-    '/shop/pic.png': (req, res) => sendBytes(req, res, readFileSync(new URL('../../fixtures/sites/article/images/hero.png', import.meta.url)), 'image/png'),
-    '/shop/icon.png': (req, res) => sendBytes(req, res, readFileSync(new URL('../../fixtures/sites/article/images/favicon-32.png', import.meta.url)), 'image/png'),
-    '/late.html': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<meta property="og:video" content="/late.mp4"><title>late</title>'); },
-    '/cf': challenge(403, { server: 'cloudflare', 'cf-mitigated': 'challenge' }, '<html><head><title>Just a moment...</title></head><body><script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script></body></html>'),
-    '/akamai': challenge(403, { server: 'AkamaiGHost' }, '<html><head><title>Access Denied</title></head><body>You don\'t have permission. Reference #18.5c</body></html>'),
-    '/datadome': challenge(403, { 'x-datadome': 'protected', 'set-cookie': 'datadome=abc; Path=/' }, '<html><body><script src="https://ct.captcha-delivery.com/c.js"></script></body></html>'),
-    '/perimeterx': challenge(403, { 'set-cookie': '_pxhd=xyz; Path=/' }, '<html><head><title>Access to this page has been denied</title></head><body><div id="px-captcha"></div></body></html>'),
-    '/hcaptcha': challenge(429, {}, '<html><head><title>Verify</title><script src="https://hcaptcha.com/1/api.js"></script></head><body><div class="h-captcha"></div></body></html>'),
-    '/imperva': challenge(403, { 'x-iinfo': '1-2-3' }, '<html><body>Request unsuccessful. Incapsula incident ID: 123</body></html>'),
-    '/contact-form': challenge(200, {}, '<html><head><title>Contact us</title><script src="https://hcaptcha.com/1/api.js"></script></head><body><form><div class="h-captcha"></div></form></body></html>'),
+    '/shop/item.html': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<title>item</title><meta property="og:image" content="/shop/pic.png"><link rel="icon" href="/shop/icon.png">',
+      );
+    },
+    '/shop/pic.png': (req, res) =>
+      sendBytes(
+        req,
+        res,
+        readFileSync(new URL('../../fixtures/sites/article/images/hero.png', import.meta.url)),
+        'image/png',
+      ),
+    '/shop/icon.png': (req, res) =>
+      sendBytes(
+        req,
+        res,
+        readFileSync(new URL('../../fixtures/sites/article/images/favicon-32.png', import.meta.url)),
+        'image/png',
+      ),
+    '/late.html': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<meta property="og:video" content="/late.mp4"><title>late</title>');
+    },
+    '/cf': challenge(
+      403,
+      { server: 'cloudflare', 'cf-mitigated': 'challenge' },
+      '<html><head><title>Just a moment...</title></head><body><script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script></body></html>',
+    ),
+    '/akamai': challenge(
+      403,
+      { server: 'AkamaiGHost' },
+      "<html><head><title>Access Denied</title></head><body>You don't have permission. Reference #18.5c</body></html>",
+    ),
+    '/datadome': challenge(
+      403,
+      { 'x-datadome': 'protected', 'set-cookie': 'datadome=abc; Path=/' },
+      '<html><body><script src="https://ct.captcha-delivery.com/c.js"></script></body></html>',
+    ),
+    '/perimeterx': challenge(
+      403,
+      { 'set-cookie': '_pxhd=xyz; Path=/' },
+      '<html><head><title>Access to this page has been denied</title></head><body><div id="px-captcha"></div></body></html>',
+    ),
+    '/hcaptcha': challenge(
+      429,
+      {},
+      '<html><head><title>Verify</title><script src="https://hcaptcha.com/1/api.js"></script></head><body><div class="h-captcha"></div></body></html>',
+    ),
+    '/imperva': challenge(
+      403,
+      { 'x-iinfo': '1-2-3' },
+      '<html><body>Request unsuccessful. Incapsula incident ID: 123</body></html>',
+    ),
+    '/contact-form': challenge(
+      200,
+      {},
+      '<html><head><title>Contact us</title><script src="https://hcaptcha.com/1/api.js"></script></head><body><form><div class="h-captcha"></div></form></body></html>',
+    ),
   });
   app = await startRefract();
 });
@@ -102,7 +171,11 @@ test('HTML fallbacks: title, lang, byline, human date, first paragraph, content 
   assert.match(d.description, /^This first paragraph/);
   assert.is(d.publisher, 'Le Site');
   assert.is(d.image.url, `${fx.url}/sites/article/images/hero.png`, 'tracking pixel and data-URI stub are passed over');
-  assert.is(d.logo.url, `${fx.url}/sites/article/images/favicon-32.png`, 'an icon that answers 404 gives way to the next');
+  assert.is(
+    d.logo.url,
+    `${fx.url}/sites/article/images/favicon-32.png`,
+    'an icon that answers 404 gives way to the next',
+  );
 });
 
 test('placeholder images are rejected: a 1x1 pixel and a missing file give way to a real image', async () => {
@@ -129,9 +202,10 @@ test('every Media field carries size, type and dimensions or duration', async ()
   for (const key of ['video', 'audio']) assert.ok(d[key].duration > 0 && d[key].duration_pretty, `${key} duration`);
 });
 
-test('a site\'s image and icon are probed once for its pages (the engine remembers media facts), again under force', async () => {
+test("a site's image and icon are probed once for its pages (the engine remembers media facts), again under force", async () => {
   const probes = () => fx.hits.filter((h) => h === '/shop/pic.png' || h === '/shop/icon.png').length;
-  const item = async (n: number, extra = '') => (await call(app.freeUrl, `url=${q(`${fx.url}/shop/item.html?n=${n}`)}${extra}`)).body.data;
+  const item = async (n: number, extra = '') =>
+    (await call(app.freeUrl, `url=${q(`${fx.url}/shop/item.html?n=${n}`)}${extra}`)).body.data;
   const first = await item(1);
   assert.is(probes(), 2, 'the first page probes its image and its icon');
   const second = await item(2);
@@ -159,7 +233,14 @@ test('a video target is described with its duration', async () => {
 });
 
 test('bot challenges never come back as metadata: EPROXYNEEDED names the provider', async () => {
-  const cases: [string, string][] = [['/cf', 'Cloudflare'], ['/akamai', 'Akamai'], ['/datadome', 'DataDome'], ['/perimeterx', 'PerimeterX'], ['/hcaptcha', 'hCaptcha'], ['/imperva', 'Imperva']];
+  const cases: [string, string][] = [
+    ['/cf', 'Cloudflare'],
+    ['/akamai', 'Akamai'],
+    ['/datadome', 'DataDome'],
+    ['/perimeterx', 'PerimeterX'],
+    ['/hcaptcha', 'hCaptcha'],
+    ['/imperva', 'Imperva'],
+  ];
   for (const [route, provider] of cases) {
     const { status, body } = await call(app.freeUrl, `url=${q(fx.url + route)}`);
     assert.is(status, 403, route);

@@ -20,7 +20,9 @@ async function bands(width: number, rows: [string, number][]): Promise<Buffer> {
     for (let row = y; row < y + h; row++) for (let x = 0; x < width; x++) raw.set(rgb, (row * width + x) * 3);
     y += h;
   }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 /** A smooth two-axis gradient as JPEG: thousands of colours, so the palette is quantized. */
@@ -28,24 +30,46 @@ async function gradient(): Promise<Buffer> {
   const width = 200;
   const height = 120;
   const raw = Buffer.alloc(width * height * 3);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) raw.set([Math.round((x / width) * 255), Math.round((y / height) * 255), 96], (y * width + x) * 3);
-  return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++)
+      raw.set([Math.round((x / width) * 255), Math.round((y / height) * 255), 96], (y * width + x) * 3);
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
 }
 
 test.before(async () => {
-  const hero = await bands(100, [['#ffffff', 70], ['#111111', 20], ['#ff0000', 10]]);
+  const hero = await bands(100, [
+    ['#ffffff', 70],
+    ['#111111', 20],
+    ['#ff0000', 10],
+  ]);
   const logo = await bands(32, [['#ffcc00', 32]]);
   const photo = await gradient();
-  const image = (bytes: Buffer, type: string) => (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => sendBytes(req, res, bytes, type);
-  const html = (body: string) => (_: unknown, res: import('node:http').ServerResponse) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(body); };
+  const image =
+    (bytes: Buffer, type: string) =>
+    (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) =>
+      sendBytes(req, res, bytes, type);
+  const html = (body: string) => (_: unknown, res: import('node:http').ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(body);
+  };
   fx = await serveFixtures({
     '/hero.png': image(hero, 'image/png'),
     '/logo.png': image(logo, 'image/png'),
     '/photo.jpg': image(photo, 'image/jpeg'),
-    '/page': html('<html><head><title>Colours</title><meta property="og:image" content="/hero.png"><link rel="icon" href="/logo.png"></head><body><p>A page about colours with enough words to be static.</p></body></html>'),
-    '/photo': html('<html><head><title>Photo</title><meta property="og:image" content="/photo.jpg"></head><body><p>A photo page.</p></body></html>'),
-    '/white': html('<html><head><title>White</title></head><body><h1>A white page</h1><p>With a paragraph of dark text, a <a href="/x">link</a> and nothing else to see, as most articles are.</p></body></html>'),
-    '/blue': html('<html><head><title>Blue</title><style>html,body{margin:0;background:#1e90ff}</style></head><body></body></html>'),
+    '/page': html(
+      '<html><head><title>Colours</title><meta property="og:image" content="/hero.png"><link rel="icon" href="/logo.png"></head><body><p>A page about colours with enough words to be static.</p></body></html>',
+    ),
+    '/photo': html(
+      '<html><head><title>Photo</title><meta property="og:image" content="/photo.jpg"></head><body><p>A photo page.</p></body></html>',
+    ),
+    '/white': html(
+      '<html><head><title>White</title></head><body><h1>A white page</h1><p>With a paragraph of dark text, a <a href="/x">link</a> and nothing else to see, as most articles are.</p></body></html>',
+    ),
+    '/blue': html(
+      '<html><head><title>Blue</title><style>html,body{margin:0;background:#1e90ff}</style></head><body></body></html>',
+    ),
   });
   app = await startRefract();
 });
@@ -95,7 +119,7 @@ test('the screenshot gets a palette too (its dominant colour is the page backgro
   assert.is(shot.background_color, '#1e90ff');
 });
 
-test('a white page: white is its palette\'s first colour and its background, the text dark over it', async () => {
+test("a white page: white is its palette's first colour and its background, the text dark over it", async () => {
   const res = await call(app.freeUrl, `url=${q(`${fx.url}/white`)}&screenshot=true&palette=true&meta=false`);
   assert.is(res.status, 200, JSON.stringify(res.body));
   const shot = res.body.data.screenshot;
@@ -104,7 +128,7 @@ test('a white page: white is its palette\'s first colour and its background, the
   assert.ok(contrast(shot.background_color, shot.color) >= 4.5, `${shot.color} over ${shot.background_color}`);
 });
 
-test('enrichers compose: a third-party plugin\'s image gets a palette and is pinged, and no producer\'s object is changed', async () => {
+test("enrichers compose: a third-party plugin's image gets a palette and is pinged, and no producer's object is changed", async () => {
   const seen: unknown[] = [];
   const thumbs = definePlugin({
     name: 'thumbs',
@@ -118,7 +142,10 @@ test('enrichers compose: a third-party plugin\'s image gets a palette and is pin
     },
   });
   const gone = definePlugin({
-    name: 'gone', description: 'An image that does not answer.', needs: 'http', params: options({}),
+    name: 'gone',
+    description: 'An image that does not answer.',
+    needs: 'http',
+    params: options({}),
     run: () => ({ url: `${fx.url}/missing.png`, type: 'png' }),
   });
   const other = await startRefract({}, [thumbs, gone]);
@@ -128,7 +155,7 @@ test('enrichers compose: a third-party plugin\'s image gets a palette and is pin
     assert.equal(res.body.data.thumbs.palette, ['#ffcc00'], 'a plugin registered after palette still gets one');
     assert.is(res.body.data.gone, null, 'ping ran after it too');
     assert.equal(res.body.data.image.palette, ['#ffffff', '#111111', '#ff0000']);
-    assert.equal(seen[0], { url: `${fx.url}/logo.png`, type: 'png' }, 'the producer\'s own object was not changed');
+    assert.equal(seen[0], { url: `${fx.url}/logo.png`, type: 'png' }, "the producer's own object was not changed");
   } finally {
     await other.close();
   }

@@ -14,7 +14,9 @@ test.before(async () => {
   fx = await serveFixtures({
     '/page': (_: IncomingMessage, res: ServerResponse) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<html><head><title>Ping</title><meta property="og:image" content="${dead}"><link rel="icon" href="/sites/article/images/apple-touch-icon.png"></head><body><p>Some text for a static page.</p></body></html>`);
+      res.end(
+        `<html><head><title>Ping</title><meta property="og:image" content="${dead}"><link rel="icon" href="/sites/article/images/apple-touch-icon.png"></head><body><p>Some text for a static page.</p></body></html>`,
+      );
     },
   });
   app = await startRefract();

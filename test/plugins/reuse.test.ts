@@ -32,9 +32,20 @@ let fx: Fixture;
 
 test.before(async () => {
   fx = await serveFixtures({
-    '/plant': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(PLANT); },
-    '/read': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(READ); },
-    '/probe': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>probe</title><body style="margin:0"><div style="width:100px;height:100px;background:rgb(0,0,255)"></div><p style="height:2000px">tall</p></body>'); },
+    '/plant': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(PLANT);
+    },
+    '/read': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(READ);
+    },
+    '/probe': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<title>probe</title><body style="margin:0"><div style="width:100px;height:100px;background:rgb(0,0,255)"></div><p style="height:2000px">tall</p></body>',
+      );
+    },
   });
 });
 
@@ -43,7 +54,11 @@ test.after(async () => {
 });
 
 // The report is read raw with a data rule (`meta` writes a title's quotes typographically, which JSON cannot parse).
-const render = (base: string, path: string) => call(base, `url=${q(`${fx.url}${path}`)}&prerender=true&force&waitUntil=load&waitForTimeout=200&data.report.selector=title&data.report.attr=text`);
+const render = (base: string, path: string) =>
+  call(
+    base,
+    `url=${q(`${fx.url}${path}`)}&prerender=true&force&waitUntil=load&waitForTimeout=200&data.report.selector=title&data.report.attr=text`,
+  );
 
 test('a page used again for the next request of its kind shows it nothing of the last one', async () => {
   // One browser slot: every request of this kind takes the page the previous one used.
@@ -55,9 +70,19 @@ test('a page used again for the next request of its kind shows it nothing of the
     const before = app.engine.browsers.stats().reused;
     const read = await render(app.freeUrl, '/read');
     assert.is(app.engine.browsers.stats().reused, before + 1, 'the page was used again');
-    assert.equal(JSON.parse(read.body.data.report), { cookie: '', local: null, session: null, name: '', idb: [], caches: [] });
+    assert.equal(JSON.parse(read.body.data.report), {
+      cookie: '',
+      local: null,
+      session: null,
+      name: '',
+      idb: [],
+      caches: [],
+    });
     // A page sent with a caller's own headers is never kept for another request.
-    const withHeaders = () => call(app.proUrl, `url=${q(`${fx.url}/read`)}&prerender=true&force&headers.x-secret=1`, { headers: { 'x-api-key': 'test-key' } });
+    const withHeaders = () =>
+      call(app.proUrl, `url=${q(`${fx.url}/read`)}&prerender=true&force&headers.x-secret=1`, {
+        headers: { 'x-api-key': 'test-key' },
+      });
     assert.is((await withHeaders()).status, 200);
     const kept = app.engine.browsers.stats().reused;
     assert.is((await withHeaders()).status, 200);
@@ -80,22 +105,39 @@ test('opposite per-request settings alternated many times on warm pages: each an
     const state = `data.s.evaluate=${q("JSON.stringify({ print: matchMedia('print').matches, injected: window.injected ?? null, styled: getComputedStyle(document.body).color, cookie: document.cookie })")}`;
     for (let round = 0; round < 3; round++) {
       // Transparent captures of every kind (full page, element, viewport), with a print medium, a script, a style and a cookie.
-      const clear = await call(app.freeUrl, `${probe}&screenshot.full_page&mediaType=print&scripts=${q("window.injected = 1; document.cookie = 'left=1'")}&styles=${q('body{color:rgb(1,2,3)}')}&${state}`);
+      const clear = await call(
+        app.freeUrl,
+        `${probe}&screenshot.full_page&mediaType=print&scripts=${q("window.injected = 1; document.cookie = 'left=1'")}&styles=${q('body{color:rgb(1,2,3)}')}&${state}`,
+      );
       assert.is(clear.status, 200, JSON.stringify(clear.body).slice(0, 200));
-      assert.equal(JSON.parse(clear.body.data.s), { print: true, injected: 1, styled: 'rgb(1, 2, 3)', cookie: 'left=1' }, `round ${round}: the settings took effect`);
+      assert.equal(
+        JSON.parse(clear.body.data.s),
+        { print: true, injected: 1, styled: 'rgb(1, 2, 3)', cookie: 'left=1' },
+        `round ${round}: the settings took effect`,
+      );
       assert.is(await minAlpha(clear.body.data.screenshot.url), 0, `round ${round}: transparent full page`);
       const element = await call(app.freeUrl, `${probe}&screenshot.element=${q('p')}`);
       assert.is(await minAlpha(element.body.data.screenshot.url), 0, `round ${round}: transparent element`);
       // The opposite of each, on a warm page of the same kind of context.
       const opaque = await call(app.freeUrl, `${probe}&screenshot.omit_background=false&${state}`);
       assert.is(opaque.status, 200);
-      assert.equal(JSON.parse(opaque.body.data.s), { print: false, injected: null, styled: 'rgb(0, 0, 0)', cookie: '' }, `round ${round}: nothing of the last request`);
+      assert.equal(
+        JSON.parse(opaque.body.data.s),
+        { print: false, injected: null, styled: 'rgb(0, 0, 0)', cookie: '' },
+        `round ${round}: nothing of the last request`,
+      );
       assert.is(await minAlpha(opaque.body.data.screenshot.url), 255, `round ${round}: opaque`);
       const jpeg = await call(app.freeUrl, `${probe}&screenshot.type=jpeg`);
-      const [r, g, b] = await sharp(Buffer.from(await (await fetch(jpeg.body.data.screenshot.url)).arrayBuffer())).extract({ left: 600, top: 400, width: 1, height: 1 }).raw().toBuffer();
+      const [r, g, b] = await sharp(Buffer.from(await (await fetch(jpeg.body.data.screenshot.url)).arrayBuffer()))
+        .extract({ left: 600, top: 400, width: 1, height: 1 })
+        .raw()
+        .toBuffer();
       assert.ok(r! > 240 && g! > 240 && b! > 240, `round ${round}: a JPEG's page area is white (${r},${g},${b})`);
     }
-    assert.ok(app.engine.browsers.stats().reused >= 6, `warm pages were used again: ${app.engine.browsers.stats().reused}`);
+    assert.ok(
+      app.engine.browsers.stats().reused >= 6,
+      `warm pages were used again: ${app.engine.browsers.stats().reused}`,
+    );
   } finally {
     await app.close();
   }

@@ -6,7 +6,8 @@ import wordCount from '../../fixtures/plugins/word-count/index.ts';
 
 let bed: Testbed;
 let counted = 0;
-const ARTICLE = '<html><head><title>Short</title></head><body><nav>Home About</nav><main><p>Three small words here</p></main></body></html>';
+const ARTICLE =
+  '<html><head><title>Short</title></head><body><nav>Home About</nav><main><p>Three small words here</p></main></body></html>';
 
 test.before(async () => {
   bed = await startTestbed({
@@ -14,7 +15,11 @@ test.before(async () => {
     pages: {
       '/article': ARTICLE,
       // The same page, counting how often it is asked for.
-      '/counted': (_req, res) => { counted++; res.writeHead(200, { 'content-type': 'text/html' }); res.end(ARTICLE); },
+      '/counted': (_req, res) => {
+        counted++;
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(ARTICLE);
+      },
     },
   });
 });

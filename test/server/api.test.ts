@@ -12,19 +12,46 @@ let slowHits = 0;
 
 test.before(async () => {
   fx = await serveFixtures({
-    '/redirect/1': (_, res) => { res.writeHead(301, { location: '/redirect/2' }); res.end(); },
-    '/redirect/2': (_, res) => { res.writeHead(302, { location: `${fx.url}/sites/article/index.html` }); res.end(); },
-    '/loop': (_, res) => { res.writeHead(302, { location: '/loop' }); res.end(); },
+    '/redirect/1': (_, res) => {
+      res.writeHead(301, { location: '/redirect/2' });
+      res.end();
+    },
+    '/redirect/2': (_, res) => {
+      res.writeHead(302, { location: `${fx.url}/sites/article/index.html` });
+      res.end();
+    },
+    '/loop': (_, res) => {
+      res.writeHead(302, { location: '/loop' });
+      res.end();
+    },
     '/latin1': async (_, res) => {
       const { readFile } = await import('node:fs/promises');
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(await readFile(new URL('../../fixtures/sites/article/latin1.html', import.meta.url)));
     },
-    '/slow': (_, res) => { slowHits++; setTimeout(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>late</title>'); }, 3000).unref(); },
-    '/counted': (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(`<title>counted ${Date.now()}</title>`); },
-    '/clip.mp4': (_, res) => { res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': '2048' }); res.end(Buffer.alloc(2048)); },
-    '/doc.pdf': (_, res) => { res.writeHead(200, { 'content-type': 'application/pdf' }); res.end('%PDF-1.4\n%%EOF\n'); },
-    '/to-private': (_, res) => { res.writeHead(302, { location: `http://127.0.0.2:${fx.port}/` }); res.end(); },
+    '/slow': (_, res) => {
+      slowHits++;
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<title>late</title>');
+      }, 3000).unref();
+    },
+    '/counted': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<title>counted ${Date.now()}</title>`);
+    },
+    '/clip.mp4': (_, res) => {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': '2048' });
+      res.end(Buffer.alloc(2048));
+    },
+    '/doc.pdf': (_, res) => {
+      res.writeHead(200, { 'content-type': 'application/pdf' });
+      res.end('%PDF-1.4\n%%EOF\n');
+    },
+    '/to-private': (_, res) => {
+      res.writeHead(302, { location: `http://127.0.0.2:${fx.port}/` });
+      res.end();
+    },
   });
   app = await startRefract();
 });
@@ -46,8 +73,19 @@ test('a static article yields every metadata field, the status, headers and redi
   assert.is(d.date, '2017-07-14T20:28:07.000Z');
   assert.is(d.lang, 'en');
   assert.is(d.url, `${fx.url}/news/article`);
-  assert.equal(d.image, { url: `${fx.url}/sites/article/images/hero.png`, type: 'png', size: 3161, size_pretty: '3.16 kB', width: 1200, height: 630 });
-  assert.is(d.logo.url, `${fx.url}/sites/article/images/apple-touch-icon.png`, 'the largest icon beats a logo of undeclared size');
+  assert.equal(d.image, {
+    url: `${fx.url}/sites/article/images/hero.png`,
+    type: 'png',
+    size: 3161,
+    size_pretty: '3.16 kB',
+    width: 1200,
+    height: 630,
+  });
+  assert.is(
+    d.logo.url,
+    `${fx.url}/sites/article/images/apple-touch-icon.png`,
+    'the largest icon beats a logo of undeclared size',
+  );
   assert.is(d.logo.width, 180);
   assert.is(d.video, null, 'video is detected only when asked');
   assert.is(d.audio, null, 'audio is detected only when asked');
@@ -59,7 +97,8 @@ test('a static article yields every metadata field, the status, headers and redi
   assert.is(headers.get('x-pricing-plan'), 'free');
   assert.ok(headers.get('x-request-id'));
   assert.is(headers.get('access-control-allow-origin'), '*');
-  for (const h of ['x-rate-limit-limit', 'x-rate-limit-remaining', 'x-rate-limit-reset']) assert.match(headers.get(h) ?? '', /^\d+$/);
+  for (const h of ['x-rate-limit-limit', 'x-rate-limit-remaining', 'x-rate-limit-reset'])
+    assert.match(headers.get(h) ?? '', /^\d+$/);
 });
 
 test('audio and video are detected when asked', async () => {
@@ -100,7 +139,10 @@ test('an image target is described as media with its dimensions', async () => {
   assert.is(body.data.image.width, 64);
   assert.is(body.data.image.height, 48);
   // The file's exact byte count.
-  assert.is(body.data.image.size, readFileSync(new URL('../../fixtures/sites/media/red-64x48.png', import.meta.url)).length);
+  assert.is(
+    body.data.image.size,
+    readFileSync(new URL('../../fixtures/sites/media/red-64x48.png', import.meta.url)).length,
+  );
   assert.match(body.data.image.size_pretty, /B$/);
   assert.is(body.data.title, 'red-64x48.png');
 });
@@ -178,7 +220,10 @@ test('identical concurrent requests share one computation', async () => {
 
 test('filter keeps only the listed paths', async () => {
   const { body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&filter=title,image.url`);
-  assert.equal(body.data, { title: 'The man who built a & firm in his basement', image: { url: `${fx.url}/sites/article/images/hero.png` } });
+  assert.equal(body.data, {
+    title: 'The man who built a & firm in his basement',
+    image: { url: `${fx.url}/sites/article/images/hero.png` },
+  });
 });
 
 test('embed answers a text field raw and a media url with the asset bytes', async () => {
@@ -199,9 +244,14 @@ test('HITs of one entry answer each variant its own bytes, made once: full, filt
   const title = full.body.data.title as string;
   const variants = async () => {
     const [whole, onlyTitle, onlyUrl, embedded, br] = await Promise.all([
-      call(app.freeUrl, url), call(app.freeUrl, `${url}&filter=title`), call(app.freeUrl, `${url}&filter=url`),
+      call(app.freeUrl, url),
+      call(app.freeUrl, `${url}&filter=title`),
+      call(app.freeUrl, `${url}&filter=url`),
       call(app.freeUrl, `${url}&embed=title`),
-      fetch(`${app.freeUrl}/?${url}`, { headers: { 'accept-encoding': 'br' } }).then(async (r) => ({ enc: r.headers.get('content-encoding'), body: await r.text() })),
+      fetch(`${app.freeUrl}/?${url}`, { headers: { 'accept-encoding': 'br' } }).then(async (r) => ({
+        enc: r.headers.get('content-encoding'),
+        body: await r.text(),
+      })),
     ]);
     for (const r of [whole, onlyTitle, onlyUrl, embedded]) assert.is(r.headers.get('x-cache-status'), 'HIT');
     assert.equal(onlyTitle.body.data, { title: whole.body.data.title });
@@ -228,20 +278,22 @@ test('HITs of one entry answer each variant its own bytes, made once: full, filt
 test('a request head over 64 KB, or one that is not HTTP, is answered in JSend with a code, never a reset', async () => {
   const net = await import('node:net');
   const { port } = new URL(app.freeUrl);
-  const raw = (head: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const socket = net.connect(Number(port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const text = Buffer.concat(chunks).toString();
-      resolve({ status: Number(text.split(' ')[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) });
+  const raw = (head: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.on('error', reject);
+      socket.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        resolve({ status: Number(text.split(' ')[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) });
+      });
+      // Not half-closed: a client that stops sending before it reads gets no answer from node:http.
+      socket.write(head);
     });
-    // Not half-closed: a client that stops sending before it reads gets no answer from node:http.
-    socket.write(head);
-  });
   const page = q(`${fx.url}/sites/article/index.html`);
-  const get = (pad: number) => `GET /?url=${page}&prerender=false&pad=${'a'.repeat(pad)} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`;
+  const get = (pad: number) =>
+    `GET /?url=${page}&prerender=false&pad=${'a'.repeat(pad)} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`;
   const within = await raw(get(40 * 1024));
   assert.is(within.status, 200);
   assert.is(JSON.parse(within.body).status, 'success');
@@ -259,13 +311,16 @@ test('a request head over 64 KB, or one that is not HTTP, is answered in JSend w
 test('responses are compressed with brotli or gzip on request', async () => {
   const url = `${app.freeUrl}/?url=${q(`${fx.url}/sites/article/index.html`)}`;
   const http = await import('node:http');
-  const raw = (encoding: string) => new Promise<{ enc: string | undefined; body: Buffer }>((resolve, reject) => {
-    http.get(url, { headers: { 'accept-encoding': encoding } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ enc: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
-    }).on('error', reject);
-  });
+  const raw = (encoding: string) =>
+    new Promise<{ enc: string | undefined; body: Buffer }>((resolve, reject) => {
+      http
+        .get(url, { headers: { 'accept-encoding': encoding } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ enc: res.headers['content-encoding'], body: Buffer.concat(chunks) }));
+        })
+        .on('error', reject);
+    });
   const br = await raw('gzip, br');
   assert.is(br.enc, 'br');
   assert.is(JSON.parse(zlib.brotliDecompressSync(br.body).toString()).status, 'success');
@@ -289,11 +344,20 @@ test('unknown parameters are accepted and named in x-refract-unknown-params', as
   assert.is(typo.status, 200);
   assert.is(typo.headers.get('x-refract-unknown-params'), 'screenshoot, colourScheme, h%C3%A9%0A, meta.foo');
   // Nested typos are named too: an output's options and the general options' own keys.
-  const nested = await call(app.freeUrl, `url=${page}&screenshot.fulPage=true&screenshot.duration=20s&viewport.widht=3&pdf.margin.top=1cm&pdf.margin.tpo=2cm&meta=false&screenshot=false&pdf=false`);
+  const nested = await call(
+    app.freeUrl,
+    `url=${page}&screenshot.fulPage=true&screenshot.duration=20s&viewport.widht=3&pdf.margin.top=1cm&pdf.margin.tpo=2cm&meta=false&screenshot=false&pdf=false`,
+  );
   assert.is(nested.status, 200, JSON.stringify(nested.body).slice(0, 200));
-  assert.is(nested.headers.get('x-refract-unknown-params'), 'screenshot.fulPage, screenshot.duration, viewport.widht, pdf.margin.tpo');
+  assert.is(
+    nested.headers.get('x-refract-unknown-params'),
+    'screenshot.fulPage, screenshot.duration, viewport.widht, pdf.margin.tpo',
+  );
   // Without the typo nothing is named; known names in snake_case are known.
-  const clean = await call(app.freeUrl, `url=${page}&color_scheme=dark&palette=false&screenshot.full_page=false&screenshot.overlay.browser=dark&screenshot=false&data.x.selector=h1`);
+  const clean = await call(
+    app.freeUrl,
+    `url=${page}&color_scheme=dark&palette=false&screenshot.full_page=false&screenshot.overlay.browser=dark&screenshot=false&data.x.selector=h1`,
+  );
   assert.is(clean.status, 200);
   assert.is(clean.headers.get('x-refract-unknown-params'), null);
 });
@@ -320,7 +384,6 @@ test('HEAD answers the headers without a body; OPTIONS allows CORS', async () =>
   assert.match(pre.headers.get('access-control-allow-methods') ?? '', /GET/);
 });
 
-
 /** The Server-Timing header as name → duration (ms). */
 function timings(header: string | null): Map<string, number> {
   const out = new Map<string, number>();
@@ -337,19 +400,28 @@ test('Server-Timing says where a MISS spent its time, a HIT only its lookup, a f
   const miss = await call(app.freeUrl, url);
   assert.is(miss.headers.get('x-cache-status'), 'MISS');
   const m = timings(miss.headers.get('server-timing'));
-  for (const name of ['cache', 'quota', 'queue', 'fetch', 'step.meta', 'store', 'body', 'total']) assert.ok(m.has(name), `MISS reports ${name}: ${miss.headers.get('server-timing')}`);
+  for (const name of ['cache', 'quota', 'queue', 'fetch', 'step.meta', 'store', 'body', 'total'])
+    assert.ok(m.has(name), `MISS reports ${name}: ${miss.headers.get('server-timing')}`);
   assert.ok(m.get('total')! >= m.get('fetch')! + m.get('step.meta')!, 'the total covers the phases inside it');
   const hit = await call(app.freeUrl, url);
   assert.is(hit.headers.get('x-cache-status'), 'HIT');
   const h = timings(hit.headers.get('server-timing'));
-  assert.equal([...h.keys()].filter((k) => k !== 'compress'), ['cache', 'body', 'total'], 'a HIT did no fetch, no steps and paid no quota');
+  assert.equal(
+    [...h.keys()].filter((k) => k !== 'compress'),
+    ['cache', 'body', 'total'],
+    'a HIT did no fetch, no steps and paid no quota',
+  );
   const bad = await call(app.freeUrl, 'url=notaurl');
   assert.is(bad.status, 400);
   assert.ok(timings(bad.headers.get('server-timing')).has('total'));
-  const shot = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html?timing-shot=${Date.now()}`)}&screenshot&meta=false&adblock=false`);
+  const shot = await call(
+    app.freeUrl,
+    `url=${q(`${fx.url}/sites/article/index.html?timing-shot=${Date.now()}`)}&screenshot&meta=false&adblock=false`,
+  );
   assert.is(shot.status, 200);
   const s = timings(shot.headers.get('server-timing'));
-  for (const name of ['page', 'navigate', 'content', 'step.screenshot']) assert.ok(s.has(name), `a browser request reports ${name}: ${shot.headers.get('server-timing')}`);
+  for (const name of ['page', 'navigate', 'content', 'step.screenshot'])
+    assert.ok(s.has(name), `a browser request reports ${name}: ${shot.headers.get('server-timing')}`);
   assert.not.ok(s.has('consent'), 'no banner handling was asked for');
 });
 

@@ -19,7 +19,9 @@ test.before(async () => {
     '/shot': (req: IncomingMessage, res: ServerResponse) => {
       const n = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('n'));
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<html><body style="margin:0;background:hsl(${(n * 37) % 360} 70% 50%)"><h1>Page ${n}</h1></body></html>`);
+      res.end(
+        `<html><body style="margin:0;background:hsl(${(n * 37) % 360} 70% 50%)"><h1>Page ${n}</h1></body></html>`,
+      );
     },
   });
 });
@@ -35,7 +37,12 @@ const shot = (app: App, n: number) => call(app.freeUrl, `url=${q(`${fx.url}/shot
 /** Resolves once the folder is within `bound` bytes: now, or after the pruning pass under way. */
 async function prunedWithin(app: App, dir: string, bound: number): Promise<void> {
   const pruned = new Promise<void>((resolve) => {
-    const on = ({ bytes }: { bytes: number }) => { if (bytes <= bound) { app.engine.events.off('assets-pruned', on); resolve(); } };
+    const on = ({ bytes }: { bytes: number }) => {
+      if (bytes <= bound) {
+        app.engine.events.off('assets-pruned', on);
+        resolve();
+      }
+    };
     app.engine.events.on('assets-pruned', on);
   });
   if (folderBytes(dir) <= bound) return;
@@ -46,7 +53,11 @@ test('the local folder stays under REFRACT_ASSETS_MAX_BYTES, oldest first; a cac
   const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-assets-'));
   const first = await (async () => {
     const probe = await startRefract({ REFRACT_ASSETS_DIR: dir });
-    try { return (await shot(probe, 0)).body.data.screenshot.size as number; } finally { await probe.close(); }
+    try {
+      return (await shot(probe, 0)).body.data.screenshot.size as number;
+    } finally {
+      await probe.close();
+    }
   })();
   // Room for about four screenshots (pages differ by their colour only: their files are about the same size).
   const bound = Math.round(first * 4.5);

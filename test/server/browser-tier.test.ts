@@ -21,7 +21,18 @@ let app: App;
 
 /** Starts a browser tier node as a user would (`refract browser-server`) and resolves with its URL. */
 async function browserServer(): Promise<{ child: ChildProcess; url: string; exited: Promise<unknown> }> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--conditions=refract-source', path.join(ROOT, 'bin/refract.ts'), 'browser-server', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      '--no-node-snapshot',
+      '--conditions=refract-source',
+      path.join(ROOT, 'bin/refract.ts'),
+      'browser-server',
+      '--port',
+      '0',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const url = await new Promise<string>((resolve, reject) => {
     let err = '';
@@ -41,20 +52,32 @@ test.before(async () => {
     '/page': (req, res) => {
       const n = new URL(req.url!, 'http://x').searchParams.get('n');
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<html><head><title>Page ${n}</title></head><body style="background:hsl(${Number(n) * 29} 60% 60%)"><h1>Page ${n}</h1></body></html>`);
+      res.end(
+        `<html><head><title>Page ${n}</title></head><body style="background:hsl(${Number(n) * 29} 60% 60%)"><h1>Page ${n}</h1></body></html>`,
+      );
     },
     '/private-image': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<html><head><title>Private</title></head><body><img src="http://${forbidden.url}/pixel.png"><script>fetch('http://${forbidden.url}/fetch').catch(() => {})</script></body></html>`);
+      res.end(
+        `<html><head><title>Private</title></head><body><img src="http://${forbidden.url}/pixel.png"><script>fetch('http://${forbidden.url}/fetch').catch(() => {})</script></body></html>`,
+      );
     },
-    '/redirect': (_, res) => { res.writeHead(302, { location: `http://${forbidden.url}/secret` }); res.end(); },
+    '/redirect': (_, res) => {
+      res.writeHead(302, { location: `http://${forbidden.url}/secret` });
+      res.end();
+    },
     '/refresh': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<html><head><title>Refresh</title><meta http-equiv="refresh" content="0;url=http://${forbidden.url}/secret"></head><body>moving</body></html>`);
+      res.end(
+        `<html><head><title>Refresh</title><meta http-equiv="refresh" content="0;url=http://${forbidden.url}/secret"></head><body>moving</body></html>`,
+      );
     },
   });
   nodes.push(await browserServer(), await browserServer());
-  app = await startRefract({ REFRACT_BROWSER_ENDPOINTS: nodes.map((n) => n.url).join(','), REFRACT_BROWSER_CONCURRENCY: '4' });
+  app = await startRefract({
+    REFRACT_BROWSER_ENDPOINTS: nodes.map((n) => n.url).join(','),
+    REFRACT_BROWSER_CONCURRENCY: '4',
+  });
 });
 
 test.after(async () => {
@@ -80,7 +103,10 @@ test('pages are spread over both nodes and answered as with a local browser', as
 });
 
 test('an animated capture is recorded on the node and comes back as an MP4, with a PDF from the same tier', async () => {
-  const clip = await call(app.freeUrl, `url=${q(`${fx.url}/page?n=video`)}&meta=false&screenshot.animated.duration=1s&screenshot.animated.fps=10`);
+  const clip = await call(
+    app.freeUrl,
+    `url=${q(`${fx.url}/page?n=video`)}&meta=false&screenshot.animated.duration=1s&screenshot.animated.fps=10`,
+  );
   assert.is(clip.status, 200, JSON.stringify(clip.body).slice(0, 300));
   assert.is(clip.body.data.screenshot.type, 'mp4');
   assert.ok(Math.abs(clip.body.data.screenshot.duration - 1) < 0.25, `duration ${clip.body.data.screenshot.duration}`);
@@ -110,31 +136,58 @@ test('a node killed mid-run: every request is answered (a result or a typed erro
   nodes[0]!.child.kill('SIGKILL');
   const answers = await Promise.all(inflight);
   const ok = answers.filter((a) => a.status === 200).length;
-  const typed = answers.filter((a) => a.status !== 200 && typeof a.body?.code === 'string' && (a.body.status === 'fail' || a.body.status === 'error'));
+  const typed = answers.filter(
+    (a) =>
+      a.status !== 200 && typeof a.body?.code === 'string' && (a.body.status === 'fail' || a.body.status === 'error'),
+  );
   assert.is(ok + typed.length, answers.length, `every request answered: ${answers.map((a) => a.status).join(',')}`);
-  console.log(`after the kill: ${ok} of ${answers.length} in flight succeeded, ${typed.length} typed errors (${typed.map((a) => a.body.code).join(',') || 'none'})`);
+  console.log(
+    `after the kill: ${ok} of ${answers.length} in flight succeeded, ${typed.length} typed errors (${typed.map((a) => a.body.code).join(',') || 'none'})`,
+  );
   const after = await Promise.all([1, 2, 3, 4].map((i) => shot(`after${i}`)));
-  assert.equal(after.map((a) => a.status), [200, 200, 200, 200], JSON.stringify(after.find((a) => a.status !== 200)?.body ?? {}).slice(0, 300));
+  assert.equal(
+    after.map((a) => a.status),
+    [200, 200, 200, 200],
+    JSON.stringify(after.find((a) => a.status !== 200)?.body ?? {}).slice(0, 300),
+  );
   assert.is((await fetch(`${app.freeUrl}/readyz`)).status, 200, 'ready: one node is left');
 });
 
 test('a node that hangs (SIGSTOP: its connection stays open, nothing answers): its pages in flight are retried on the other node within their deadline, new pages go to the other node only, and /metrics says it is down', async () => {
   const hanging = await browserServer();
   const live = nodes[1]!;
-  const pair = await startRefract({ REFRACT_BROWSER_ENDPOINTS: `${hanging.url},${live.url}`, REFRACT_BROWSER_CONCURRENCY: '4' });
+  const pair = await startRefract({
+    REFRACT_BROWSER_ENDPOINTS: `${hanging.url},${live.url}`,
+    REFRACT_BROWSER_CONCURRENCY: '4',
+  });
   const on = (n: string) => call(pair.freeUrl, `url=${q(`${fx.url}/page?n=${n}`)}&screenshot&meta.title`);
-  const up = async () => (await (await fetch(`${pair.proUrl}/metrics`)).text()).match(/^refract_browser_endpoint_up\{[^}]*\} \d/gm) ?? [];
+  const up = async () =>
+    (await (await fetch(`${pair.proUrl}/metrics`)).text()).match(/^refract_browser_endpoint_up\{[^}]*\} \d/gm) ?? [];
   try {
     // Both nodes serve (pages are spread in turn).
-    assert.equal((await Promise.all(['h-a', 'h-b'].map(on))).map((a) => a.status), [200, 200]);
+    assert.equal(
+      (await Promise.all(['h-a', 'h-b'].map(on))).map((a) => a.status),
+      [200, 200],
+    );
     assert.ok(pair.engine.browsers.stats().launched >= 2, 'a browser connected on each node');
     const inflight = Array.from({ length: 4 }, (_, i) => on(`h${i}`));
     hanging.child.kill('SIGSTOP');
     const answers = await Promise.all(inflight);
-    assert.equal(answers.map((a) => a.status), [200, 200, 200, 200], JSON.stringify(answers.find((a) => a.status !== 200)?.body ?? {}).slice(0, 300));
+    assert.equal(
+      answers.map((a) => a.status),
+      [200, 200, 200, 200],
+      JSON.stringify(answers.find((a) => a.status !== 200)?.body ?? {}).slice(0, 300),
+    );
     for (const a of answers) assert.ok(a.body.data.screenshot, `a screenshot: ${JSON.stringify(a.body.warnings)}`);
-    assert.equal(pair.engine.browsers.endpoints().map((e) => e.state === 'up'), [false, true]);
-    assert.equal((await up()).map((line) => line.at(-1)), ['0', '1'], 'the hung node is down in /metrics');
+    assert.equal(
+      pair.engine.browsers.endpoints().map((e) => e.state === 'up'),
+      [false, true],
+    );
+    assert.equal(
+      (await up()).map((line) => line.at(-1)),
+      ['0', '1'],
+      'the hung node is down in /metrics',
+    );
     // A new page never waits on the hung node (a connection to it takes its 5 s timeout before failing over).
     for (const n of ['h-after1', 'h-after2']) {
       const started = performance.now();
@@ -150,10 +203,17 @@ test('a node that hangs (SIGSTOP: its connection stays open, nothing answers): i
   }
 });
 
-test('a caller\'s proxy with a browser tier on another host: 400 EPROXY that says why, before any browser is asked', async () => {
-  const far = await startRefract({ REFRACT_BROWSER_ENDPOINTS: 'ws://browsers.invalid:3100/token', REFRACT_API_KEYS: 'k1' });
+test("a caller's proxy with a browser tier on another host: 400 EPROXY that says why, before any browser is asked", async () => {
+  const far = await startRefract({
+    REFRACT_BROWSER_ENDPOINTS: 'ws://browsers.invalid:3100/token',
+    REFRACT_API_KEYS: 'k1',
+  });
   try {
-    const res = await call(far.proUrl, `url=${q(`${fx.url}/page?n=proxy`)}&screenshot&proxy=${q('http://127.0.0.1:9')}`, { headers: { 'x-api-key': 'k1' } });
+    const res = await call(
+      far.proUrl,
+      `url=${q(`${fx.url}/page?n=proxy`)}&screenshot&proxy=${q('http://127.0.0.1:9')}`,
+      { headers: { 'x-api-key': 'k1' } },
+    );
     assert.is(res.status, 400, JSON.stringify(res.body).slice(0, 300));
     assert.is(res.body.code, 'EPROXY');
     assert.match(res.body.message, /browser tier on another host/);
@@ -165,11 +225,26 @@ test('a caller\'s proxy with a browser tier on another host: 400 EPROXY that say
 
 test('a CDP endpoint (cdp+ws://, a Chromium started with --remote-debugging-port): pages, and the guard on its requests', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-cdp-'));
-  const chrome = spawn('/usr/bin/chromium', [...CHROME_ARGS, '--headless=new', '--remote-debugging-port=0', '--remote-debugging-address=127.0.0.1', `--user-data-dir=${dir}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const chrome = spawn(
+    '/usr/bin/chromium',
+    [
+      ...CHROME_ARGS,
+      '--headless=new',
+      '--remote-debugging-port=0',
+      '--remote-debugging-address=127.0.0.1',
+      `--user-data-dir=${dir}`,
+      'about:blank',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const gone = new Promise((resolve) => chrome.once('exit', resolve));
   const ws = await new Promise<string>((resolve, reject) => {
     let err = '';
-    chrome.stderr!.on('data', (c: Buffer) => { err += c; const m = /DevTools listening on (ws:\/\/\S+)/.exec(err); if (m) resolve(m[1]!); });
+    chrome.stderr!.on('data', (c: Buffer) => {
+      err += c;
+      const m = /DevTools listening on (ws:\/\/\S+)/.exec(err);
+      if (m) resolve(m[1]!);
+    });
     void gone.then(() => reject(new Error(`chromium ended: ${err}`)));
   });
   const cdp = await startRefract({ REFRACT_BROWSER_ENDPOINTS: `cdp+${ws}` });

@@ -12,7 +12,10 @@ import type { App } from '../../server/app.ts';
 let fx: Fixture;
 const SECRET = 'webhook-secret-for-content-tests';
 let app: App;
-const send = (res: ServerResponse, body: string) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }); res.end(body); };
+const send = (res: ServerResponse, body: string) => {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(body);
+};
 
 const ARTICLE = `<!doctype html><html lang="en"><head><title>Rivers of the North | Example News</title></head><body>
 <header><nav><a href="/">Home</a><a href="/world">World</a><a href="/sport">Sport</a></nav></header>
@@ -70,8 +73,24 @@ test('markdown: the article for a language model, title once, structure kept, th
   assert.match(md, /```python\ndef frozen\(temp\):\n {4}return temp < 0\n```/);
   assert.match(md, /^> The ice is the town's calendar/m);
   assert.match(md, new RegExp(`\\[the survey\\]\\(${fx.url}/science/ice\\)`), 'links absolute');
-  assert.match(md, new RegExp(`!\\[Ice on the river at dawn\\]\\(${fx.url}/img/ice\\.jpg\\)`), 'the content image kept');
-  for (const gone of ['Home', 'Share this story', 'Ann Writer', 'Photo: Agency', 'pixel.gif', 'Related stories', 'Lakes of the south', 'Sidebar', 'Letters from readers', 'All rights reserved', 'tracking']) {
+  assert.match(
+    md,
+    new RegExp(`!\\[Ice on the river at dawn\\]\\(${fx.url}/img/ice\\.jpg\\)`),
+    'the content image kept',
+  );
+  for (const gone of [
+    'Home',
+    'Share this story',
+    'Ann Writer',
+    'Photo: Agency',
+    'pixel.gif',
+    'Related stories',
+    'Lakes of the south',
+    'Sidebar',
+    'Letters from readers',
+    'All rights reserved',
+    'tracking',
+  ]) {
     assert.not.ok(md.includes(gone), `${gone} is not content:\n${md}`);
   }
   assert.not.match(md, /\[\]\(/, 'no empty links');
@@ -87,11 +106,13 @@ test('text and html: the same content without markup, and as clean HTML', async 
   assert.match(text, /^First the edges freeze near the banks\.$/m);
   assert.match(text, /as the survey explains\./);
   assert.match(text, /def frozen\(temp\):\n {4}return temp < 0/);
-  for (const markup of ['](', '**', '# ', '<p', '<a ', '| River']) assert.not.ok(text.includes(markup), `no ${markup} in text`);
+  for (const markup of ['](', '**', '# ', '<p', '<a ', '| River'])
+    assert.not.ok(text.includes(markup), `no ${markup} in text`);
   assert.ok(html.startsWith('<h1>Rivers of the North</h1>'), html.slice(0, 120));
   assert.match(html, new RegExp(`<a href="${fx.url}/science/ice">the survey</a>`));
   assert.match(html, /<table>/);
-  for (const gone of ['<script', 'Share this story', 'Sidebar', 'Lakes of the south']) assert.not.ok(html.includes(gone), gone);
+  for (const gone of ['<script', 'Share this story', 'Sidebar', 'Lakes of the south'])
+    assert.not.ok(html.includes(gone), gone);
   // The same sentences in all three forms.
   for (const sentence of ['Cold air settles over the water for days', 'Residents say the first crossing on foot']) {
     for (const form of [text, html, markdown]) assert.ok(form.includes(sentence), sentence);
@@ -130,16 +151,29 @@ test('in a crawl job: every page line carries the named output', async () => {
   const hook = await webhookReceiver(SECRET);
   try {
     const post = await fetch(`${app.proUrl}/crawls`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'test-key' },
-      body: JSON.stringify({ urls: [`${fx.url}/article`, `${fx.url}/shop`], query: 'markdown&meta=false', webhook: { url: hook.url } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'test-key' },
+      body: JSON.stringify({
+        urls: [`${fx.url}/article`, `${fx.url}/shop`],
+        query: 'markdown&meta=false',
+        webhook: { url: hook.url },
+      }),
     });
     assert.is(post.status, 202);
-    const { data } = await post.json() as { data: { url: string } };
+    const { data } = (await post.json()) as { data: { url: string } };
     // The job's end is told by its webhook (no polling).
     await hook.when((d) => ['crawl.completed', 'crawl.failed', 'crawl.cancelled'].includes(d.event.type));
-    const status = ((await (await fetch(`${app.proUrl}${data.url}`, { headers: { 'x-api-key': 'test-key' } })).json()) as { data: { status: string } }).data.status;
+    const status = (
+      (await (await fetch(`${app.proUrl}${data.url}`, { headers: { 'x-api-key': 'test-key' } })).json()) as {
+        data: { status: string };
+      }
+    ).data.status;
     assert.is(status, 'completed');
-    const lines = ((await (await fetch(`${app.proUrl}${data.url}/results`, { headers: { 'x-api-key': 'test-key' } })).json()) as { data: { results: { url: string; data: { markdown: string } }[] } }).data.results;
+    const lines = (
+      (await (await fetch(`${app.proUrl}${data.url}/results`, { headers: { 'x-api-key': 'test-key' } })).json()) as {
+        data: { results: { url: string; data: { markdown: string } }[] };
+      }
+    ).data.results;
     assert.is(lines.length, 2);
     const article = lines.find((l) => l.url.endsWith('/article'))!;
     assert.ok(article.data.markdown.startsWith('# Rivers of the North\n'));

@@ -20,8 +20,15 @@ let redis: TestRedis;
 let gate: Promise<void> = Promise.resolve();
 
 const env = () => ({
-  PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'info',
-  REDIS_URL: redis.url, REFRACT_API_KEYS: 'key-a,key-b', REFRACT_WEBHOOK_SECRET: SECRET, REFRACT_PROBE_TIMEOUT: '0',
+  PORT: '0',
+  PRO_PORT: '0',
+  HOST: '127.0.0.1',
+  REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+  REFRACT_LOG_LEVEL: 'info',
+  REDIS_URL: redis.url,
+  REFRACT_API_KEYS: 'key-a,key-b',
+  REFRACT_WEBHOOK_SECRET: SECRET,
+  REFRACT_PROBE_TIMEOUT: '0',
 });
 
 test.before(async () => {
@@ -36,7 +43,11 @@ test.before(async () => {
     if (!m) return false;
     const n = Number(m[2]);
     if (m[1]!.startsWith('gated') && n >= FAST) await gate;
-    page(res, m[2]!, n === 0 ? Array.from({ length: PAGES - 1 }, (_, i) => `<a href="/${m[1]}/${i + 1}">${i + 1}</a>`).join('') : '');
+    page(
+      res,
+      m[2]!,
+      n === 0 ? Array.from({ length: PAGES - 1 }, (_, i) => `<a href="/${m[1]}/${i + 1}">${i + 1}</a>`).join('') : '',
+    );
     return true;
   });
 });
@@ -46,10 +57,15 @@ test.after(async () => {
   await redis.close();
 });
 
-const post = (base: string, body: unknown, key = 'key-a') => fetch(`${base}/crawls`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+const post = (base: string, body: unknown, key = 'key-a') =>
+  fetch(`${base}/crawls`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
 async function get<T>(base: string, p: string, key = 'key-a'): Promise<{ status: number; body: T }> {
   const res = await fetch(`${base}${p}`, { headers: { 'x-api-key': key } });
-  return { status: res.status, body: await res.json() as T };
+  return { status: res.status, body: (await res.json()) as T };
 }
 type Status = { status: string; pages: { done: number; failed: number; queued: number }; finishedAt: string | null };
 
@@ -58,7 +74,10 @@ async function allResults(base: string, url: string): Promise<string[]> {
   const seen: string[] = [];
   let cursor: string | null = '0';
   while (cursor !== null) {
-    const { body }: { body: { data: { results: { url: string }[]; next: string | null } } } = await get(base, `${url}/results?cursor=${cursor}&limit=7`);
+    const { body }: { body: { data: { results: { url: string }[]; next: string | null } } } = await get(
+      base,
+      `${url}/results?cursor=${cursor}&limit=7`,
+    );
     assert.ok(body.data.results.length <= 7);
     seen.push(...body.data.results.map((r) => r.url));
     cursor = body.data.next;
@@ -72,14 +91,17 @@ test('a job started on one process is read on another: signed webhooks, status, 
   try {
     const res = await post(a.proUrl, { start: `${fx.url}/site/0`, webhook: { url: hook.url } });
     assert.is(res.status, 202);
-    const { data } = await res.json() as { data: { id: string; status: string; url: string } };
+    const { data } = (await res.json()) as { data: { id: string; status: string; url: string } };
     assert.is(data.status, 'queued');
     await hook.when((d) => d.event.type === 'crawl.completed');
     const types = hook.got.map((d) => d.event.type);
     assert.is(types[0], 'crawl.started');
     assert.is(types.filter((t) => t === 'crawl.page').length, PAGES);
     assert.is(types.filter((t) => t === 'crawl.completed').length, 1);
-    assert.ok(hook.got.every((d) => d.verified && d.event.id === data.id), 'every delivery is signed and names the job');
+    assert.ok(
+      hook.got.every((d) => d.verified && d.event.id === data.id),
+      'every delivery is signed and names the job',
+    );
     const status = await get<{ data: Status }>(b.proUrl, data.url);
     assert.is(status.status, 200, 'the other process answers');
     assert.is(status.body.data.status, 'completed');
@@ -87,8 +109,18 @@ test('a job started on one process is read on another: signed webhooks, status, 
     const seen = await allResults(b.proUrl, data.url);
     assert.is(seen.length, PAGES);
     assert.is(new Set(seen).size, PAGES, 'each page once');
-    const ndjson = await (await fetch(`${a.proUrl}${data.url}/results`, { headers: { 'x-api-key': 'key-a', accept: 'application/x-ndjson' } })).text();
-    assert.equal(ndjson.trim().split('\n').map((l) => (JSON.parse(l) as { url: string }).url), seen);
+    const ndjson = await (
+      await fetch(`${a.proUrl}${data.url}/results`, {
+        headers: { 'x-api-key': 'key-a', accept: 'application/x-ndjson' },
+      })
+    ).text();
+    assert.equal(
+      ndjson
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { url: string }).url),
+      seen,
+    );
     assert.is((await get(b.proUrl, data.url, 'key-b')).status, 404);
     assert.is((await get(a.proUrl, `${data.url}/results`, 'key-b')).status, 404);
   } finally {
@@ -99,15 +131,25 @@ test('a job started on one process is read on another: signed webhooks, status, 
 
 test('DELETE on any process cancels the job: it stops, and the results so far stay readable', async () => {
   let release!: () => void;
-  gate = new Promise<void>((resolve) => { release = resolve; });
+  gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const [a, b] = await Promise.all([startChild(ROOT, env()), startChild(ROOT, env())]);
   try {
-    const { data } = await (await post(a.proUrl, { start: `${fx.url}/gated-cancel/0` })).json() as { data: { url: string } };
+    const { data } = (await (await post(a.proUrl, { start: `${fx.url}/gated-cancel/0` })).json()) as {
+      data: { url: string };
+    };
     // Once the fast pages are in, the rest wait at the gate: cancel from the other process.
-    for (let s = await get<{ data: Status }>(b.proUrl, data.url); s.body.data.pages.done < FAST; s = await get<{ data: Status }>(b.proUrl, data.url)) {
+    for (
+      let s = await get<{ data: Status }>(b.proUrl, data.url);
+      s.body.data.pages.done < FAST;
+      s = await get<{ data: Status }>(b.proUrl, data.url)
+    ) {
       assert.is(s.body.data.status === 'queued' || s.body.data.status === 'running', true);
     }
-    const cancelled = await (await fetch(`${b.proUrl}${data.url}`, { method: 'DELETE', headers: { 'x-api-key': 'key-a' } })).json() as { data: Status };
+    const cancelled = (await (
+      await fetch(`${b.proUrl}${data.url}`, { method: 'DELETE', headers: { 'x-api-key': 'key-a' } })
+    ).json()) as { data: Status };
     release();
     assert.is(cancelled.data.status, 'cancelled');
     assert.type(cancelled.data.finishedAt, 'string');
@@ -125,12 +167,19 @@ test('DELETE on any process cancels the job: it stops, and the results so far st
 
 test('the process coordinating a job is killed mid-crawl: the other takes it over, every page once, totals exact', async () => {
   let release!: () => void;
-  gate = new Promise<void>((resolve) => { release = resolve; });
+  gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const hook = await webhookReceiver(SECRET);
   let a: Child | undefined = await startChild(ROOT, env());
   let b: Child | undefined;
   try {
-    const { data } = await (await post(a.proUrl, { start: `${fx.url}/gated-kill/0`, webhook: { url: hook.url, events: ['page', 'completed'] } })).json() as { data: { url: string } };
+    const { data } = (await (
+      await post(a.proUrl, {
+        start: `${fx.url}/gated-kill/0`,
+        webhook: { url: hook.url, events: ['page', 'completed'] },
+      })
+    ).json()) as { data: { url: string } };
     await hook.when(() => hook.got.filter((d) => d.event.type === 'crawl.page').length >= FAST);
     // Only `a` was there to take the job: it coordinates it, and holds pages at the gate.
     b = await startChild(ROOT, env());

@@ -30,15 +30,26 @@ test.before(async () => {
     const { pathname } = new URL(req.url!, 'http://x');
     const site = /^\/site\/(\d+)$/.exec(pathname);
     if (site) {
-      const links = site[1] === '0' ? Array.from({ length: PAGES - 1 }, (_, i) => `<a href="/site/${i + 1}">${i + 1}</a>`).join('') : '';
+      const links =
+        site[1] === '0'
+          ? Array.from({ length: PAGES - 1 }, (_, i) => `<a href="/site/${i + 1}">${i + 1}</a>`).join('')
+          : '';
       page(res, site[1]!, links);
       return true;
     }
     const slow = /^\/held\/(\w+)$/.exec(pathname);
-    if (slow) { await held; page(res, slow[1]!); return true; }
+    if (slow) {
+      await held;
+      page(res, slow[1]!);
+      return true;
+    }
     return false;
   });
-  app = await startRefract({ REFRACT_API_KEYS: 'key-a,key-b', REFRACT_WEBHOOK_SECRET: SECRET, REFRACT_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-data-')) });
+  app = await startRefract({
+    REFRACT_API_KEYS: 'key-a,key-b',
+    REFRACT_WEBHOOK_SECRET: SECRET,
+    REFRACT_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-data-')),
+  });
 });
 
 test.after(async () => {
@@ -46,15 +57,21 @@ test.after(async () => {
   await fx.close();
 });
 
-const post = (base: string, body: unknown, key = 'key-a') => fetch(`${base}/crawls`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
-const get = (base: string, p: string, key = 'key-a', accept = 'application/json') => fetch(`${base}${p}`, { headers: { 'x-api-key': key, accept } });
+const post = (base: string, body: unknown, key = 'key-a') =>
+  fetch(`${base}/crawls`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
+const get = (base: string, p: string, key = 'key-a', accept = 'application/json') =>
+  fetch(`${base}${p}`, { headers: { 'x-api-key': key, accept } });
 
 test('a 30-page crawl through POST /crawls: signed webhooks, status, results paged exactly once, streamed', async () => {
   const hook = await webhookReceiver(SECRET);
   try {
     const res = await post(app.proUrl, { start: `${fx.url}/site/0`, webhook: { url: hook.url } });
     assert.is(res.status, 202);
-    const { data } = await res.json() as { data: { id: string; status: string; url: string } };
+    const { data } = (await res.json()) as { data: { id: string; status: string; url: string } };
     assert.is(data.status, 'queued');
     assert.is(data.url, `/crawls/${data.id}`);
     await hook.when((d) => d.event.type === 'crawl.completed');
@@ -63,24 +80,40 @@ test('a 30-page crawl through POST /crawls: signed webhooks, status, results pag
     assert.is(types.filter((t) => t === 'crawl.page').length, PAGES);
     assert.is(types.filter((t) => t === 'crawl.completed').length, 1);
     assert.is(types[0], 'crawl.started');
-    assert.ok(hook.got.every((d) => d.verified && d.event.id === data.id), 'every delivery is signed and names the job');
+    assert.ok(
+      hook.got.every((d) => d.verified && d.event.id === data.id),
+      'every delivery is signed and names the job',
+    );
     assert.is(new Set(hook.got.map((d) => d.delivery)).size, hook.got.length, 'a delivery id each');
-    const status = await (await get(app.proUrl, data.url)).json() as { data: { status: string; pages: { done: number; failed: number; queued: number }; finishedAt: string } };
+    const status = (await (await get(app.proUrl, data.url)).json()) as {
+      data: { status: string; pages: { done: number; failed: number; queued: number }; finishedAt: string };
+    };
     assert.is(status.data.status, 'completed');
     assert.equal(status.data.pages, { done: PAGES, failed: 0, queued: 0 });
     assert.type(status.data.finishedAt, 'string');
     const seen: string[] = [];
     let cursor: string | null = '0';
     while (cursor !== null) {
-      const body = await (await get(app.proUrl, `${data.url}/results?cursor=${cursor}&limit=7`)).json() as { data: { results: { url: string; status: string; data: { title: string } }[]; next: string | null } };
+      const body = (await (await get(app.proUrl, `${data.url}/results?cursor=${cursor}&limit=7`)).json()) as {
+        data: { results: { url: string; status: string; data: { title: string } }[]; next: string | null };
+      };
       assert.ok(body.data.results.length <= 7);
-      for (const r of body.data.results) { assert.is(r.status, 'success'); assert.match(r.data.title, /^Page \d+$/); seen.push(r.url); }
+      for (const r of body.data.results) {
+        assert.is(r.status, 'success');
+        assert.match(r.data.title, /^Page \d+$/);
+        seen.push(r.url);
+      }
       cursor = body.data.next;
     }
     assert.is(seen.length, PAGES);
     assert.is(new Set(seen).size, PAGES, 'each page once');
-    const lines = (await (await get(app.proUrl, `${data.url}/results`, 'key-a', 'application/x-ndjson')).text()).trim().split('\n');
-    assert.equal(lines.map((l) => (JSON.parse(l) as { url: string }).url), seen);
+    const lines = (await (await get(app.proUrl, `${data.url}/results`, 'key-a', 'application/x-ndjson')).text())
+      .trim()
+      .split('\n');
+    assert.equal(
+      lines.map((l) => (JSON.parse(l) as { url: string }).url),
+      seen,
+    );
     // Another key does not see the job.
     assert.is((await get(app.proUrl, data.url, 'key-b')).status, 404);
     assert.is((await get(app.proUrl, `${data.url}/results`, 'key-b')).status, 404);
@@ -111,24 +144,35 @@ test('refused: the free endpoint (EPRO), no key (EAUTH), a bad body naming the f
   ];
   for (const [body, status, code, field] of cases) {
     const res = await post(app.proUrl, body);
-    const out = await res.json() as { code: string; message: string };
+    const out = (await res.json()) as { code: string; message: string };
     assert.is(res.status, status, `${JSON.stringify(body)}: ${JSON.stringify(out)}`);
     assert.is(out.code, code, JSON.stringify(body));
     if (field) assert.match(out.message, field, JSON.stringify(body));
   }
-  const bad = await fetch(`${app.proUrl}/crawls`, { method: 'POST', headers: { 'x-api-key': 'key-a' }, body: '{not json' });
+  const bad = await fetch(`${app.proUrl}/crawls`, {
+    method: 'POST',
+    headers: { 'x-api-key': 'key-a' },
+    body: '{not json',
+  });
   assert.is(bad.status, 400);
 });
 
 test('DELETE /crawls/<id> stops a crawl mid-way: cancelled (queued 0), told to the webhook, and the results so far stay readable', async () => {
   let release!: () => void;
-  held = new Promise<void>((resolve) => { release = resolve; });
+  held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const hook = await webhookReceiver(SECRET);
-  const res = await post(app.proUrl, { urls: Array.from({ length: 12 }, (_, i) => `${fx.url}/held/c${i}`), webhook: { url: hook.url } });
-  const { data } = await res.json() as { data: { id: string; url: string } };
+  const res = await post(app.proUrl, {
+    urls: Array.from({ length: 12 }, (_, i) => `${fx.url}/held/c${i}`),
+    webhook: { url: hook.url },
+  });
+  const { data } = (await res.json()) as { data: { id: string; url: string } };
   const cancelling = fetch(`${app.proUrl}${data.url}`, { method: 'DELETE', headers: { 'x-api-key': 'key-a' } });
   release();
-  const cancelled = await (await cancelling).json() as { data: { status: string; pages: { done: number; queued: number } } };
+  const cancelled = (await (await cancelling).json()) as {
+    data: { status: string; pages: { done: number; queued: number } };
+  };
   assert.is(cancelled.data.status, 'cancelled');
   assert.ok(cancelled.data.pages.done < 12, `stopped early: ${cancelled.data.pages.done} done`);
   assert.is(cancelled.data.pages.queued, 0);
@@ -136,25 +180,39 @@ test('DELETE /crawls/<id> stops a crawl mid-way: cancelled (queued 0), told to t
   const ended = hook.got.find((d) => d.event.type === 'crawl.cancelled')!;
   assert.ok(ended.verified && ended.event.id === data.id);
   await hook.close();
-  const results = await (await get(app.proUrl, `${data.url}/results`)).json() as { data: { results: unknown[]; next: string | null } };
+  const results = (await (await get(app.proUrl, `${data.url}/results`)).json()) as {
+    data: { results: unknown[]; next: string | null };
+  };
   assert.is(results.data.results.length, cancelled.data.pages.done);
   assert.is(results.data.next, null);
 });
 
-test('each page is a request of the key\'s quota: past it the job fails with ERATE, the pages done so far readable', async () => {
+test("each page is a request of the key's quota: past it the job fails with ERATE, the pages done so far readable", async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-keys-'));
   writeFileSync(path.join(dir, 'keys.txt'), 'small-key 5\n');
-  const limited = await startRefract({ REFRACT_API_KEYS: path.join(dir, 'keys.txt'), REFRACT_WEBHOOK_SECRET: SECRET, REFRACT_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-data-')) });
+  const limited = await startRefract({
+    REFRACT_API_KEYS: path.join(dir, 'keys.txt'),
+    REFRACT_WEBHOOK_SECRET: SECRET,
+    REFRACT_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-data-')),
+  });
   const hook = await webhookReceiver(SECRET);
   try {
-    const res = await post(limited.proUrl, { start: `${fx.url}/site/0`, webhook: { url: hook.url, events: ['failed'] } }, 'small-key');
-    const { data } = await res.json() as { data: { url: string } };
+    const res = await post(
+      limited.proUrl,
+      { start: `${fx.url}/site/0`, webhook: { url: hook.url, events: ['failed'] } },
+      'small-key',
+    );
+    const { data } = (await res.json()) as { data: { url: string } };
     await hook.when((d) => d.event.type === 'crawl.failed');
-    const status = await (await get(limited.proUrl, data.url, 'small-key')).json() as { data: { status: string; code: string; pages: { done: number } } };
+    const status = (await (await get(limited.proUrl, data.url, 'small-key')).json()) as {
+      data: { status: string; code: string; pages: { done: number } };
+    };
     assert.is(status.data.status, 'failed');
     assert.is(status.data.code, 'ERATE');
     assert.is(status.data.pages.done, 5);
-    const results = await (await get(limited.proUrl, `${data.url}/results`, 'small-key')).json() as { data: { results: unknown[] } };
+    const results = (await (await get(limited.proUrl, `${data.url}/results`, 'small-key')).json()) as {
+      data: { results: unknown[] };
+    };
     assert.is(results.data.results.length, 5);
   } finally {
     await hook.close();
@@ -165,25 +223,38 @@ test('each page is a request of the key\'s quota: past it the job fails with ERA
 test('a process killed mid-crawl resumes the job on restart: every page once, totals exact', async () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'refract-data-'));
   const env = {
-    PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'info',
-    REFRACT_API_KEYS: 'key-a', REFRACT_WEBHOOK_SECRET: SECRET, REFRACT_DATA_DIR: dataDir,
+    PORT: '0',
+    PRO_PORT: '0',
+    HOST: '127.0.0.1',
+    REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    REFRACT_LOG_LEVEL: 'info',
+    REFRACT_API_KEYS: 'key-a',
+    REFRACT_WEBHOOK_SECRET: SECRET,
+    REFRACT_DATA_DIR: dataDir,
   };
   const hook = await webhookReceiver(SECRET);
   let first: Child | undefined = await startChild(ROOT, env);
   let second: Child | undefined;
   try {
-    const res = await post(first.proUrl, { start: `${fx.url}/site/0`, webhook: { url: hook.url, events: ['page', 'completed'] } });
-    const { data } = await res.json() as { data: { id: string; url: string } };
+    const res = await post(first.proUrl, {
+      start: `${fx.url}/site/0`,
+      webhook: { url: hook.url, events: ['page', 'completed'] },
+    });
+    const { data } = (await res.json()) as { data: { id: string; url: string } };
     await hook.when(() => hook.got.filter((d) => d.event.type === 'crawl.page').length >= 5);
     first.process.kill('SIGKILL');
     await first.exited;
     first = undefined;
     second = await startChild(ROOT, env);
     await hook.when((d) => d.event.type === 'crawl.completed');
-    const status = await (await get(second.proUrl, data.url)).json() as { data: { status: string; pages: { done: number; failed: number } } };
+    const status = (await (await get(second.proUrl, data.url)).json()) as {
+      data: { status: string; pages: { done: number; failed: number } };
+    };
     assert.is(status.data.status, 'completed');
     assert.is(status.data.pages.done + status.data.pages.failed, PAGES);
-    const lines = (await (await get(second.proUrl, `${data.url}/results`, 'key-a', 'application/x-ndjson')).text()).trim().split('\n');
+    const lines = (await (await get(second.proUrl, `${data.url}/results`, 'key-a', 'application/x-ndjson')).text())
+      .trim()
+      .split('\n');
     const urls = lines.map((l) => (JSON.parse(l) as { url: string }).url);
     assert.is(urls.length, PAGES, 'every page once in the results');
     assert.is(new Set(urls).size, PAGES);

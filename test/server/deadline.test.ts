@@ -17,7 +17,10 @@ test.before(async () => {
   fx = await serveFixtures({
     // The target itself takes SLOW_MS to answer: a property of the page, not a wait of the test's.
     '/slow': (_: IncomingMessage, res: ServerResponse) => {
-      setTimeout(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<title>Slow page</title>'); }, SLOW_MS);
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<title>Slow page</title>');
+      }, SLOW_MS);
     },
   });
   // One request at a time: the second waits for the first.
@@ -33,7 +36,12 @@ test('a request that waited for a slot answers ETIMEOUT at its own deadline, cou
   const send = async (n: number) => {
     const started = performance.now();
     const res = await call(app.freeUrl, `url=${q(`${fx.url}/slow?n=${n}`)}&prerender=false&timeout=${TIMEOUT_MS}`);
-    return { status: res.status, code: res.body.code as string | undefined, title: res.body.data?.title as string | undefined, ms: performance.now() - started };
+    return {
+      status: res.status,
+      code: res.body.code as string | undefined,
+      title: res.body.data?.title as string | undefined,
+      ms: performance.now() - started,
+    };
   };
   const [first, second] = await Promise.all([send(1), send(2)]);
   assert.is(first.status, 200);

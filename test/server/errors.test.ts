@@ -64,9 +64,20 @@ test('an invalid parameter value is EINVALQUERY naming it and what is allowed', 
 
 test('private, loopback and reserved targets are EFORBIDDENURL in every spelling', async () => {
   const targets = [
-    `http://127.0.0.2:${fx.port}/`, 'http://10.0.0.1/', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/',
-    'http://[::ffff:127.0.0.2]/', 'http://0x7f000002/', 'http://2130706434/', 'http://0177.0.0.2/', 'http://0.0.0.0/',
-    'http://[fe80::1]/', 'http://224.0.0.1/', 'http://192.168.1.1/', 'http://100.64.0.1/', 'http://[fc00::1]/',
+    `http://127.0.0.2:${fx.port}/`,
+    'http://10.0.0.1/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.2]/',
+    'http://0x7f000002/',
+    'http://2130706434/',
+    'http://0177.0.0.2/',
+    'http://0.0.0.0/',
+    'http://[fe80::1]/',
+    'http://224.0.0.1/',
+    'http://192.168.1.1/',
+    'http://100.64.0.1/',
+    'http://[fc00::1]/',
   ];
   for (const target of targets) assertFail(await call(app.freeUrl, `url=${q(target)}`), 403, 'EFORBIDDENURL');
 });
@@ -96,8 +107,12 @@ test('embed and filter read own fields only: prototype names are not fields', as
 
 test('pro-only parameters on the free endpoint are refused with their own codes', async () => {
   const cases: [string, string][] = [
-    ['cacheKey=abc', 'ECACHEKEY'], ['filename=shot', 'EFILENAME'], ['headers.user-agent=x', 'EHEADERS'],
-    ['proxy=http://p:1', 'EPROXY'], ['ttl=1h', 'ETTL'], ['staleTtl=1m', 'ESTTL'],
+    ['cacheKey=abc', 'ECACHEKEY'],
+    ['filename=shot', 'EFILENAME'],
+    ['headers.user-agent=x', 'EHEADERS'],
+    ['proxy=http://p:1', 'EPROXY'],
+    ['ttl=1h', 'ETTL'],
+    ['staleTtl=1m', 'ESTTL'],
   ];
   for (const [param, code] of cases) assertFail(await call(app.freeUrl, `url=${page}&${param}`), 400, code);
 });
@@ -110,7 +125,11 @@ test('an API key sent to the free endpoint is EPRO; the pro endpoint needs a val
   assert.is(ok.status, 200);
   assert.is(ok.headers.get('x-pricing-plan'), 'pro');
   assert.is(ok.headers.get('x-cache-ttl'), '3600000');
-  assertFail(await call(app.proUrl, `url=${page}&ttl=forever`, { headers: { 'x-api-key': 'test-key' } }), 400, 'EINVALTTL');
+  assertFail(
+    await call(app.proUrl, `url=${page}&ttl=forever`, { headers: { 'x-api-key': 'test-key' } }),
+    400,
+    'EINVALTTL',
+  );
 });
 
 test('methods other than GET and HEAD are 405; other paths 404', async () => {
@@ -142,13 +161,17 @@ test('every code answered carries the documented page: HTML with an anchor per c
   assert.is(doc.status, 200);
   assert.match(doc.headers.get('content-type') ?? '', /^text\/html/);
   const html = await doc.text();
-  for (const code of Object.keys(CODES)) assert.ok(html.includes(`<h2 id="${code.toLowerCase()}">`), `no anchor for ${code}`);
+  for (const code of Object.keys(CODES))
+    assert.ok(html.includes(`<h2 id="${code.toLowerCase()}">`), `no anchor for ${code}`);
   assert.ok(html.includes('id="reporting-a-request"'));
   const source = await fetch(`${app.freeUrl}/docs/errors.md`);
   assert.match(await source.text(), /## EFORBIDDENURL/);
   const refused = await call(app.freeUrl, `url=${q('http://127.0.0.2/')}`);
   assert.is(refused.body.more, `${app.freeUrl}/docs/errors#eforbiddenurl`);
-  assert.is(refused.body.report, `${app.freeUrl}/docs/errors?id=${refused.body.id}&code=EFORBIDDENURL#reporting-a-request`);
+  assert.is(
+    refused.body.report,
+    `${app.freeUrl}/docs/errors?id=${refused.body.id}&code=EFORBIDDENURL#reporting-a-request`,
+  );
   assert.is(refused.body.id, refused.headers.get('x-request-id'));
 });
 

@@ -17,7 +17,13 @@ let pro: ReturnType<typeof createHandler>;
 
 test.before(async () => {
   fx = await serveFixtures();
-  engine = await createEngine({ config: loadConfig({ REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '2', REFRACT_LOG_LEVEL: 'error' }) });
+  engine = await createEngine({
+    config: loadConfig({
+      REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+      REFRACT_FREE_QUOTA: '2',
+      REFRACT_LOG_LEVEL: 'error',
+    }),
+  });
   const quota = createQuota(engine.shared.counters, systemClock);
   const keys = createKeyRing(['pro-key']);
   const deps = { engine, quota, keys, docsUrl: 'http://refract.local/docs/errors', clock: systemClock };
@@ -30,8 +36,14 @@ test.after(async () => {
   await fx.close();
 });
 
-const get = (url: string, headers: HandlerRequest['headers'] = {}, ip = '203.0.113.7'): HandlerRequest => ({ method: 'GET', url, headers, ip });
-const json = (body: unknown) => JSON.parse(String(body)) as { status: string; code?: string; data: Record<string, unknown> };
+const get = (url: string, headers: HandlerRequest['headers'] = {}, ip = '203.0.113.7'): HandlerRequest => ({
+  method: 'GET',
+  url,
+  headers,
+  ip,
+});
+const json = (body: unknown) =>
+  JSON.parse(String(body)) as { status: string; code?: string; data: Record<string, unknown> };
 
 test('OPTIONS answers CORS; another method is EMETHOD; another path is ENOTFOUND, each in JSend', async () => {
   const options = await free({ method: 'OPTIONS', url: '/', headers: {}, ip: '203.0.113.1' });
@@ -61,7 +73,7 @@ test('a page is answered MISS, then HIT, with its metadata and the cache headers
   assert.is(again.headers['x-request-id'] !== first.headers['x-request-id'], true);
 });
 
-test('the free quota counts the caller\'s work (MISSes, not HITs) and refuses past it with ERATE', async () => {
+test("the free quota counts the caller's work (MISSes, not HITs) and refuses past it with ERATE", async () => {
   const ip = '203.0.113.30';
   const page = (n: number) => get(`/?url=${encodeURIComponent(`${fx.url}/sites/article/index.html?n=${n}`)}`, {}, ip);
   assert.is((await free(page(1))).status, 200);

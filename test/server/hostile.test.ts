@@ -28,13 +28,22 @@ let app: Child;
 let devtools: Awaited<ReturnType<typeof inspector>>;
 const open = new Set<ServerResponse>();
 
-const html = (res: ServerResponse, body: string, type = 'text/html; charset=utf-8') => { res.writeHead(200, { 'content-type': type }); res.end(body); };
+const html = (res: ServerResponse, body: string, type = 'text/html; charset=utf-8') => {
+  res.writeHead(200, { 'content-type': type });
+  res.end(body);
+};
 /** Keeps a response open until the fixture server closes (a target that never finishes). */
-const hold = (res: ServerResponse) => { open.add(res); res.on('close', () => open.delete(res)); };
+const hold = (res: ServerResponse) => {
+  open.add(res);
+  res.on('close', () => open.delete(res));
+};
 
 test.before(async () => {
   // 200 MB of spaces, gzipped to ~200 kB: what a decompressing reader must not hold.
-  const bomb = zlib.gzipSync(Buffer.concat([Buffer.from('<html><head><title>Bomb</title></head><body>'), Buffer.alloc(200 * 1024 * 1024, 32)]), { level: 9 });
+  const bomb = zlib.gzipSync(
+    Buffer.concat([Buffer.from('<html><head><title>Bomb</title></head><body>'), Buffer.alloc(200 * 1024 * 1024, 32)]),
+    { level: 9 },
+  );
   const binary = randomBytes(2 * 1024 * 1024);
   fx = await serveFixtures({
     '/endless': (_: IncomingMessage, res: ServerResponse) => {
@@ -46,9 +55,11 @@ test.before(async () => {
     '/slowloris': (_: IncomingMessage, res: ServerResponse) => {
       // Headers a byte at a time, never ended.
       const socket = res.socket!;
-      const head = 'HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nx-slow: ' + 'a'.repeat(10_000);
+      const head = `HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nx-slow: ${'a'.repeat(10_000)}`;
       let i = 0;
-      const timer = setInterval(() => { if (i < head.length && !socket.destroyed) socket.write(head[i++]!); }, 200);
+      const timer = setInterval(() => {
+        if (i < head.length && !socket.destroyed) socket.write(head[i++]!);
+      }, 200);
       socket.on('close', () => clearInterval(timer));
     },
     '/bomb': (_: IncomingMessage, res: ServerResponse) => {
@@ -61,32 +72,75 @@ test.before(async () => {
       const chunk = Buffer.alloc(1024 * 1024, 'x'.charCodeAt(0));
       let sent = 0;
       const more = () => {
-        while (sent < 49) { sent++; if (!res.write(chunk)) return void res.once('drain', more); }
+        while (sent < 49) {
+          sent++;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
         res.end(Buffer.alloc(1024 * 1024 - 44, 32));
       };
       more();
     },
-    '/loop': (_: IncomingMessage, res: ServerResponse) => { res.writeHead(302, { location: '/loop' }); res.end(); },
+    '/loop': (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(302, { location: '/loop' });
+      res.end();
+    },
     '/hop': (req: IncomingMessage, res: ServerResponse) => {
       const n = Number(new URL(req.url!, 'http://x').searchParams.get('n') ?? 0);
       if (n >= 50) return html(res, '<title>Hop 50</title>');
       res.writeHead(302, { location: `/hop?n=${n + 1}` });
       res.end();
     },
-    '/charset': (_: IncomingMessage, res: ServerResponse) => html(res, '<html><head><title>Caf\u00e9 ok</title></head><body>x</body></html>', 'text/html; charset=x-no-such-charset'),
-    '/nocharset': (_: IncomingMessage, res: ServerResponse) => html(res, '<html><head><title>Caf\u00e9 unlabelled</title></head><body>x</body></html>', 'text/html'),
-    '/binary': (_: IncomingMessage, res: ServerResponse) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(binary); },
-    '/neverload': (_: IncomingMessage, res: ServerResponse) => html(res, '<html><head><title>Never loads</title></head><body><img src="/hang.png"></body></html>'),
-    '/hang.png': (_: IncomingMessage, res: ServerResponse) => { res.writeHead(200, { 'content-type': 'image/png' }); hold(res); },
-    '/subrequests': (_: IncomingMessage, res: ServerResponse) => html(res, `<html><head><title>Many</title></head><body>${Array.from({ length: 1000 }, (_, i) => `<img src="/px.png?i=${i}" width=1 height=1>`).join('')}</body></html>`),
-    '/px.png': (_: IncomingMessage, res: ServerResponse) => { res.writeHead(404); res.end(); },
-    '/alerts': (_: IncomingMessage, res: ServerResponse) => html(res, '<html><head><title>Alerts</title></head><body><script>for (;;) { alert("a"); confirm("b"); }</script></body></html>'),
-    '/popups': (_: IncomingMessage, res: ServerResponse) => html(res, '<html><head><title>Popups</title></head><body><script>setInterval(() => { for (let i = 0; i < 5; i++) window.open("/popups?" + Math.random()); }, 10);</script></body></html>'),
+    '/charset': (_: IncomingMessage, res: ServerResponse) =>
+      html(
+        res,
+        '<html><head><title>Caf\u00e9 ok</title></head><body>x</body></html>',
+        'text/html; charset=x-no-such-charset',
+      ),
+    '/nocharset': (_: IncomingMessage, res: ServerResponse) =>
+      html(res, '<html><head><title>Caf\u00e9 unlabelled</title></head><body>x</body></html>', 'text/html'),
+    '/binary': (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(binary);
+    },
+    '/neverload': (_: IncomingMessage, res: ServerResponse) =>
+      html(res, '<html><head><title>Never loads</title></head><body><img src="/hang.png"></body></html>'),
+    '/hang.png': (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      hold(res);
+    },
+    '/subrequests': (_: IncomingMessage, res: ServerResponse) =>
+      html(
+        res,
+        `<html><head><title>Many</title></head><body>${Array.from({ length: 1000 }, (_, i) => `<img src="/px.png?i=${i}" width=1 height=1>`).join('')}</body></html>`,
+      ),
+    '/px.png': (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(404);
+      res.end();
+    },
+    '/alerts': (_: IncomingMessage, res: ServerResponse) =>
+      html(
+        res,
+        '<html><head><title>Alerts</title></head><body><script>for (;;) { alert("a"); confirm("b"); }</script></body></html>',
+      ),
+    '/popups': (_: IncomingMessage, res: ServerResponse) =>
+      html(
+        res,
+        '<html><head><title>Popups</title></head><body><script>setInterval(() => { for (let i = 0; i < 5; i++) window.open("/popups?" + Math.random()); }, 10);</script></body></html>',
+      ),
   });
-  app = await startChild(ROOT, {
-    PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'info', REFRACT_FREE_QUOTA: '100000',
-    NODE_OPTIONS: '--inspect=127.0.0.1:0',
-  }, { keepLog: true });
+  app = await startChild(
+    ROOT,
+    {
+      PORT: '0',
+      PRO_PORT: '0',
+      HOST: '127.0.0.1',
+      REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+      REFRACT_LOG_LEVEL: 'info',
+      REFRACT_FREE_QUOTA: '100000',
+      NODE_OPTIONS: '--inspect=127.0.0.1:0',
+    },
+    { keepLog: true },
+  );
   devtools = await inspector(app);
 });
 
@@ -100,9 +154,26 @@ test.after(async () => {
 const rss = () => rssOf(app.pid);
 /** The server's RSS after a full garbage collection (what a request still holds, not when the collector runs). */
 const heaps: number[] = [];
-const settledRss = async () => { heaps.push(await devtools.heapAfterGc()); return rss(); };
+const settledRss = async () => {
+  heaps.push(await devtools.heapAfterGc());
+  return rss();
+};
 
-const TARGETS = ['endless', 'slowloris', 'bomb', 'huge', 'loop', 'hop', 'charset', 'nocharset', 'binary', 'neverload', 'subrequests', 'alerts', 'popups'];
+const TARGETS = [
+  'endless',
+  'slowloris',
+  'bomb',
+  'huge',
+  'loop',
+  'hop',
+  'charset',
+  'nocharset',
+  'binary',
+  'neverload',
+  'subrequests',
+  'alerts',
+  'popups',
+];
 
 /** Sends every hostile target once, with and without a screenshot, checking each answer; returns what came back. */
 async function expose(): Promise<string[]> {
@@ -112,10 +183,23 @@ async function expose(): Promise<string[]> {
       const started = performance.now();
       const label = `${name}${extra}`;
       // The client gives up a little after the promised time, so that a request never answered fails here.
-      const { status, body } = await call(app.url, `url=${q(`${fx.url}/${name}`)}&timeout=${TIMEOUT_MS}${extra}&force`, { signal: AbortSignal.timeout(TIMEOUT_MS * 1.1 + 2000) })
-        .catch((err: Error) => { throw new Error(`${label}: no answer (${err.message}); before: ${seen.join('; ')}`); });
+      const { status, body } = await call(
+        app.url,
+        `url=${q(`${fx.url}/${name}`)}&timeout=${TIMEOUT_MS}${extra}&force`,
+        { signal: AbortSignal.timeout(TIMEOUT_MS * 1.1 + 2000) },
+      ).catch((err: Error) => {
+        throw new Error(`${label}: no answer (${err.message}); before: ${seen.join('; ')}`);
+      });
       const took = performance.now() - started;
-      if (process.env.REFRACT_TEST_VERBOSE) console.log(label, status, body.code ?? body.data?.title, Math.round(took), 'ms, rss', Math.round(rss() / 1048576));
+      if (process.env.REFRACT_TEST_VERBOSE)
+        console.log(
+          label,
+          status,
+          body.code ?? body.data?.title,
+          Math.round(took),
+          'ms, rss',
+          Math.round(rss() / 1048576),
+        );
       seen.push(`${label}: ${status} ${body.code ?? body.data?.title ?? ''} ${Math.round(took)} ms`);
       // Within its timeout + 10%, and SLACK_MS for a 2-core machine where the target's busy Chromium delays this
       // process (answers came 300-1700 ms past a 3 s timeout on such a machine).
@@ -147,7 +231,10 @@ test('every hostile target gets a typed answer within its timeout + 10% (+2 s on
   expect('binary', /^binary: 200 /);
   // The browser decodes as the fetch path does. Asked with the default timeout: within the hostile 3 s, a busy
   // machine may answer with what the page gave by the deadline, which is the typed answer checked above.
-  for (const [name, title] of [['charset', 'Café ok'], ['nocharset', 'Café unlabelled']]) {
+  for (const [name, title] of [
+    ['charset', 'Café ok'],
+    ['nocharset', 'Café unlabelled'],
+  ]) {
     const decoded = await call(app.url, `url=${q(`${fx.url}/${name}?decoded`)}&screenshot&force`);
     assert.is(decoded.body.data?.title, title, `${name}&screenshot: ${JSON.stringify(decoded.body).slice(0, 300)}`);
     assert.ok(decoded.body.data?.screenshot, `${name}&screenshot has its capture`);

@@ -28,13 +28,23 @@ let closed: App;
 test.before(async () => {
   // The fixture's certificate is trusted in this process only (the server under test runs here).
   tls.setDefaultCACertificates([...tls.getCACertificates('default'), cert]);
-  const ALPNCallback = ({ protocols }: { protocols: string[] }) => { offers.push(protocols); return protocols.includes('http/1.1') ? 'http/1.1' : protocols[0]; };
-  server = https.createServer({ key: readFileSync(path.join(TLS, 'localhost-key.pem')), cert, ALPNCallback }, (req, res) => {
-    requests.push({ url: req.url ?? '', headers: req.headers });
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<html lang="en"><head><title>Over TLS</title><meta name="description" content="A page served over https."></head><body><p>Hello.</p></body></html>');
+  const ALPNCallback = ({ protocols }: { protocols: string[] }) => {
+    offers.push(protocols);
+    return protocols.includes('http/1.1') ? 'http/1.1' : protocols[0];
+  };
+  server = https.createServer(
+    { key: readFileSync(path.join(TLS, 'localhost-key.pem')), cert, ALPNCallback },
+    (req, res) => {
+      requests.push({ url: req.url ?? '', headers: req.headers });
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(
+        '<html lang="en"><head><title>Over TLS</title><meta name="description" content="A page served over https."></head><body><p>Hello.</p></body></html>',
+      );
+    },
+  );
+  server.on('connection', () => {
+    connections++;
   });
-  server.on('connection', () => { connections++; });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
   app = await startRefract();
@@ -49,12 +59,15 @@ test.after(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-test('an https target is read over one TLS connection per fetch, with a desktop Chrome\'s headers', async () => {
+test("an https target is read over one TLS connection per fetch, with a desktop Chrome's headers", async () => {
   connections = 0;
   offers.length = 0;
   requests.length = 0;
   for (const [i, prerender] of ['false', 'auto'].entries()) {
-    const res = await call(app.freeUrl, `url=${q(`https://127.0.0.1:${port}/page?n=${i}`)}&prerender=${prerender}&force`);
+    const res = await call(
+      app.freeUrl,
+      `url=${q(`https://127.0.0.1:${port}/page?n=${i}`)}&prerender=${prerender}&force`,
+    );
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     assert.is(res.body.data.title, 'Over TLS');
     assert.is(res.body.data.description, 'A page served over https.');
@@ -63,8 +76,14 @@ test('an https target is read over one TLS connection per fetch, with a desktop 
   assert.is(pages.length, 2);
   // Nobody asked whether the host speaks HTTP/2 (got-scraping's probe offered h2 on a connection of its own), and
   // every connection carried a request (the page's, or the favicon's the metadata looks for).
-  assert.equal(offers.filter((p) => p.includes('h2')), []);
-  assert.ok(connections >= 2 && connections <= requests.length, `${connections} connections for ${requests.map((r) => r.url)}`);
+  assert.equal(
+    offers.filter((p) => p.includes('h2')),
+    [],
+  );
+  assert.ok(
+    connections >= 2 && connections <= requests.length,
+    `${connections} connections for ${requests.map((r) => r.url)}`,
+  );
   for (const { headers } of pages) {
     assert.match(String(headers['user-agent']), /Chrome\/\d+/);
     assert.match(String(headers['sec-ch-ua']), /Chrom/);
@@ -86,7 +105,7 @@ test('an https host the guard refuses is never connected to, not even to learn i
   assert.equal(offers, []);
 });
 
-test('a session presents the same browser headers on every request; the request\'s own headers win, whatever their case', () => {
+test("a session presents the same browser headers on every request; the request's own headers win, whatever their case", () => {
   const session = {};
   assert.is(browserHeaders(session), browserHeaders(session));
   const merged = requestHeaders(session, { 'user-agent': 'RefractTest/1.0', 'x-extra': 'yes' });

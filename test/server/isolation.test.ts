@@ -29,12 +29,23 @@ test.after(async () => {
 test('a plugin loaded through REFRACT_PLUGINS cannot find the key ring or a proxy password in its context', async () => {
   const markers = [KEY, PROXY_PASSWORD, CONTROL].map((m) => `snoop.markers=${m}`).join('&');
   // The user agent is the caller's own option, which plugins may read: the walk must find it (it reaches ctx.options).
-  const res = await call(app.proUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&${markers}&userAgent=${CONTROL}&meta=false`, { headers: { 'x-api-key': KEY } });
+  const res = await call(
+    app.proUrl,
+    `url=${q(`${fx.url}/sites/article/index.html`)}&${markers}&userAgent=${CONTROL}&meta=false`,
+    { headers: { 'x-api-key': KEY } },
+  );
   assert.is(res.status, 200, JSON.stringify(res.body));
   const { visited, found } = res.body.data.snoop as { visited: number; found: string[] };
   assert.ok(visited > 100, `the walk reached ${visited} objects`);
-  assert.ok(found.some((f) => f.includes(CONTROL) && f.startsWith('ctx.options')), `the control marker was found: ${found.join('; ')}`);
-  assert.equal(found.filter((f) => !f.includes(CONTROL)), [], 'no secret is reachable');
+  assert.ok(
+    found.some((f) => f.includes(CONTROL) && f.startsWith('ctx.options')),
+    `the control marker was found: ${found.join('; ')}`,
+  );
+  assert.equal(
+    found.filter((f) => !f.includes(CONTROL)),
+    [],
+    'no secret is reachable',
+  );
 });
 
 test.run();

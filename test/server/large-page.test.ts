@@ -16,14 +16,23 @@ let big: Buffer;
 
 test.before(async () => {
   const filler = `<div class="row"><script>var a = "${'x'.repeat(200)}";</script><p>${'Words of a long list of items. '.repeat(20)}</p><style>.r{color:#123}</style></div>\n`;
-  const head = '<html lang="en"><head><title>The Big Page | Site</title><meta property="og:title" content="The Big Page"><meta name="description" content="A page of fifty megabytes."></head><body><h1>The Big Page</h1>';
+  const head =
+    '<html lang="en"><head><title>The Big Page | Site</title><meta property="og:title" content="The Big Page"><meta name="description" content="A page of fifty megabytes."></head><body><h1>The Big Page</h1>';
   big = Buffer.from(`${head}${filler.repeat(Math.ceil(50e6 / filler.length))}</body></html>`);
   fx = await serveFixtures({
-    '/big': (_: http.IncomingMessage, res: http.ServerResponse) => { res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': big.length }); res.end(big); },
+    '/big': (_: http.IncomingMessage, res: http.ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': big.length });
+      res.end(big);
+    },
   });
   // Its own process: what is measured is its event loop, not this one's (which serves the page).
   app = await startChild(path.resolve(import.meta.dirname, '../..'), {
-    PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '100000', REFRACT_MAX_BODY_BYTES: String(64 * 1024 * 1024),
+    PORT: '0',
+    PRO_PORT: '0',
+    HOST: '127.0.0.1',
+    REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    REFRACT_FREE_QUOTA: '100000',
+    REFRACT_MAX_BODY_BYTES: String(64 * 1024 * 1024),
   });
 });
 
@@ -41,7 +50,9 @@ test('a 50 MB page is answered (title, description) while small requests beside 
   };
   const statuses: number[] = [];
   let done = false;
-  void bigOne.finally(() => { done = true; });
+  void bigOne.finally(() => {
+    done = true;
+  });
   for (let i = 0; !done && i < 200; i++) statuses.push(await small(i));
   const answer = await bigOne;
   assert.is(answer.status, 200, JSON.stringify(answer.body).slice(0, 300));
@@ -49,7 +60,11 @@ test('a 50 MB page is answered (title, description) while small requests beside 
   assert.is(answer.body.data.description, 'A page of fifty megabytes.');
   console.log(`  ${statuses.length} small requests answered while the 50 MB page was read`);
   assert.ok(statuses.length >= 3, `small requests asked while the page was read: ${statuses.length}`);
-  assert.equal(statuses.filter((s) => s !== 200), [], `every small request answered in time: ${statuses.join(',')}`);
+  assert.equal(
+    statuses.filter((s) => s !== 200),
+    [],
+    `every small request answered in time: ${statuses.join(',')}`,
+  );
 });
 
 test.run();

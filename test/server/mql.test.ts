@@ -12,8 +12,17 @@ import type { App } from '../../server/app.ts';
 // any options object, which is what these tests exercise, so the payload is read untyped.
 type Payload = { status: string; data: Record<string, any>; response: { statusCode: number; headers: Headers } };
 const mql = Object.assign(
-  (url: string, opts: Record<string, unknown>) => (mqlClient as unknown as (u: string, o: object) => Promise<Payload>)(url, opts),
-  { buffer: (url: string, opts: Record<string, unknown>) => (mqlClient.buffer as unknown as (u: string, o: object) => Promise<{ body: ArrayBuffer; headers: Headers; statusCode: number }>)(url, opts) },
+  (url: string, opts: Record<string, unknown>) =>
+    (mqlClient as unknown as (u: string, o: object) => Promise<Payload>)(url, opts),
+  {
+    buffer: (url: string, opts: Record<string, unknown>) =>
+      (
+        mqlClient.buffer as unknown as (
+          u: string,
+          o: object,
+        ) => Promise<{ body: ArrayBuffer; headers: Headers; statusCode: number }>
+      )(url, opts),
+  },
 );
 
 let fx: Fixture;
@@ -32,11 +41,21 @@ function countingProxy(target: string): Promise<typeof counter> {
     });
     req.pipe(upstream);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    get count() { return state.count; },
-    close: () => new Promise<void>((done) => { server.close(() => done()); server.closeAllConnections(); }),
-  })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        get count() {
+          return state.count;
+        },
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      }),
+    ),
+  );
 }
 
 test.before(async () => {
@@ -73,9 +92,15 @@ test('nested options and data rules round-trip exactly as mql encodes them', asy
     endpoint: app.freeUrl,
     meta: false,
     data: {
-      price: [{ selector: '.sale-price', attr: 'text', type: 'number' }, { selector: '.price', attr: 'data-amount', type: 'number' }],
+      price: [
+        { selector: '.sale-price', attr: 'text', type: 'number' },
+        { selector: '.price', attr: 'data-amount', type: 'number' },
+      ],
       heading: { selector: ['.none', 'h1'], attr: 'text' },
-      reviews: { selectorAll: '.review', attr: { title: { selector: 'h3', attr: 'text' }, stars: { selector: '.stars', attr: 'text', type: 'number' } } },
+      reviews: {
+        selectorAll: '.review',
+        attr: { title: { selector: 'h3', attr: 'text' }, stars: { selector: '.stars', attr: 'text', type: 'number' } },
+      },
       photo: { selector: '.photo', attr: 'src', type: 'image' },
     },
     iframe: { maxWidth: 320 },
@@ -83,7 +108,11 @@ test('nested options and data rules round-trip exactly as mql encodes them', asy
   });
   assert.is(data.price, 1299.5);
   assert.is(data.heading, 'Trail Runner 3');
-  assert.equal(data.reviews, [{ title: 'Great grip', stars: 5 }, { title: 'Runs small', stars: 3 }, { title: 'No score', stars: null }]);
+  assert.equal(data.reviews, [
+    { title: 'Great grip', stars: 5 },
+    { title: 'Runs small', stars: 3 },
+    { title: 'No score', stars: null },
+  ]);
   assert.is(data.photo.type, 'png');
   assert.ok(data.photo.width > 0);
   assert.is(data.iframe, null);
@@ -103,7 +132,12 @@ test('browser options nest as mql flattens them (screenshot object, viewport, wa
 });
 
 test('mql.buffer with embed returns the raw asset bytes', async () => {
-  const { body, headers, statusCode } = await mql.buffer(article(), { endpoint: app.freeUrl, screenshot: true, embed: 'screenshot.url', meta: false });
+  const { body, headers, statusCode } = await mql.buffer(article(), {
+    endpoint: app.freeUrl,
+    screenshot: true,
+    embed: 'screenshot.url',
+    meta: false,
+  });
   const bytes = Buffer.from(body);
   assert.is(statusCode, 200);
   assert.is(headers.get('content-type'), 'image/png');

@@ -18,15 +18,24 @@ let fx: Fixture;
 let gate: { arrived: () => void; release: Promise<void> } | undefined;
 
 const env = (extra: Record<string, string> = {}) => ({
-  PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'info',
-  REFRACT_PROBE_TIMEOUT: '0', REFRACT_API_KEYS: 'secret-key-123', ...extra,
+  PORT: '0',
+  PRO_PORT: '0',
+  HOST: '127.0.0.1',
+  REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+  REFRACT_LOG_LEVEL: 'info',
+  REFRACT_PROBE_TIMEOUT: '0',
+  REFRACT_API_KEYS: 'secret-key-123',
+  ...extra,
 });
 
 test.before(async () => {
   fx = await serveFixtures({
     '/slow': async (_: IncomingMessage, res: ServerResponse) => {
       const held = gate;
-      if (held) { held.arrived(); await held.release; }
+      if (held) {
+        held.arrived();
+        await held.release;
+      }
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><head><title>Slow</title></head><body><p>Answered once released.</p></body></html>');
     },
@@ -48,9 +57,16 @@ test('/healthz and /readyz answer on both endpoints, outside the quota', async (
       assert.equal(await health.json(), { status: 'success', data: { alive: true } });
       const ready = await fetch(`${app.url}/readyz`);
       assert.is(ready.status, 200);
-      const body = await ready.json() as { data: { ready: boolean; checks: Record<string, boolean> } };
+      const body = (await ready.json()) as { data: { ready: boolean; checks: Record<string, boolean> } };
       assert.is(body.data.ready, true);
-      assert.equal(body.data.checks, { started: true, draining: false, browser: true, redis: true, executor: true, assets: true });
+      assert.equal(body.data.checks, {
+        started: true,
+        draining: false,
+        browser: true,
+        redis: true,
+        executor: true,
+        assets: true,
+      });
     }
     // The quota of one was not spent by the health checks.
     const first = await call(app.url, `url=${page('quota')}`);
@@ -83,7 +99,7 @@ test('/metrics counts requests by output, status and cache state, and requires t
     assert.is((await call(app.url, 'url=ftp%3A%2F%2Fx')).status, 400);
     const refused = await fetch(`${app.url}/metrics`);
     assert.is(refused.status, 401);
-    assert.is((await refused.json() as { code: string }).code, 'EAUTH');
+    assert.is(((await refused.json()) as { code: string }).code, 'EAUTH');
     assert.is((await fetch(`${app.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status, 401);
     const scrape = await fetch(`${app.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } });
     assert.is(scrape.status, 200);
@@ -94,7 +110,10 @@ test('/metrics counts requests by output, status and cache state, and requires t
     assert.match(text, /refract_cache_total\{state="MISS"\} 1/);
     assert.match(text, /refract_cache_total\{state="HIT"\} 1/);
     assert.match(text, /refract_fetch_total\{mode="fetch"\} 1/);
-    assert.match(text, /refract_request_duration_seconds_bucket\{le="\+Inf",endpoint="free",output="meta",cache="HIT"\} 1/);
+    assert.match(
+      text,
+      /refract_request_duration_seconds_bucket\{le="\+Inf",endpoint="free",output="meta",cache="HIT"\} 1/,
+    );
     assert.match(text, /refract_redis_up 1/);
     assert.match(text, /refract_browsers \d+/);
     assert.match(text, /refract_browser_queue 0/);
@@ -109,7 +128,7 @@ test('without a token, /metrics is not on the public free port (404), only on th
   try {
     const free = await fetch(`${app.url}/metrics`);
     assert.is(free.status, 404);
-    assert.match((await free.json() as { message: string }).message, /pro port/);
+    assert.match(((await free.json()) as { message: string }).message, /pro port/);
     const pro = await fetch(`${app.proUrl}/metrics`);
     assert.is(pro.status, 200);
     assert.match(await pro.text(), /refract_requests_total|refract_browsers/);
@@ -121,14 +140,21 @@ test('without a token, /metrics is not on the public free port (404), only on th
 test('one access line per request: id, endpoint, status, code, duration, cache, fetch mode; never a key or a header value', async () => {
   const app = await startChild(ROOT, env(), { keepLog: true });
   try {
-    const ok = await call(app.proUrl, `url=${page('log')}&headers.x-secret=header-value-456`, { headers: { 'x-api-key': 'secret-key-123' } });
+    const ok = await call(app.proUrl, `url=${page('log')}&headers.x-secret=header-value-456`, {
+      headers: { 'x-api-key': 'secret-key-123' },
+    });
     assert.is(ok.status, 200, JSON.stringify(ok.body).slice(0, 300));
     const refused = await call(app.url, `url=${page('log2')}&proxy=${q('http://user:proxy-pass-789@127.0.0.1:9')}`);
     assert.is(refused.status, 400, 'proxy is a pro parameter');
     await fetch(`${app.url}/healthz`);
     // Access lines are written in batches; a graceful stop writes out the last ones.
     await app.stop();
-    const lines = app.log().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    const lines = app
+      .log()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request');
     assert.is(lines.length, 2, 'health checks are not logged');
     const [first, second] = lines as [Record<string, unknown>, Record<string, unknown>];
     assert.is(first.id, ok.headers.get('x-request-id'));
@@ -143,7 +169,8 @@ test('one access line per request: id, endpoint, status, code, duration, cache, 
     assert.is(second.status, 400);
     assert.is(second.code, 'EPROXY');
     const log = app.log();
-    for (const secret of ['header-value-456', 'proxy-pass-789', 'secret-key-123']) assert.not.ok(log.includes(secret), `${secret} is not in the log`);
+    for (const secret of ['header-value-456', 'proxy-pass-789', 'secret-key-123'])
+      assert.not.ok(log.includes(secret), `${secret} is not in the log`);
   } finally {
     await app.stop();
   }
@@ -153,15 +180,32 @@ test('behind a trusted proxy the quota counts the client it names; untrusted, X-
   const trusted = await startChild(ROOT, env({ REFRACT_FREE_QUOTA: '1', REFRACT_TRUST_PROXY: 'loopback' }));
   const plain = await startChild(ROOT, env({ REFRACT_FREE_QUOTA: '1' }));
   try {
-    const as = (base: string, tag: string, headers: Record<string, string>) => call(base, `url=${page(tag)}`, { headers });
+    const as = (base: string, tag: string, headers: Record<string, string>) =>
+      call(base, `url=${page(tag)}`, { headers });
     assert.is((await as(trusted.url, 't1', { 'x-forwarded-for': '203.0.113.7' })).status, 200);
-    assert.is((await as(trusted.url, 't2', { 'x-forwarded-for': '203.0.113.8' })).status, 200, 'another client has its own quota');
-    assert.is((await as(trusted.url, 't3', { forwarded: 'for="[2001:db8::9]:4711";proto=https' })).status, 200, 'Forwarded names a third');
-    assert.is((await as(trusted.url, 't4', { 'x-forwarded-for': '203.0.113.7' })).status, 429, 'the first client spent its quota');
+    assert.is(
+      (await as(trusted.url, 't2', { 'x-forwarded-for': '203.0.113.8' })).status,
+      200,
+      'another client has its own quota',
+    );
+    assert.is(
+      (await as(trusted.url, 't3', { forwarded: 'for="[2001:db8::9]:4711";proto=https' })).status,
+      200,
+      'Forwarded names a third',
+    );
+    assert.is(
+      (await as(trusted.url, 't4', { 'x-forwarded-for': '203.0.113.7' })).status,
+      429,
+      'the first client spent its quota',
+    );
     // A client cannot pick its address by prepending one: the nearest untrusted hop counts.
     assert.is((await as(trusted.url, 't5', { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' })).status, 429);
     assert.is((await as(plain.url, 'p1', { 'x-forwarded-for': '203.0.113.7' })).status, 200);
-    assert.is((await as(plain.url, 'p2', { 'x-forwarded-for': '203.0.113.8' })).status, 429, 'untrusted: both are the socket peer');
+    assert.is(
+      (await as(plain.url, 'p2', { 'x-forwarded-for': '203.0.113.8' })).status,
+      429,
+      'untrusted: both are the socket peer',
+    );
   } finally {
     await trusted.stop();
     await plain.stop();
@@ -172,29 +216,52 @@ test('SIGTERM: readiness goes false, new connections are refused, the 8 requests
   const app = await startChild(ROOT, env({ REFRACT_SHUTDOWN_GRACE: '20s' }));
   let arrivedCount = 0;
   let allArrived!: () => void;
-  const arrivedAll = new Promise<void>((r) => { allArrived = r; });
+  const arrivedAll = new Promise<void>((r) => {
+    allArrived = r;
+  });
   let release!: () => void;
-  gate = { arrived: () => { if (++arrivedCount === 8) allArrived(); }, release: new Promise<void>((r) => { release = r; }) };
+  gate = {
+    arrived: () => {
+      if (++arrivedCount === 8) allArrived();
+    },
+    release: new Promise<void>((r) => {
+      release = r;
+    }),
+  };
   try {
     // A kept-alive connection opened before the signal: it may still ask for readiness while draining.
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const readyz = () => new Promise<number>((resolve, reject) => {
-      http.get(`${app.url}/readyz`, { agent }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode!)); }).on('error', reject);
-    });
+    const readyz = () =>
+      new Promise<number>((resolve, reject) => {
+        http
+          .get(`${app.url}/readyz`, { agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          })
+          .on('error', reject);
+      });
     assert.is(await readyz(), 200);
-    const inFlight = Array.from({ length: 8 }, (_, i) => call(app.url, `url=${q(`${fx.url}/slow?n=${i}`)}&prerender=false`));
+    const inFlight = Array.from({ length: 8 }, (_, i) =>
+      call(app.url, `url=${q(`${fx.url}/slow?n=${i}`)}&prerender=false`),
+    );
     await arrivedAll;
     const exited = app.exited;
     app.process.kill('SIGTERM');
     // New connections are refused once the signal is handled (polled: the signal's delivery is not observable).
     let refused = false;
-    for (const until = Date.now() + 10_000; !refused && Date.now() < until;) {
-      refused = await fetch(`${app.url}/healthz`, { headers: { connection: 'close' } }).then(() => false, () => true);
+    for (const until = Date.now() + 10_000; !refused && Date.now() < until; ) {
+      refused = await fetch(`${app.url}/healthz`, { headers: { connection: 'close' } }).then(
+        () => false,
+        () => true,
+      );
     }
     assert.ok(refused, 'a new connection is refused while draining');
     release();
     const answers = await Promise.all(inFlight);
-    assert.equal(answers.map((a) => a.status), Array(8).fill(200));
+    assert.equal(
+      answers.map((a) => a.status),
+      Array(8).fill(200),
+    );
     assert.ok(answers.every((a) => a.body.data.title === 'Slow'));
     assert.is(await exited, 0, 'the process ends cleanly once drained');
     agent.destroy();
@@ -208,9 +275,16 @@ test('SIGTERM: readiness goes false, new connections are refused, the 8 requests
 test('SIGTERM: a request still running when the grace ends is answered 503 EBUSY (JSend, logged as sent), not reset', async () => {
   const app = await startChild(ROOT, env({ REFRACT_SHUTDOWN_GRACE: '1s' }), { keepLog: true });
   let arrived!: () => void;
-  const reached = new Promise<void>((r) => { arrived = r; });
+  const reached = new Promise<void>((r) => {
+    arrived = r;
+  });
   let release!: () => void;
-  gate = { arrived: () => arrived(), release: new Promise<void>((r) => { release = r; }) };
+  gate = {
+    arrived: () => arrived(),
+    release: new Promise<void>((r) => {
+      release = r;
+    }),
+  };
   try {
     const held = call(app.url, `url=${q(`${fx.url}/slow?n=cut`)}&prerender=false`);
     await reached;
@@ -222,7 +296,10 @@ test('SIGTERM: a request still running when the grace ends is answered 503 EBUSY
     assert.is(answer.headers.get('retry-after'), '1');
     assert.is(await app.exited, 0);
     // The access log records what was sent.
-    const line = app.log().split('\n').find((l) => l.includes('"msg":"request"') && l.includes('"code":"EBUSY"'));
+    const line = app
+      .log()
+      .split('\n')
+      .find((l) => l.includes('"msg":"request"') && l.includes('"code":"EBUSY"'));
     assert.ok(line, app.log().slice(-1500));
     assert.match(line!, /"status":503/);
   } finally {
@@ -233,16 +310,25 @@ test('SIGTERM: a request still running when the grace ends is answered 503 EBUSY
 });
 
 test('started through a shell (as npm start and npx do), the server stops when that shell is ended by SIGTERM', async () => {
-  const shell = spawn('sh', ['-c', `"${process.execPath}" --conditions=refract-source server/main.ts; echo ended`], { cwd: ROOT, env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const shell = spawn('sh', ['-c', `"${process.execPath}" --conditions=refract-source server/main.ts; echo ended`], {
+    cwd: ROOT,
+    env: { ...process.env, ...env() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
-  const listening = new Promise<void>((resolve) => shell.stderr!.on('data', (c: Buffer) => { log += c; if (/listening on/.test(log)) resolve(); }));
+  const listening = new Promise<void>((resolve) =>
+    shell.stderr!.on('data', (c: Buffer) => {
+      log += c;
+      if (/listening on/.test(log)) resolve();
+    }),
+  );
   await listening;
   const server = descendantsOf(await processTable(), shell.pid!).find((p) => p.ppid === shell.pid);
   assert.ok(server, 'the server runs under the shell');
   shell.kill('SIGTERM');
   // The server sees its parent go within a second, then drains (nothing in flight) and exits.
   let alive = true;
-  for (const until = Date.now() + 15_000; alive && Date.now() < until;) {
+  for (const until = Date.now() + 15_000; alive && Date.now() < until; ) {
     await new Promise((r) => setTimeout(r, 200));
     alive = (await processTable()).some((p) => p.pid === server!.pid);
   }
@@ -253,25 +339,35 @@ test('requests from the moment of spawn until ready get 503 EBUSY or an answer, 
   const port = await freePort();
   const child = spawnServer(ROOT, env({ PORT: String(port) }));
   let exitCode: number | null | undefined;
-  child.once('exit', (code) => { exitCode = code; });
+  child.once('exit', (code) => {
+    exitCode = code;
+  });
   let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => { stderr += c; });
+  child.stderr!.on('data', (c: Buffer) => {
+    stderr += c;
+  });
   const base = `http://127.0.0.1:${port}`;
   const seen = new Set<number>();
   try {
     let answered = false;
-    for (const until = Date.now() + 60_000; !answered && Date.now() < until;) {
-      const status = await fetch(`${base}/?url=${page('startup')}`).then(async (res) => {
-        const body = await res.json() as { status: string; code?: string };
-        if (res.status === 503) assert.is(body.code, 'EBUSY');
-        return res.status;
-      }, () => 0);
+    for (const until = Date.now() + 60_000; !answered && Date.now() < until; ) {
+      const status = await fetch(`${base}/?url=${page('startup')}`).then(
+        async (res) => {
+          const body = (await res.json()) as { status: string; code?: string };
+          if (res.status === 503) assert.is(body.code, 'EBUSY');
+          return res.status;
+        },
+        () => 0,
+      );
       if (status) seen.add(status);
       answered = status === 200;
       assert.is(exitCode, undefined, `the server is still running: ${stderr.slice(-500)}`);
     }
     assert.ok(answered, 'the server answered once started');
-    assert.ok([...seen].every((s) => s === 503 || s === 200), `only 503 and 200 were seen: ${[...seen]}`);
+    assert.ok(
+      [...seen].every((s) => s === 503 || s === 200),
+      `only 503 and 200 were seen: ${[...seen]}`,
+    );
   } finally {
     const done = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');

@@ -12,27 +12,61 @@ import type { App } from '../../server/app.ts';
 let fx: Fixture;
 let app: App;
 const held: ServerResponse[] = [];
-const html = (res: ServerResponse, body: string) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(body); };
+const html = (res: ServerResponse, body: string) => {
+  res.writeHead(200, { 'content-type': 'text/html' });
+  res.end(body);
+};
 
 test.before(async () => {
   fx = await serveFixtures({
-    '/self-nav': (_, res) => html(res, `<title>First</title><script>setTimeout(() => { location.href = '/second' }, 30)</script><h1>first</h1>`),
+    '/self-nav': (_, res) =>
+      html(
+        res,
+        `<title>First</title><script>setTimeout(() => { location.href = '/second' }, 30)</script><h1>first</h1>`,
+      ),
     '/second': (_, res) => html(res, `<title>Second</title><h1>second</h1>`),
-    '/reload': (_, res) => html(res, `<title>Reloading</title><script>setTimeout(() => location.reload(), 30)</script><h1>again</h1>`),
+    '/reload': (_, res) =>
+      html(res, `<title>Reloading</title><script>setTimeout(() => location.reload(), 30)</script><h1>again</h1>`),
     // Reloads itself before its load event (an image of its comes late, as on a busy machine): the first navigation
     // is interrupted by the page's own.
-    '/early-nav': (_, res) => html(res, `<title>Early</title><h1>early</h1><img src="/late.png?${Date.now()}"><script>if (!sessionStorage.r) { sessionStorage.r = 1; setTimeout(() => location.reload(), 30); }</script>`),
-    '/late.png': (_, res) => { setTimeout(() => { res.writeHead(404); res.end(); }, 400); },
+    '/early-nav': (_, res) =>
+      html(
+        res,
+        `<title>Early</title><h1>early</h1><img src="/late.png?${Date.now()}"><script>if (!sessionStorage.r) { sessionStorage.r = 1; setTimeout(() => location.reload(), 30); }</script>`,
+      ),
+    '/late.png': (_, res) => {
+      setTimeout(() => {
+        res.writeHead(404);
+        res.end();
+      }, 400);
+    },
     '/plain': (_, res) => html(res, `<title>Plain</title><h1>Heading</h1><p class="lead" data-k="v">text</p>`),
-    '/csr': (_, res) => html(res, `<title>Loading…</title><div id="root"></div><script>setTimeout(() => {
+    '/csr': (_, res) =>
+      html(
+        res,
+        `<title>Loading…</title><div id="root"></div><script>setTimeout(() => {
       document.title = 'Built'; const m = document.createElement('meta'); m.name = 'description'; m.content = 'Built by script'; document.head.append(m);
-      document.getElementById('root').innerHTML = '<h1>Built</h1><ul><li>a</li><li>b</li><li>c</li></ul>'; }, 300)</script>`),
+      document.getElementById('root').innerHTML = '<h1>Built</h1><ul><li>a</li><li>b</li><li>c</li></ul>'; }, 300)</script>`,
+      ),
     // A document that arrives while one of its images never does: its load never completes.
-    '/never-load': (_, res) => html(res, '<title>Half loaded</title><body style="margin:0;background:rgb(255,0,0)"><h1>visible</h1><img src="/hang"></body>'),
-    '/hang': (_, res) => { held.push(res); },
-    '/no-answer': (_, res) => { held.push(res); },
-    '/alerts': (_, res) => html(res, '<title>Alerts</title><h1>x</h1><script>for (;;) { alert("a"); confirm("b"); }</script>'),
-    '/popups': (_, res) => html(res, '<title>Popups</title><h1>x</h1><script>setInterval(() => { for (let i = 0; i < 5; i++) window.open("/popups?" + Math.random()); }, 10);</script>'),
+    '/never-load': (_, res) =>
+      html(
+        res,
+        '<title>Half loaded</title><body style="margin:0;background:rgb(255,0,0)"><h1>visible</h1><img src="/hang"></body>',
+      ),
+    '/hang': (_, res) => {
+      held.push(res);
+    },
+    '/no-answer': (_, res) => {
+      held.push(res);
+    },
+    '/alerts': (_, res) =>
+      html(res, '<title>Alerts</title><h1>x</h1><script>for (;;) { alert("a"); confirm("b"); }</script>'),
+    '/popups': (_, res) =>
+      html(
+        res,
+        '<title>Popups</title><h1>x</h1><script>setInterval(() => { for (let i = 0; i < 5; i++) window.open("/popups?" + Math.random()); }, 10);</script>',
+      ),
   });
   app = await startRefract();
 });
@@ -44,7 +78,11 @@ test.after(async () => {
 });
 
 /** The titles a page that navigates itself may be read with: before its navigation or once that has loaded. */
-const TITLES: Record<string, string[]> = { '/self-nav': ['First', 'Second'], '/reload': ['Reloading'], '/early-nav': ['Early'] };
+const TITLES: Record<string, string[]> = {
+  '/self-nav': ['First', 'Second'],
+  '/reload': ['Reloading'],
+  '/early-nav': ['Early'],
+};
 
 test('a page that navigates itself (script redirect, reload loop) is captured once navigation settles, never 500', async () => {
   for (const path of Object.keys(TITLES)) {
@@ -52,12 +90,21 @@ test('a page that navigates itself (script redirect, reload loop) is captured on
       const started = Date.now();
       const res = await call(app.freeUrl, `url=${q(fx.url + path)}&${output}&force`);
       assert.is(res.status, 200, `${path} ${output}: ${JSON.stringify(res.body).slice(0, 300)}`);
-      assert.equal(res.body.warnings ?? [], [], `${path} ${output}: no step failed: ${JSON.stringify(res.body.warnings)}`);
-      assert.ok(Date.now() - started < 10_000, `${path} ${output}: answered in ${Date.now() - started} ms, not at the deadline`);
+      assert.equal(
+        res.body.warnings ?? [],
+        [],
+        `${path} ${output}: no step failed: ${JSON.stringify(res.body.warnings)}`,
+      );
+      assert.ok(
+        Date.now() - started < 10_000,
+        `${path} ${output}: answered in ${Date.now() - started} ms, not at the deadline`,
+      );
       // A redirect on a 30 ms timer races the end of loading: the page is read before it or once it has loaded.
-      if (!output.includes('meta=false')) assert.ok(TITLES[path]!.includes(res.body.data.title), `${path} ${output}: ${res.body.data.title}`);
+      if (!output.includes('meta=false'))
+        assert.ok(TITLES[path]!.includes(res.body.data.title), `${path} ${output}: ${res.body.data.title}`);
       const media = res.body.data.screenshot ?? res.body.data.pdf;
-      if (output.startsWith('screenshot') || output.startsWith('pdf')) assert.ok(media?.url, `${path} ${output}: captured`);
+      if (output.startsWith('screenshot') || output.startsWith('pdf'))
+        assert.ok(media?.url, `${path} ${output}: captured`);
     }
   }
 });
@@ -79,7 +126,10 @@ test('a scripts, modules or styles URL that does not load is 400 EINVALQUERY nam
 });
 
 test('selector rules beside a script rule read the page (text, attribute, class)', async () => {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/plain`)}&data.h.selector=h1&data.k.selector=p&data.k.attr=data-k&data.c.selector=p&data.c.attr=class&data.t.evaluate=${q('1+1')}&meta=false&force`);
+  const res = await call(
+    app.freeUrl,
+    `url=${q(`${fx.url}/plain`)}&data.h.selector=h1&data.k.selector=p&data.k.attr=data-k&data.c.selector=p&data.c.attr=class&data.t.evaluate=${q('1+1')}&meta=false&force`,
+  );
   assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
   assert.equal([res.body.data.h, res.body.data.k, res.body.data.c, res.body.data.t], ['Heading', 'v', 'lead', 2]);
 });
@@ -93,7 +143,7 @@ test('a page that fills itself on a timer after load is read once built under pr
   assert.equal(res.body.data.items, ['a', 'b', 'c']);
 });
 
-test('a page whose load never completes is captured as rendered when navigation\'s share runs out, said in a warning; nothing arrived is 408', async () => {
+test("a page whose load never completes is captured as rendered when navigation's share runs out, said in a warning; nothing arrived is 408", async () => {
   const started = Date.now();
   // 8 s: at 5 s a busy machine once left the capture no time after navigation's share (no screenshot).
   const res = await call(app.freeUrl, `url=${q(`${fx.url}/never-load`)}&screenshot&timeout=8s&force`);
@@ -104,19 +154,26 @@ test('a page whose load never completes is captured as rendered when navigation\
   assert.ok(res.body.data.screenshot?.url, `captured: ${JSON.stringify(res.body).slice(0, 600)} ${timing}`);
   // Its image hangs, so metadata's probe of it lasts as long as it may: metadata must leave the screenshot after it
   // a second (it once ran to 250 ms before the steps' cutoff, 8 s - 1 s, and a busy machine's capture missed it).
-  const dur = (name: string) => Number(new RegExp(`(?:^|, )${name.replace('.', '\\.')};dur=([\\d.]+)`).exec(timing)?.[1] ?? NaN);
-  assert.ok(dur('navigate') + dur('step.meta') <= 8000 - 1000 - 1000 + 100, `metadata ended a second before the cutoff: ${timing}`);
+  const dur = (name: string) =>
+    Number(new RegExp(`(?:^|, )${name.replace('.', '\\.')};dur=([\\d.]+)`).exec(timing)?.[1] ?? NaN);
+  assert.ok(
+    dur('navigate') + dur('step.meta') <= 8000 - 1000 - 1000 + 100,
+    `metadata ended a second before the cutoff: ${timing}`,
+  );
   const png = Buffer.from(await (await fetch(res.body.data.screenshot.url)).arrayBuffer());
   const { data } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
   assert.equal([...data.subarray(0, 3)], [255, 0, 0], 'the rendered page (its red background)');
-  assert.equal(res.body.warnings.map((w: { plugin: string; code: string }) => [w.plugin, w.code]), [['navigation', 'EBRWSRTIMEOUT']]);
+  assert.equal(
+    res.body.warnings.map((w: { plugin: string; code: string }) => [w.plugin, w.code]),
+    [['navigation', 'EBRWSRTIMEOUT']],
+  );
   assert.match(res.body.warnings[0].message, /did not finish loading/);
   const none = await call(app.freeUrl, `url=${q(`${fx.url}/no-answer`)}&screenshot&timeout=3s&force`);
   assert.is(none.status, 408, JSON.stringify(none.body).slice(0, 300));
   assert.ok(['EBRWSRTIMEOUT', 'ETIMEOUT'].includes(none.body.code), none.body.code);
 });
 
-test('an alert loop holds its page: 408 EBRWSRTIMEOUT at navigation\'s share, not at the deadline; a window.open storm is captured', async () => {
+test("an alert loop holds its page: 408 EBRWSRTIMEOUT at navigation's share, not at the deadline; a window.open storm is captured", async () => {
   const started = Date.now();
   const alerts = await call(app.freeUrl, `url=${q(`${fx.url}/alerts`)}&screenshot&timeout=8s&force`);
   assert.is(alerts.status, 408, JSON.stringify(alerts.body).slice(0, 300));

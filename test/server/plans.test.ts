@@ -14,17 +14,25 @@ const keyFile = path.join(dir, 'keys.txt');
 const seenHeaders: Record<string, string | string[] | undefined>[] = [];
 let gate: { reached: () => void; release: Promise<void> } | undefined;
 
-const page = (title: string) => `<html><head><title>${title}</title></head><body><p>Some words for a static page.</p></body></html>`;
+const page = (title: string) =>
+  `<html><head><title>${title}</title></head><body><p>Some words for a static page.</p></body></html>`;
 
 test.before(async () => {
   let version = 0;
   fx = await serveFixtures({
-    '/echo': (req: IncomingMessage, res: ServerResponse) => { seenHeaders.push(req.headers); res.writeHead(200, { 'content-type': 'text/html' }); res.end(page('echo')); },
+    '/echo': (req: IncomingMessage, res: ServerResponse) => {
+      seenHeaders.push(req.headers);
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(page('echo'));
+    },
     // Each answer has a new title, so a regenerated entry can be told from the stored one.
     '/versioned': async (_: IncomingMessage, res: ServerResponse) => {
       version++;
       const held = gate;
-      if (held) { held.reached(); await held.release; }
+      if (held) {
+        held.reached();
+        await held.release;
+      }
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(page(`version ${version}`));
     },
@@ -62,7 +70,10 @@ test('endpoints and keys: EAUTH without or with an unknown key, EPRO for a key o
     assert.is(ok.headers.get('x-pricing-plan'), 'pro');
     for (const res of [none, wrong, epro, ok]) {
       assert.not.ok(res.raw.toString().includes('alpha-secret'), 'the key is not in the body');
-      assert.not.ok([...res.headers.values()].some((v) => v.includes('alpha-secret')), 'nor in a header');
+      assert.not.ok(
+        [...res.headers.values()].some((v) => v.includes('alpha-secret')),
+        'nor in a header',
+      );
     }
     // Rotation by configuration: the file changes, the old key stops working and the new one works at once.
     writeFileSync(keyFile, 'beta-secret-9\n');
@@ -77,10 +88,20 @@ test('pro-only parameters on free each have their own 4xx code; headers may come
   const app = await startRefract({ REFRACT_API_KEYS: 'k1' });
   try {
     const base = `url=${q(`${fx.url}/echo`)}`;
-    for (const [param, code] of [['cacheKey=a', 'ECACHEKEY'], ['filename=shot', 'EFILENAME'], ['headers.x-token=1', 'EHEADERS'], ['proxy=http://127.0.0.1:1', 'EPROXY'], ['staleTtl=1m', 'ESTTL'], ['ttl=1h', 'ETTL']]) {
+    for (const [param, code] of [
+      ['cacheKey=a', 'ECACHEKEY'],
+      ['filename=shot', 'EFILENAME'],
+      ['headers.x-token=1', 'EHEADERS'],
+      ['proxy=http://127.0.0.1:1', 'EPROXY'],
+      ['staleTtl=1m', 'ESTTL'],
+      ['ttl=1h', 'ETTL'],
+    ]) {
       const res = await call(app.freeUrl, `${base}&${param}`);
       assert.is(res.body.code, code, param);
-      assert.ok(res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 413 && res.status !== 429, `${param}: ${res.status}`);
+      assert.ok(
+        res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 413 && res.status !== 429,
+        `${param}: ${res.status}`,
+      );
     }
     // The same URL was answered (and its plan kept) just before: custom headers still make it another plan.
     assert.is((await call(app.freeUrl, base)).status, 200);
@@ -90,7 +111,9 @@ test('pro-only parameters on free each have their own 4xx code; headers may come
     assert.is(plain.status, 200);
     assert.is(seenHeaders.at(-1)!['x-token'], undefined);
     const before = seenHeaders.length;
-    const pro = await call(app.proUrl, `${base}&force`, { headers: { 'x-api-key': 'k1', 'x-api-header-x-token': 'shh-123' } });
+    const pro = await call(app.proUrl, `${base}&force`, {
+      headers: { 'x-api-key': 'k1', 'x-api-header-x-token': 'shh-123' },
+    });
     assert.is(pro.status, 200);
     assert.is(seenHeaders.length, before + 1);
     assert.is(seenHeaders.at(-1)!['x-token'], 'shh-123');
@@ -133,7 +156,7 @@ test('pro quota per key and UTC month: per-key quota from the key file, a warnin
   const app = await startRefract({ REFRACT_API_KEYS: keyFile, REFRACT_PRO_QUOTA: '1000' }, [], { clock });
   try {
     const url = (n: number) => `url=${q(`${fx.url}/echo?p=${n}`)}`;
-    let last;
+    let last: Awaited<ReturnType<typeof call>> | undefined;
     for (let n = 1; n <= 3; n++) last = await call(app.proUrl, url(n), keyed('small-key'));
     assert.is(last!.headers.get('x-rate-limit-limit'), '5');
     assert.is(last!.headers.get('x-rate-limit-warning'), null);
@@ -161,7 +184,13 @@ test('ttl and staleTtl ranges, aliases, x-cache-ttl, and cacheKey as the identit
   try {
     const base = `url=${q(`${fx.url}/echo?ttl`)}`;
     const pro = (query: string) => call(app.proUrl, query, keyed('k1'));
-    for (const [param, code] of [['ttl=30s', 'EINVALTTL'], ['ttl=32d', 'EINVALTTL'], ['ttl=soon', 'EINVALTTL'], ['ttl=1h&staleTtl=2h', 'EINVALSTTL'], ['staleTtl=40d', 'EINVALSTTL']]) {
+    for (const [param, code] of [
+      ['ttl=30s', 'EINVALTTL'],
+      ['ttl=32d', 'EINVALTTL'],
+      ['ttl=soon', 'EINVALTTL'],
+      ['ttl=1h&staleTtl=2h', 'EINVALSTTL'],
+      ['staleTtl=40d', 'EINVALSTTL'],
+    ]) {
       const res = await pro(`${base}&${param}`);
       assert.is(res.status, 400, param);
       assert.is(res.body.code, code, param);
@@ -182,11 +211,15 @@ test('ttl and staleTtl ranges, aliases, x-cache-ttl, and cacheKey as the identit
 test('a cacheKey is scoped to the API key that set it: another key with the same name gets its own entry', async () => {
   const app = await startRefract({ REFRACT_API_KEYS: 'key-a,key-b' });
   try {
-    const a = await call(app.proUrl, `url=${q(`${fx.url}/echo?tenant-a`)}&cacheKey=shared-name&headers.x-secret=a-only`, keyed('key-a'));
+    const a = await call(
+      app.proUrl,
+      `url=${q(`${fx.url}/echo?tenant-a`)}&cacheKey=shared-name&headers.x-secret=a-only`,
+      keyed('key-a'),
+    );
     assert.is(a.status, 200, JSON.stringify(a.body));
     assert.is(a.headers.get('x-cache-status'), 'MISS');
     const b = await call(app.proUrl, `url=${q(`${fx.url}/echo?tenant-b`)}&cacheKey=shared-name`, keyed('key-b'));
-    assert.is(b.headers.get('x-cache-status'), 'MISS', 'key B does not read key A\'s entry');
+    assert.is(b.headers.get('x-cache-status'), 'MISS', "key B does not read key A's entry");
     assert.is(b.body.data.url, `${fx.url}/echo?tenant-b`);
     const again = await call(app.proUrl, `url=${q(`${fx.url}/echo?anything`)}&cacheKey=shared-name`, keyed('key-a'));
     assert.is(again.headers.get('x-cache-status'), 'HIT', 'key A still reads its own');
@@ -200,17 +233,31 @@ test('concurrent identical requests: one computation, one MISS charged, the othe
   const app = await startRefract({ REFRACT_API_KEYS: 'k1' });
   try {
     let reached!: () => void;
-    const reachedTarget = new Promise<void>((r) => { reached = r; });
+    const reachedTarget = new Promise<void>((r) => {
+      reached = r;
+    });
     let release!: () => void;
-    gate = { reached, release: new Promise<void>((r) => { release = r; }) };
-    const before = (await call(app.proUrl, `url=${q(`${fx.url}/echo?quota-probe`)}`, keyed('k1'))).headers.get('x-rate-limit-remaining');
+    gate = {
+      reached,
+      release: new Promise<void>((r) => {
+        release = r;
+      }),
+    };
+    const before = (await call(app.proUrl, `url=${q(`${fx.url}/echo?quota-probe`)}`, keyed('k1'))).headers.get(
+      'x-rate-limit-remaining',
+    );
     const query = `url=${q(`${fx.url}/versioned`)}&ttl=1h`;
     // Counts the requests that reached the engine, so that the nine others are known to wait on the first's work.
     const extract = app.engine.extract;
     let entered = 0;
     let allIn!: () => void;
-    const inside = new Promise<void>((r) => { allIn = r; });
-    app.engine.extract = ((...args: Parameters<typeof extract>) => { if (++entered === 10) allIn(); return (extract as (...a: unknown[]) => unknown).apply(app.engine, args); }) as typeof extract;
+    const inside = new Promise<void>((r) => {
+      allIn = r;
+    });
+    app.engine.extract = ((...args: Parameters<typeof extract>) => {
+      if (++entered === 10) allIn();
+      return (extract as (...a: unknown[]) => unknown).apply(app.engine, args);
+    }) as typeof extract;
     const first = call(app.proUrl, query, keyed('k1'));
     await reachedTarget;
     gate = undefined;
@@ -224,7 +271,9 @@ test('concurrent identical requests: one computation, one MISS charged, the othe
     assert.is(states.filter((s) => s === 'MISS').length, 1, states.join(' '));
     assert.is(states.filter((s) => s === 'HIT').length, 9, states.join(' '));
     assert.is(new Set(all.map((r) => r.body.data.title)).size, 1);
-    const after = (await call(app.proUrl, `url=${q(`${fx.url}/echo?quota-probe-2`)}`, keyed('k1'))).headers.get('x-rate-limit-remaining');
+    const after = (await call(app.proUrl, `url=${q(`${fx.url}/echo?quota-probe-2`)}`, keyed('k1'))).headers.get(
+      'x-rate-limit-remaining',
+    );
     assert.is(Number(before) - Number(after), 2, 'one MISS for the ten, plus the probe');
   } finally {
     gate = undefined;
@@ -245,9 +294,16 @@ test('staleTtl: past it the stored copy is served as STALE and regenerated once 
     assert.is((await pro()).headers.get('x-cache-status'), 'HIT');
     clock.advance(6 * 60_000);
     let reached!: () => void;
-    const reachedTarget = new Promise<void>((r) => { reached = r; });
+    const reachedTarget = new Promise<void>((r) => {
+      reached = r;
+    });
     let release!: () => void;
-    gate = { reached, release: new Promise<void>((r) => { release = r; }) };
+    gate = {
+      reached,
+      release: new Promise<void>((r) => {
+        release = r;
+      }),
+    };
     const refreshed = once(app.events, 'refresh');
     const stale = await pro();
     assert.is(stale.headers.get('x-cache-status'), 'STALE');
@@ -259,7 +315,7 @@ test('staleTtl: past it the stored copy is served as STALE and regenerated once 
     assert.is(hitsOf('/versioned'), hits, 'one refresh, not one per request');
     gate = undefined;
     release();
-    const [event] = await refreshed as [{ ok: boolean }];
+    const [event] = (await refreshed) as [{ ok: boolean }];
     assert.ok(event.ok);
     const after = await pro();
     assert.is(after.headers.get('x-cache-status'), 'HIT');
@@ -298,13 +354,20 @@ test('requests that differ in their target alone each answer for their own targe
     const second = await call(app.freeUrl, `${options}&url=${q(`${fx.url}/versioned?utm_source=x&n=2#top`)}`);
     assert.is(second.body.data.url, `${fx.url}/versioned?n=2`, 'canonical, tracking parameters gone');
     assert.match(second.body.data.title, /^version \d+$/);
-    for (const [bad, code] of [[q('ftp://example.com/'), 'EINVALURL'], ['', 'EINVALURL'], [q('no url at all'), 'EINVALURL']]) {
+    for (const [bad, code] of [
+      [q('ftp://example.com/'), 'EINVALURL'],
+      ['', 'EINVALURL'],
+      [q('no url at all'), 'EINVALURL'],
+    ]) {
       const res = await call(app.freeUrl, `${options}&url=${bad}`);
       assert.is(res.status, 400, bad);
       assert.is(res.body.code, code, bad);
     }
     // Two targets in one query are refused as before, however the options were kept.
-    assert.is((await call(app.freeUrl, `${options}&url=${q(`${fx.url}/echo`)}&url=${q(`${fx.url}/echo?2`)}`)).status, 400);
+    assert.is(
+      (await call(app.freeUrl, `${options}&url=${q(`${fx.url}/echo`)}&url=${q(`${fx.url}/echo?2`)}`)).status,
+      400,
+    );
   } finally {
     await app.close();
   }

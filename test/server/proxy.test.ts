@@ -14,8 +14,13 @@ test.before(async () => {
   for (let i = 0; i < 2; i++) {
     const seen: string[] = [];
     const server = new Server({
-      port: 0, host: '127.0.0.1', verbose: false,
-      prepareRequestFunction: ({ request }) => { seen.push(request.url ?? ''); return {}; },
+      port: 0,
+      host: '127.0.0.1',
+      verbose: false,
+      prepareRequestFunction: ({ request }) => {
+        seen.push(request.url ?? '');
+        return {};
+      },
     });
     await server.listen();
     proxies.push({ server, seen });
@@ -44,15 +49,23 @@ test('requests rotate over the configured proxies through the session pool', asy
 const seenVia = (i: number, path: string) => proxies[i]!.seen.filter((u) => u.includes(path)).length;
 const proxyUrl = (i: number) => `http://127.0.0.1:${proxies[i]!.server.port}`;
 
-test('proxy: the caller\'s own proxy for the fetch and for the browser; proxy.location from the country pool', async () => {
+test("proxy: the caller's own proxy for the fetch and for the browser; proxy.location from the country pool", async () => {
   const pro = await startRefract({ REFRACT_API_KEYS: 'k1', REFRACT_PROXY_LOCATIONS: `de=${proxyUrl(1)}` });
   try {
     const key = { headers: { 'x-api-key': 'k1' } };
-    const own = await call(pro.proUrl, `url=${q(`${fx.url}/sites/article/index.html?own`)}&proxy=${q(proxyUrl(0))}`, key);
+    const own = await call(
+      pro.proUrl,
+      `url=${q(`${fx.url}/sites/article/index.html?own`)}&proxy=${q(proxyUrl(0))}`,
+      key,
+    );
     assert.is(own.status, 200, JSON.stringify(own.body));
     assert.is(seenVia(0, '?own'), 1);
     assert.is(seenVia(1, '?own'), 0);
-    const shot = await call(pro.proUrl, `url=${q(`${fx.url}/sites/browser/clear.html?shot`)}&proxy.url=${q(proxyUrl(0))}&screenshot&meta=false`, key);
+    const shot = await call(
+      pro.proUrl,
+      `url=${q(`${fx.url}/sites/browser/clear.html?shot`)}&proxy.url=${q(proxyUrl(0))}&screenshot&meta=false`,
+      key,
+    );
     assert.is(shot.status, 200, JSON.stringify(shot.body));
     assert.ok(seenVia(0, 'clear.html?shot') >= 1, 'the browser navigated through the proxy');
     const located = await call(pro.proUrl, `url=${q(`${fx.url}/sites/article/index.html?de`)}&proxy.location=DE`, key);
@@ -69,8 +82,10 @@ test('proxy errors: EINVALPROXY for a malformed one or an unserved location, EPR
     const key = { headers: { 'x-api-key': 'k1' } };
     const target = `url=${q(`${fx.url}/sites/article/index.html?err`)}`;
     for (const [param, code, status] of [
-      ['proxy=not%20a%20proxy', 'EINVALPROXY', 400], ['proxy=ftp%3A%2F%2F127.0.0.1%3A21', 'EINVALPROXY', 400],
-      ['proxy.location=zz', 'EINVALPROXY', 400], ['proxy.location=germany', 'EINVALPROXY', 400],
+      ['proxy=not%20a%20proxy', 'EINVALPROXY', 400],
+      ['proxy=ftp%3A%2F%2F127.0.0.1%3A21', 'EINVALPROXY', 400],
+      ['proxy.location=zz', 'EINVALPROXY', 400],
+      ['proxy.location=germany', 'EINVALPROXY', 400],
       ['proxy=http%3A%2F%2F127.0.0.2%3A8080', 'EFORBIDDENURL', 403],
     ] as const) {
       const res = await call(pro.proUrl, `${target}&${param}`, key);
@@ -96,7 +111,9 @@ test('on pro a challenge page is retried through the pool; on free it is EPROXYN
         res.end('<html><head><title>Just a moment...</title></head><body></body></html>');
       } else {
         res.writeHead(200, { 'content-type': 'text/html' });
-        res.end('<html><head><title>Behind the wall</title></head><body><p>Content behind a bot wall.</p></body></html>');
+        res.end(
+          '<html><head><title>Behind the wall</title></head><body><p>Content behind a bot wall.</p></body></html>',
+        );
       }
     },
   });

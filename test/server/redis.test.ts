@@ -15,8 +15,14 @@ let redis: TestRedis;
 let gate: { reached: () => void; release: Promise<void> } | undefined;
 
 const env = () => ({
-  PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'info',
-  REDIS_URL: redis.url, REFRACT_FREE_QUOTA: '4', REFRACT_PROBE_TIMEOUT: '0',
+  PORT: '0',
+  PRO_PORT: '0',
+  HOST: '127.0.0.1',
+  REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+  REFRACT_LOG_LEVEL: 'info',
+  REDIS_URL: redis.url,
+  REFRACT_FREE_QUOTA: '4',
+  REFRACT_PROBE_TIMEOUT: '0',
 });
 
 test.before(async () => {
@@ -24,7 +30,10 @@ test.before(async () => {
   fx = await serveFixtures({
     '/shared': async (_: IncomingMessage, res: ServerResponse) => {
       const held = gate;
-      if (held) { held.reached(); await held.release; }
+      if (held) {
+        held.reached();
+        await held.release;
+      }
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><head><title>Shared</title></head><body><p>A page both processes read.</p></body></html>');
     },
@@ -76,9 +85,16 @@ test('identical concurrent requests to two processes compute once', async () => 
   const b = await startChild(ROOT, env());
   try {
     let reached!: () => void;
-    const reachedTarget = new Promise<void>((r) => { reached = r; });
+    const reachedTarget = new Promise<void>((r) => {
+      reached = r;
+    });
     let release!: () => void;
-    gate = { reached, release: new Promise<void>((r) => { release = r; }) };
+    gate = {
+      reached,
+      release: new Promise<void>((r) => {
+        release = r;
+      }),
+    };
     const before = hits('/shared');
     const query = `url=${q(`${fx.url}/shared?together`)}`;
     const first = call(a.url, query);
@@ -108,7 +124,7 @@ test('Redis killed mid-run: requests still answer (misses, local counting), read
   const ready = async () => (await fetch(`${app.url}/readyz`)).status;
   /** Polls readiness until it is `want` (Redis coming back is noticed by the client's reconnect, on its own time). */
   const until = async (want: number) => {
-    for (const end = Date.now() + 20_000; Date.now() < end;) if (await ready() === want) return;
+    for (const end = Date.now() + 20_000; Date.now() < end; ) if ((await ready()) === want) return;
     assert.unreachable(`readiness did not become ${want}`);
   };
   try {
@@ -127,12 +143,17 @@ test('Redis killed mid-run: requests still answer (misses, local counting), read
       assert.ok(down.headers.get('x-rate-limit-remaining'), 'quota headers still come');
     }
     await until(503);
-    const checks = (await (await fetch(`${app.url}/readyz`)).json() as { data: { checks: { redis: boolean } } }).data.checks;
+    const checks = ((await (await fetch(`${app.url}/readyz`)).json()) as { data: { checks: { redis: boolean } } }).data
+      .checks;
     assert.is(checks.redis, false);
     await own.restart();
     await until(200);
     assert.is((await call(app.url, query('b'))).headers.get('x-cache-status'), 'MISS');
-    assert.is((await call(app.url, query('b'))).headers.get('x-cache-status'), 'HIT', 'the cache in Redis is used again');
+    assert.is(
+      (await call(app.url, query('b'))).headers.get('x-cache-status'),
+      'HIT',
+      'the cache in Redis is used again',
+    );
     const log = app.log();
     assert.is(log.split('Redis is unreachable').length - 1, 1, 'the loss is logged once');
     assert.is(log.split('Redis is reachable again').length - 1, 1, 'the return is logged once');

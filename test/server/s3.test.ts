@@ -24,20 +24,39 @@ let env: Record<string, string> = {};
 
 test.before(async () => {
   fx = await serveFixtures();
-  s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: mkdtempSync(path.join(os.tmpdir(), 'refract-s3-')) });
-  const { port } = await s3.run() as unknown as { port: number };
+  s3 = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory: mkdtempSync(path.join(os.tmpdir(), 'refract-s3-')),
+  });
+  const { port } = (await s3.run()) as unknown as { port: number };
   endpoint = `http://127.0.0.1:${port}`;
-  client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  client = new S3Client({
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
   await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
   env = {
-    PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: 'info',
-    REFRACT_ASSETS_S3: `s3://${BUCKET}/shots`, AWS_ENDPOINT_URL_S3: endpoint, AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    PORT: '0',
+    PRO_PORT: '0',
+    HOST: '127.0.0.1',
+    REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    REFRACT_LOG_LEVEL: 'info',
+    REFRACT_ASSETS_S3: `s3://${BUCKET}/shots`,
+    AWS_ENDPOINT_URL_S3: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
     // Each process has its own folder: a link the other serves can only come from the bucket.
     REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')),
   };
   apps.push(await startChild(ROOT, env));
-  apps.push(await startChild(ROOT, { ...env, REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')) }));
+  apps.push(
+    await startChild(ROOT, { ...env, REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')) }),
+  );
 });
 
 test.after(async () => {
@@ -56,7 +75,10 @@ test('one process makes a screenshot into the bucket, the other serves its link 
   const link = new URL(body.data.screenshot.url as string);
   assert.match(link.pathname, /^\/assets\/[a-f0-9]{64}\.png$/);
   const listed = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'shots/' }));
-  assert.equal(listed.Contents?.map((o) => o.Key).filter((k) => !k?.includes('/.refract-')), [`shots${link.pathname.slice('/assets'.length)}`]);
+  assert.equal(
+    listed.Contents?.map((o) => o.Key).filter((k) => !k?.includes('/.refract-')),
+    [`shots${link.pathname.slice('/assets'.length)}`],
+  );
   const other = await fetch(`${b.url}${link.pathname}`);
   assert.is(other.status, 200);
   assert.is(other.headers.get('content-type'), 'image/png');
@@ -86,7 +108,15 @@ test('a cached answer whose object is gone from the bucket is made again (MISS),
 });
 
 test('wrong credentials: the process is not ready, and a screenshot is 503 ESTORAGE (not a null in a 200), never cached', async () => {
-  const wrong = await startChild(ROOT, { ...env, AWS_ACCESS_KEY_ID: 'NOT-A-KEY', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')) }, { keepLog: true });
+  const wrong = await startChild(
+    ROOT,
+    {
+      ...env,
+      AWS_ACCESS_KEY_ID: 'NOT-A-KEY',
+      REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')),
+    },
+    { keepLog: true },
+  );
   try {
     const shot = await call(wrong.url, page());
     assert.is(shot.status, 503, JSON.stringify(shot.body).slice(0, 300));
@@ -98,7 +128,7 @@ test('wrong credentials: the process is not ready, and a screenshot is 503 ESTOR
     assert.is(again.headers.get('x-cache-status'), 'MISS', 'a storage failure is not remembered');
     const ready = await fetch(`${wrong.url}/readyz`);
     assert.is(ready.status, 503);
-    const { checks } = (await ready.json() as { data: { checks: Record<string, boolean> } }).data;
+    const { checks } = ((await ready.json()) as { data: { checks: Record<string, boolean> } }).data;
     assert.is(checks.assets, false);
     assert.is(checks.browser, true);
     assert.match(wrong.log(), /the store cannot write/);

@@ -12,9 +12,13 @@ const STRETCH = 80;
 test(`${TOTAL} mixed requests at concurrency 8: none fails, the heap stays flat, nothing is left after SIGTERM`, async () => {
   const r = await soak({ total: TOTAL, concurrency: 8, inspect: true, stretch: STRETCH });
   for (const m of r.marks) {
-    console.log(`  soak after ${String(m.at).padStart(4)}: server ${mb(m.serverRss)} (${mb(m.serverRssAfterGc!)} after a full GC, heap ${mb(m.heapUsedAfterGc!)}), Chromium ${mb(m.chromiumRss)}`);
+    console.log(
+      `  soak after ${String(m.at).padStart(4)}: server ${mb(m.serverRss)} (${mb(m.serverRssAfterGc!)} after a full GC, heap ${mb(m.heapUsedAfterGc!)}), Chromium ${mb(m.chromiumRss)}`,
+    );
   }
-  console.log(`  soak: ${r.seconds.toFixed(1)} s; growth from ${STRETCH} to ${TOTAL}: heap ${growth(r.marks, (m) => m.heapUsedAfterGc!).toFixed(1)}%, server RSS after GC ${growth(r.marks, (m) => m.serverRssAfterGc!).toFixed(1)}%, server + Chromium RSS ${growth(r.marks, (m) => m.serverRss + m.chromiumRss).toFixed(1)}%`);
+  console.log(
+    `  soak: ${r.seconds.toFixed(1)} s; growth from ${STRETCH} to ${TOTAL}: heap ${growth(r.marks, (m) => m.heapUsedAfterGc!).toFixed(1)}%, server RSS after GC ${growth(r.marks, (m) => m.serverRssAfterGc!).toFixed(1)}%, server + Chromium RSS ${growth(r.marks, (m) => m.serverRss + m.chromiumRss).toFixed(1)}%`,
+  );
   assert.is(r.failed, 0, `failed: ${r.failures.join('; ')}`);
   assert.is(r.marks.length, TOTAL / STRETCH);
   // Before the deadline fix each metadata request kept ~25 kB for its whole timeout: 6 MB over these 240 requests,

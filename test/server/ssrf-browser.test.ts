@@ -13,7 +13,10 @@ let fx: Fixture;
 let app: App;
 let forbidden: Awaited<ReturnType<typeof recordingServer>>;
 
-const html = (res: import('node:http').ServerResponse, body: string) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(body); };
+const html = (res: import('node:http').ServerResponse, body: string) => {
+  res.writeHead(200, { 'content-type': 'text/html' });
+  res.end(body);
+};
 const target = () => `http://${forbidden.url}/secret`;
 
 test.before(async () => {
@@ -24,15 +27,28 @@ test.before(async () => {
       res.writeHead(Number(u.searchParams.get('code') ?? 302), { location: u.searchParams.get('to') ?? target() });
       res.end();
     },
-    '/meta-refresh': (_, res) => html(res, `<title>Meta</title><meta http-equiv="refresh" content="0;url=${target()}"><p>moving`),
-    '/script-nav': (_, res) => html(res, `<title>Script</title><script>location.href = ${JSON.stringify(target())}</script>`),
-    '/form-post': (_, res) => html(res, `<title>Form</title><form method="post" action="${target()}"><input name="a" value="1"></form><script>document.forms[0].submit()</script>`),
-    '/late-refresh': (_, res) => html(res, `<title>Late</title><script>addEventListener('load', () => setTimeout(() => { location.href = ${JSON.stringify(target())} }, 50))</script><p>moving soon`),
+    '/meta-refresh': (_, res) =>
+      html(res, `<title>Meta</title><meta http-equiv="refresh" content="0;url=${target()}"><p>moving`),
+    '/script-nav': (_, res) =>
+      html(res, `<title>Script</title><script>location.href = ${JSON.stringify(target())}</script>`),
+    '/form-post': (_, res) =>
+      html(
+        res,
+        `<title>Form</title><form method="post" action="${target()}"><input name="a" value="1"></form><script>document.forms[0].submit()</script>`,
+      ),
+    '/late-refresh': (_, res) =>
+      html(
+        res,
+        `<title>Late</title><script>addEventListener('load', () => setTimeout(() => { location.href = ${JSON.stringify(target())} }, 50))</script><p>moving soon`,
+      ),
     '/subresources': (_, res) => {
       const r = (kind: string) => `/redirect?to=${encodeURIComponent(`${target()}?${kind}`)}`;
-      html(res, `<title>Resources</title><link rel="icon" href="${r('favicon')}"><h1>Resources</h1>
+      html(
+        res,
+        `<title>Resources</title><link rel="icon" href="${r('favicon')}"><h1>Resources</h1>
         <img src="${r('img')}"><iframe src="${r('iframe')}"></iframe><video src="${r('video')}" autoplay muted></video>
-        <script>fetch(${JSON.stringify(r('fetch'))}).catch(() => {}); new Worker(${JSON.stringify(r('worker'))});</script>`);
+        <script>fetch(${JSON.stringify(r('fetch'))}).catch(() => {}); new Worker(${JSON.stringify(r('worker'))});</script>`,
+      );
     },
   });
   app = await startRefract();
@@ -47,7 +63,13 @@ test.after(async () => {
 const KINDS = ['302', '303', '307', '308', 'meta', 'script', 'form'] as const;
 const OUTPUTS = ['prerender=true', 'screenshot', 'pdf', 'meta=false&screenshot&prerender=true'] as const;
 const urlOf = (kind: (typeof KINDS)[number]) =>
-  kind === 'meta' ? `${fx.url}/meta-refresh` : kind === 'script' ? `${fx.url}/script-nav` : kind === 'form' ? `${fx.url}/form-post` : `${fx.url}/redirect?code=${kind}`;
+  kind === 'meta'
+    ? `${fx.url}/meta-refresh`
+    : kind === 'script'
+      ? `${fx.url}/script-nav`
+      : kind === 'form'
+        ? `${fx.url}/form-post`
+        : `${fx.url}/redirect?code=${kind}`;
 
 test('an HTTP redirect to a private address followed inside the browser is 403 EFORBIDDENURL, and never reaches it', async () => {
   for (const output of ['prerender=true', 'screenshot', 'pdf']) {
@@ -59,17 +81,20 @@ test('an HTTP redirect to a private address followed inside the browser is 403 E
 });
 
 test('property: every redirect kind through the browser, with every output, never reaches the private host', async () => {
-  await fc.assert(fc.asyncProperty(fc.constantFrom(...KINDS), fc.constantFrom(...OUTPUTS), async (kind, output) => {
-    const res = await call(app.freeUrl, `url=${q(urlOf(kind))}&${output}&force`);
-    assert.ok(res.status < 500, `${kind} ${output}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
-    assert.not.ok(res.raw.includes('reached'), `${kind} ${output}: the private page's body is not in the answer`);
-    assert.not.ok(res.raw.includes('chrome-error'), `${kind} ${output}: ${res.raw.slice(0, 200)}`);
-    assert.is(res.body.code, 'EFORBIDDENURL', `${kind} ${output}: ${res.status} ${res.raw.slice(0, 200)}`);
-    assert.equal(forbidden.seen, [], `${kind} ${output}`);
-  }), { numRuns: 16 });
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...KINDS), fc.constantFrom(...OUTPUTS), async (kind, output) => {
+      const res = await call(app.freeUrl, `url=${q(urlOf(kind))}&${output}&force`);
+      assert.ok(res.status < 500, `${kind} ${output}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      assert.not.ok(res.raw.includes('reached'), `${kind} ${output}: the private page's body is not in the answer`);
+      assert.not.ok(res.raw.includes('chrome-error'), `${kind} ${output}: ${res.raw.slice(0, 200)}`);
+      assert.is(res.body.code, 'EFORBIDDENURL', `${kind} ${output}: ${res.status} ${res.raw.slice(0, 200)}`);
+      assert.equal(forbidden.seen, [], `${kind} ${output}`);
+    }),
+    { numRuns: 16 },
+  );
 });
 
-test('the page\'s own navigation to a private address (refresh, script, form POST, a late script) is 403 EFORBIDDENURL, never the browser\'s error page', async () => {
+test("the page's own navigation to a private address (refresh, script, form POST, a late script) is 403 EFORBIDDENURL, never the browser's error page", async () => {
   for (const path of ['/meta-refresh', '/script-nav', '/form-post', '/late-refresh']) {
     for (const output of ['prerender=true', 'screenshot&meta=false']) {
       const res = await call(app.freeUrl, `url=${q(`${fx.url}${path}`)}&${output}&force`);
@@ -93,13 +118,19 @@ test('subresources that redirect to a private address (img, iframe, fetch, video
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     assert.is(res.body.data.title, 'Resources');
   }
-  assert.ok(fx.hits.filter((h) => h.startsWith('/redirect')).length >= 4, `the redirectors were asked: ${fx.hits.join(' ')}`);
+  assert.ok(
+    fx.hits.filter((h) => h.startsWith('/redirect')).length >= 4,
+    `the redirectors were asked: ${fx.hits.join(' ')}`,
+  );
   assert.equal(forbidden.seen, []);
 });
 
 test('user code that navigates to a redirector does not get the private page', async () => {
   const fn = `async ({ page }) => { await page.goto(${JSON.stringify(`${fx.url}/redirect?code=307`)}).catch(() => null); return { html: await page.content() }; }`;
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`);
+  const res = await call(
+    app.freeUrl,
+    `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`,
+  );
   assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
   const value = res.body.data.function.value as { html: string };
   assert.not.ok(value.html.includes('reached'), value.html.slice(0, 200));
@@ -130,7 +161,10 @@ test('WebRTC in the page sends nothing past the guard: no UDP to a private STUN 
       await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 3000))]);
       return { candidates, state: pc.iceGatheringState };
     })`;
-    const res = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`);
+    const res = await call(
+      app.freeUrl,
+      `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`,
+    );
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     const value = res.body.data.function.value as { candidates: string[]; state: string };
     assert.equal(value.candidates, [], JSON.stringify(value));
@@ -150,7 +184,10 @@ test('WebTransport in the page (HTTP/3 over UDP, which no HTTP proxy carries) se
         return await Promise.race([wt.ready.then(() => 'ready', (e) => 'refused: ' + e), new Promise((resolve) => setTimeout(() => resolve('pending'), 3000))]);
       } catch (e) { return 'thrown: ' + e; }
     })`;
-    const res = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`);
+    const res = await call(
+      app.freeUrl,
+      `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`,
+    );
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     assert.is.not(res.body.data.function.value, 'ready');
     assert.equal(udp.packets, []);
@@ -160,10 +197,16 @@ test('WebTransport in the page (HTTP/3 over UDP, which no HTTP proxy carries) se
 });
 
 test('an allowed redirect chain still loads through the browser', async () => {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/redirect?code=301&to=${encodeURIComponent(`${fx.url}/sites/article/index.html`)}`)}&prerender=true&force`);
+  const res = await call(
+    app.freeUrl,
+    `url=${q(`${fx.url}/redirect?code=301&to=${encodeURIComponent(`${fx.url}/sites/article/index.html`)}`)}&prerender=true&force`,
+  );
   assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
   assert.is(res.body.data.title, 'The man who built a & firm in his basement');
-  assert.equal(res.body.data.redirects.map((r: { statusCode: number }) => r.statusCode), [301]);
+  assert.equal(
+    res.body.data.redirects.map((r: { statusCode: number }) => r.statusCode),
+    [301],
+  );
 });
 
 test('IPv6 literals that embed a private IPv4 address are 403 EFORBIDDENURL (never attempted), with and without a browser', async () => {

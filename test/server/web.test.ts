@@ -22,7 +22,11 @@ const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts');
 let app: App;
 let fx: Fixture;
 let browser: Browser;
-let doc: { paths: Record<string, { get: { parameters: QueryParameter[] } }>; servers: { url: string }[]; components: Record<string, unknown> };
+let doc: {
+  paths: Record<string, { get: { parameters: QueryParameter[] } }>;
+  servers: { url: string }[];
+  components: Record<string, unknown>;
+};
 let params: QueryParameter[];
 
 test.before(async () => {
@@ -42,44 +46,71 @@ test.after(async () => {
 test('/openapi.json is valid OpenAPI 3.1 with both endpoints, the key scheme, JSend answers and every code', async () => {
   const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
   assert.ok(result.valid, JSON.stringify(result.errors, null, 2)?.slice(0, 2000));
-  assert.equal(doc.servers.map((s) => s.url), [app.freeUrl, app.proUrl]);
+  assert.equal(
+    doc.servers.map((s) => s.url),
+    [app.freeUrl, app.proUrl],
+  );
   const pro = await (await fetch(`${app.proUrl}/openapi.json`)).json();
   assert.equal(pro, doc, 'the same description on the pro endpoint');
   const text = JSON.stringify(doc);
   for (const code of Object.keys(CODES)) assert.ok(text.includes(`"${code}"`), code);
   assert.ok(text.includes('"x-api-key"'));
-  for (const header of ['x-cache-status', 'x-fetch-mode', 'x-pricing-plan', 'x-rate-limit-remaining']) assert.ok(text.includes(`"${header}"`), header);
+  for (const header of ['x-cache-status', 'x-fetch-mode', 'x-pricing-plan', 'x-rate-limit-remaining'])
+    assert.ok(text.includes(`"${header}"`), header);
 });
 
 /** Every parameter name a zod schema accepts, walked from the validating schema itself (not from JSON Schema). */
 function accepted(prefix: string, schema: unknown, out: Set<string>, path: ReadonlySet<unknown> = new Set()): void {
-  const def = (schema as { _zod: { def: Record<string, any> } })._zod.def;
-  const next = (s: unknown, name = prefix) => accepted(name, s, out, path);
+  const def = (schema as { def: Record<string, any> }).def;
+  const next = (s: unknown, name = prefix): void => accepted(name, s, out, path);
   switch (def.type) {
-    case 'optional': case 'default': case 'nullable': case 'prefault': case 'readonly': return next(def.innerType);
+    case 'optional':
+    case 'default':
+    case 'nullable':
+    case 'prefault':
+    case 'readonly':
+      next(def.innerType);
+      return;
     // A value checked and then transformed is described by what is checked; a coercion by what it produces.
-    case 'pipe': return next(def.in._zod.def.type === 'transform' ? def.out : def.in);
-    case 'object': for (const [key, value] of Object.entries(def.shape)) next(value, `${prefix}.${key}`); return;
-    case 'record': return next(def.valueType, `${prefix}.{key}`);
-    case 'union': for (const option of def.options) next(option); return;
+    case 'pipe':
+      next(def.in.def.type === 'transform' ? def.out : def.in);
+      return;
+    case 'object':
+      for (const [key, value] of Object.entries(def.shape)) next(value, `${prefix}.${key}`);
+      return;
+    case 'record':
+      next(def.valueType, `${prefix}.{key}`);
+      return;
+    case 'union':
+      for (const option of def.options) next(option);
+      return;
     // A recursive schema (a data rule's nested rules) is walked once.
-    case 'lazy': if (!path.has(schema)) accepted(prefix, def.getter(), out, new Set([...path, schema])); return;
+    case 'lazy':
+      if (!path.has(schema)) accepted(prefix, def.getter(), out, new Set([...path, schema]));
+      return;
     case 'array': {
       // A list of objects (fallback rules) is sent as numbered keys and described with its parent.
       let element = def.element._zod.def;
       while (element.type === 'pipe' || element.type === 'optional' || element.type === 'lazy') {
-        element = element.type === 'pipe' ? (element.in._zod.def.type === 'transform' ? element.out : element.in)._zod.def : element.type === 'lazy' ? element.getter()._zod.def : element.innerType._zod.def;
+        element =
+          element.type === 'pipe'
+            ? (element.in._zod.def.type === 'transform' ? element.out : element.in)._zod.def
+            : element.type === 'lazy'
+              ? element.getter()._zod.def
+              : element.innerType._zod.def;
       }
       if (element.type !== 'object' && element.type !== 'union') out.add(prefix);
       return;
     }
-    default: out.add(prefix);
+    default:
+      out.add(prefix);
   }
 }
 
-test('every parameter the plan accepts is described, a third-party plugin\'s too, and each has a description', () => {
+test("every parameter the plan accepts is described, a third-party plugin's too, and each has a description", () => {
   const expected = new Set<string>();
-  for (const [key, schema] of Object.entries(coreSchema.shape)) if (!TEST_HOOK_PARAMS.has(key)) accepted(key, schema, expected);
+  for (const [key, schema] of Object.entries(coreSchema.shape))
+    if (!TEST_HOOK_PARAMS.has(key)) accepted(key, schema, expected);
   for (const plugin of app.engine.registry.plugins) {
     expected.add(plugin.name);
     accepted(plugin.name, plugin.params, expected);
@@ -92,13 +123,18 @@ test('every parameter the plan accepts is described, a third-party plugin\'s too
   const missing = [...expected].filter((n) => !described.includes(n));
   const extra = described.filter((n) => !expected.has(n));
   assert.equal({ missing, extra }, { missing: [], extra: [] });
-  assert.ok(described.includes('wordCount.selector'), 'the third-party plugin\'s option');
-  for (const key of Object.keys(coreSchema.shape)) assert.ok(CORE_DOCS[key as keyof typeof CORE_DOCS], `${key} has a description`);
+  assert.ok(described.includes('wordCount.selector'), "the third-party plugin's option");
+  for (const key of Object.keys(coreSchema.shape))
+    assert.ok(CORE_DOCS[key as keyof typeof CORE_DOCS], `${key} has a description`);
   for (const p of params) assert.ok(p.description.length > 5, `${p.name} has a description`);
   const timeout = params.find((p) => p.name === 'timeout')!;
   assert.ok(JSON.stringify(timeout.schema).includes('"string"'), 'a duration is also text');
   assert.equal(params.find((p) => p.name === 'screenshot.type')!.schema.enum, ['png', 'jpeg']);
-  assert.equal(params.find((p) => p.name === 'screenshot.quality')!.schema, { type: 'integer', minimum: 0, maximum: 100 });
+  assert.equal(params.find((p) => p.name === 'screenshot.quality')!.schema, {
+    type: 'integer',
+    minimum: 0,
+    maximum: 100,
+  });
   assert.is(params.find((p) => p.name === 'meta')!.schema.default, true);
   assert.ok(params.find((p) => p.name === 'ttl')!['x-refract-pro']);
 });
@@ -106,17 +142,34 @@ test('every parameter the plan accepts is described, a third-party plugin\'s too
 /** A value the schema allows, for a parameter of this name. */
 function example(name: string, schema: QueryParameter['schema'], target: string, described?: QueryParameter): string {
   const given: Record<string, string> = {
-    url: target, htmlUrl: target, device: 'iPhone 12', 'screenshot.device': 'iPhone 12', proxy: 'http://127.0.0.1:9', 'proxy.url': 'http://127.0.0.1:9',
-    'proxy.location': 'us', embed: 'title', filter: 'title', 'screenshot.overlay.background': '#ffffff', 'pdf.width': '10cm', 'pdf.height': '10cm',
-    'pdf.margin': '1cm', 'pdf.pageRanges': '1', 'function': '() => 1', 'function.code': '() => 1', 'data.{key}.evaluate': 'document.title',
-    'data.{key}.attr': 'text', screenshot: 'iPhone 12', staleTtl: '60000',
+    url: target,
+    htmlUrl: target,
+    device: 'iPhone 12',
+    'screenshot.device': 'iPhone 12',
+    proxy: 'http://127.0.0.1:9',
+    'proxy.url': 'http://127.0.0.1:9',
+    'proxy.location': 'us',
+    embed: 'title',
+    filter: 'title',
+    'screenshot.overlay.background': '#ffffff',
+    'pdf.width': '10cm',
+    'pdf.height': '10cm',
+    'pdf.margin': '1cm',
+    'pdf.pageRanges': '1',
+    function: '() => 1',
+    'function.code': '() => 1',
+    'data.{key}.evaluate': 'document.title',
+    'data.{key}.attr': 'text',
+    screenshot: 'iPhone 12',
+    staleTtl: '60000',
   };
   if (given[name]) return given[name]!;
   if (typeof schema.default === 'string') return schema.default;
   if (typeof described?.['x-refract-default'] === 'string') return described['x-refract-default'] as string;
   if (Array.isArray(schema.examples)) return String(schema.examples[0]);
   const alternatives = [schema, ...((schema.anyOf ?? []) as QueryParameter['schema'][])];
-  const listed = alternatives.find((a) => Array.isArray(a.enum))?.enum ?? (schema.items as { enum?: unknown[] } | undefined)?.enum;
+  const listed =
+    alternatives.find((a) => Array.isArray(a.enum))?.enum ?? (schema.items as { enum?: unknown[] } | undefined)?.enum;
   if (Array.isArray(listed)) return String(listed[0]);
   if (alternatives.some((a) => a.type === 'boolean')) return 'true';
   const n = alternatives.find((a) => a.type === 'number' || a.type === 'integer');
@@ -145,7 +198,10 @@ test('every described parameter, given a value its schema allows, is accepted by
   for (const p of params) {
     const search = new URLSearchParams({ url: target });
     // Options that go with another: a stale threshold within a ttl, a quality for JPEG.
-    const along: Record<string, [string, string]> = { staleTtl: ['ttl', '120000'], 'screenshot.quality': ['screenshot.type', 'jpeg'] };
+    const along: Record<string, [string, string]> = {
+      staleTtl: ['ttl', '120000'],
+      'screenshot.quality': ['screenshot.type', 'jpeg'],
+    };
     if (along[p.name]) search.set(...along[p.name]!);
     // A bare output that needs options (`data`) is accepted as `false`, which turns it off.
     const off = p['x-refract-needs-options'] && p.name !== 'function';
@@ -162,7 +218,9 @@ test('every described parameter, given a value its schema allows, is accepted by
 });
 
 test('every parameter at its described default, sent together (as generated clients and "Try it out" do), answers like the bare url', async () => {
-  const doc = await (await fetch(`${app.freeUrl}/openapi.json`)).json() as { paths: Record<string, { get: { parameters: QueryParameter[] } }> };
+  const doc = (await (await fetch(`${app.freeUrl}/openapi.json`)).json()) as {
+    paths: Record<string, { get: { parameters: QueryParameter[] } }>;
+  };
   const params = doc.paths['/']!.get.parameters;
   const target = `${fx.url}/sites/article/index.html`;
   const query = new URLSearchParams({ url: target });
@@ -175,9 +233,11 @@ test('every parameter at its described default, sent together (as generated clie
   }
   assert.ok(sent >= 5, `${sent} defaults sent`);
   const withDefaults = await fetch(`${app.freeUrl}/?${query}`);
-  const body = await withDefaults.json() as { status: string; data: Record<string, unknown>; message?: string };
+  const body = (await withDefaults.json()) as { status: string; data: Record<string, unknown>; message?: string };
   assert.is(withDefaults.status, 200, body.message);
-  const bare = await (await fetch(`${app.freeUrl}/?url=${encodeURIComponent(target)}`)).json() as { data: Record<string, unknown> };
+  const bare = (await (await fetch(`${app.freeUrl}/?url=${encodeURIComponent(target)}`)).json()) as {
+    data: Record<string, unknown>;
+  };
   const stable = (d: Record<string, unknown>) => ({ ...d, headers: undefined });
   assert.equal(stable(body.data), stable(bare.data));
   // Options of an output keep their default in the text and in x-refract-default.
@@ -190,16 +250,22 @@ test('every parameter at its described default, sent together (as generated clie
 test('/docs renders the reference from the description, offline (swagger-ui served by Refract)', async () => {
   const page = await browser.newPage();
   const outside: string[] = [];
-  page.on('request', (r) => { if (!r.url().startsWith(app.freeUrl)) outside.push(r.url()); });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(app.freeUrl)) outside.push(r.url());
+  });
   try {
     const asked: string[] = [];
     page.on('request', (r) => asked.push(new URL(r.url()).pathname));
     await page.goto(`${app.freeUrl}/docs`);
     await page.locator('.opblock-summary-path', { hasText: '/openapi.json' }).waitFor();
-    assert.ok(await page.locator('.opblock-summary-path[data-path="/"]').count() >= 1);
+    assert.ok((await page.locator('.opblock-summary-path[data-path="/"]').count()) >= 1);
     // The service's own pages are in the reference, and its description links the error codes (a link, not text).
-    for (const own of ['/metrics', '/playground', '/docs/errors']) assert.ok(await page.locator(`.opblock-summary-path[data-path="${own}"]`).count() >= 1, own);
-    assert.is(await page.locator('.info a', { hasText: 'Error codes' }).getAttribute('href'), `${app.freeUrl}/docs/errors`);
+    for (const own of ['/metrics', '/playground', '/docs/errors'])
+      assert.ok((await page.locator(`.opblock-summary-path[data-path="${own}"]`).count()) >= 1, own);
+    assert.is(
+      await page.locator('.info a', { hasText: 'Error codes' }).getAttribute('href'),
+      `${app.freeUrl}/docs/errors`,
+    );
     assert.equal(outside, [], 'nothing fetched from elsewhere');
     assert.not.ok(asked.includes('/favicon.ico'), 'no favicon request (the page names its icon)');
   } finally {
@@ -215,7 +281,17 @@ test('/playground: a URL and screenshot on, the card and the image show, the cop
     await page.goto(`${app.freeUrl}/playground`);
     await page.locator('body[data-ready="true"]').waitFor();
     // A control per output of the registry, the third-party plugin's included, generated from /openapi.json.
-    for (const name of ['meta', 'screenshot', 'pdf', 'palette', 'data', 'iframe', 'insights', 'function', 'wordCount']) {
+    for (const name of [
+      'meta',
+      'screenshot',
+      'pdf',
+      'palette',
+      'data',
+      'iframe',
+      'insights',
+      'function',
+      'wordCount',
+    ]) {
       assert.is(await page.locator(`[data-output="${name}"]`).count(), 1, name);
     }
     const target = `${fx.url}/sites/article/index.html`;
@@ -231,9 +307,16 @@ test('/playground: a URL and screenshot on, the card and the image show, the cop
     assert.is(await page.locator('#cardDescription').innerText(), shown.data.description);
     assert.is(shown.data.screenshot.type, 'jpg');
     await page.locator('#screenshot').waitFor();
-    const drawn = await page.locator('#screenshot').evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
+    const drawn = await page
+      .locator('#screenshot')
+      .evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth));
     assert.is(drawn, shown.data.screenshot.width);
-    if (shown.data.image) assert.ok(await page.locator('#cardImage').evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth > 0)));
+    if (shown.data.image)
+      assert.ok(
+        await page
+          .locator('#cardImage')
+          .evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth > 0)),
+      );
     const mql = await page.locator('#mql').innerText();
     assert.match(mql, /screenshot": \{\s*"type": "jpeg"/);
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -244,7 +327,9 @@ test('/playground: a URL and screenshot on, the card and the image show, the cop
     const again = await new Promise<string>((resolve, reject) => {
       const child = spawn('bash', ['-c', command], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
-      child.stdout.on('data', (c: Buffer) => { out += c; });
+      child.stdout.on('data', (c: Buffer) => {
+        out += c;
+      });
       child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`curl ended ${code}`))));
     });
     assert.equal(JSON.parse(again).data, shown.data);
@@ -264,16 +349,25 @@ test('/playground starts a crawl job on the pro endpoint with the key and option
     await page.fill('#crawlMaxPages', '2');
     await page.click('#crawlStart');
     await page.locator('body[data-crawl]').waitFor();
-    assert.is(await page.evaluate(() => document.body.dataset.crawl), 'completed', await page.locator('#crawlStatus').innerText());
+    assert.is(
+      await page.evaluate(() => document.body.dataset.crawl),
+      'completed',
+      await page.locator('#crawlStatus').innerText(),
+    );
     const job = JSON.parse(await page.locator('#json').innerText());
     assert.is(job.pages.done + job.pages.failed, 2);
     const items = await page.locator('#crawlResults li').allInnerTexts();
     assert.is(items.length, 2);
-    assert.ok(items.some((t) => t.startsWith(`${fx.url}/sites/article/index.html · `)), items.join('\n'));
+    assert.ok(
+      items.some((t) => t.startsWith(`${fx.url}/sites/article/index.html · `)),
+      items.join('\n'),
+    );
     assert.match(await page.locator('#curl').innerText(), /^curl -s -X POST '.+\/crawls' .*"maxPages":2/);
     // Without a key the job is refused, and the page says why.
     await page.fill('#apiKey', '');
-    await page.evaluate(() => { delete document.body.dataset.crawl; });
+    await page.evaluate(() => {
+      delete document.body.dataset.crawl;
+    });
     await page.click('#crawlStart');
     await page.locator('body[data-crawl="error"]').waitFor();
     assert.match(await page.locator('#crawlStatus').innerText(), /401 EAUTH/);
@@ -283,7 +377,12 @@ test('/playground starts a crawl job on the pro endpoint with the key and option
 });
 
 test('/playground on a phone-sized screen (390 px): nothing is cut off, every control and the answer fit the width', async () => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  });
   const page = await context.newPage();
   try {
     await page.goto(`${app.freeUrl}/playground`);
@@ -293,11 +392,17 @@ test('/playground on a phone-sized screen (390 px): nothing is cut off, every co
     await page.locator('body[data-done="1"]').waitFor();
     const overflow = await page.evaluate(() => ({
       page: document.documentElement.scrollWidth,
-      wide: [...document.querySelectorAll('main *')].filter((el) => { const r = el.getBoundingClientRect(); return r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1); })
-        .filter((el) => !el.closest('pre')).map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`).slice(0, 5),
+      wide: [...document.querySelectorAll('main *')]
+        .filter((el) => {
+          const r = el.getBoundingClientRect();
+          return r.width > 0 && (r.right > window.innerWidth + 1 || r.left < -1);
+        })
+        .filter((el) => !el.closest('pre'))
+        .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`)
+        .slice(0, 5),
     }));
     assert.ok(overflow.page <= 390, `the page is ${overflow.page} px wide`);
-    assert.equal(overflow.wide, [], 'elements past the screen\'s edge');
+    assert.equal(overflow.wide, [], "elements past the screen's edge");
     const box = await page.locator('#run').boundingBox();
     assert.ok(box && box.x + box.width <= 390, 'the Run button is on the screen');
     // The answer's JSON keeps its lines (scrolled sideways), never breaking inside a word.
@@ -307,7 +412,7 @@ test('/playground on a phone-sized screen (390 px): nothing is cut off, every co
   }
 });
 
-test('/docs/errors in a browser: a `more` link lands on its code\'s section, the report link shows the request id', async () => {
+test("/docs/errors in a browser: a `more` link lands on its code's section, the report link shows the request id", async () => {
   const page = await browser.newPage();
   try {
     await page.goto(`${app.freeUrl}/docs/errors`);
@@ -315,7 +420,7 @@ test('/docs/errors in a browser: a `more` link lands on its code\'s section, the
     const listed = await page.locator('nav .toc a').allInnerTexts();
     assert.equal(listed.filter((t) => /^E[A-Z]+$/.test(t)).sort(), Object.keys(CODES).sort());
     const res = await fetch(`${app.freeUrl}/?url=${encodeURIComponent('http://127.0.0.2/')}`);
-    const body = await res.json() as { more: string; report: string; id: string };
+    const body = (await res.json()) as { more: string; report: string; id: string };
     await page.goto(body.more);
     assert.is(await page.evaluate(() => document.querySelector(':target')?.textContent), 'EFORBIDDENURL');
     await page.goto(body.report);

@@ -8,7 +8,7 @@ import { signedHeaders, webhookSigner } from '../../crawl/webhooks.ts';
 
 const body = JSON.stringify({ type: 'crawl.completed', id: 'abc' });
 
-test('a delivery verifies with the secret\'s bytes, or with a whsec_ key as given', () => {
+test("a delivery verifies with the secret's bytes, or with a whsec_ key as given", () => {
   const raw = signedHeaders(webhookSigner('plain secret'), 'msg_1', body);
   assert.equal(new Webhook(Buffer.from('plain secret'), { format: 'raw' }).verify(body, raw), JSON.parse(body));
   const key = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
@@ -21,7 +21,9 @@ test('a changed body, a changed timestamp, another id or a stale delivery is ref
   const verifier = new Webhook(Buffer.from('s'), { format: 'raw' });
   const headers = signedHeaders(webhookSigner('s'), 'msg_3', body);
   assert.throws(() => verifier.verify(body.replace('abc', 'abd'), headers));
-  assert.throws(() => verifier.verify(body, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) }));
+  assert.throws(() =>
+    verifier.verify(body, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) }),
+  );
   assert.throws(() => verifier.verify(body, { ...headers, 'webhook-id': 'msg_4' }));
   const old = signedHeaders(webhookSigner('s'), 'msg_5', body, new Date(Date.now() - 10 * 60_000));
   assert.throws(() => verifier.verify(body, old), /timestamp/i);

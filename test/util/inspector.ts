@@ -7,14 +7,25 @@ import type { Child } from './child.ts';
  */
 export async function inspector(child: Child): Promise<{ heapAfterGc(): Promise<number>; close(): void }> {
   const ws = new WebSocket(/Debugger listening on (ws:\/\/\S+)/.exec(child.log())![1]!);
-  await new Promise((resolve, reject) => { ws.addEventListener('open', resolve); ws.addEventListener('error', reject); });
+  await new Promise((resolve, reject) => {
+    ws.addEventListener('open', resolve);
+    ws.addEventListener('error', reject);
+  });
   let seq = 0;
   const pending = new Map<number, (result: Record<string, number>) => void>();
   ws.addEventListener('message', (e) => {
     const m = JSON.parse(String(e.data)) as { id?: number; result?: Record<string, number> };
-    if (m.id !== undefined) { pending.get(m.id)?.(m.result ?? {}); pending.delete(m.id); }
+    if (m.id !== undefined) {
+      pending.get(m.id)?.(m.result ?? {});
+      pending.delete(m.id);
+    }
   });
-  const call = (method: string) => new Promise<Record<string, number>>((resolve) => { const id = ++seq; pending.set(id, resolve); ws.send(JSON.stringify({ id, method })); });
+  const call = (method: string) =>
+    new Promise<Record<string, number>>((resolve) => {
+      const id = ++seq;
+      pending.set(id, resolve);
+      ws.send(JSON.stringify({ id, method }));
+    });
   return {
     async heapAfterGc() {
       await call('HeapProfiler.collectGarbage');
@@ -23,4 +34,3 @@ export async function inspector(child: Child): Promise<{ heapAfterGc(): Promise<
     close: () => ws.close(),
   };
 }
-

@@ -3,7 +3,11 @@ import { freePort } from './serve.ts';
 import { Redis } from 'ioredis';
 
 /** A real Redis for a test: the one CI started (REFRACT_TEST_REDIS_URL), or a private redis-server on a free port. */
-export interface TestRedis { url: string; flush(): Promise<void>; close(): Promise<void> }
+export interface TestRedis {
+  url: string;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
 
 async function flushAll(url: string): Promise<void> {
   const client = new Redis(url);
@@ -13,10 +17,17 @@ async function flushAll(url: string): Promise<void> {
 
 /** Runs redis-server on a loopback port until it says it is ready. */
 async function runRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (c: Buffer) => { out += c; if (/Ready to accept connections/i.test(out)) resolve(); });
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c;
+      if (/Ready to accept connections/i.test(out)) resolve();
+    });
     child.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${out}`)));
   });
   child.stdout!.resume();
@@ -34,7 +45,14 @@ export async function startOwnRedis(): Promise<{ url: string; kill(): Promise<vo
     await exited;
     child = undefined;
   };
-  return { url: `redis://127.0.0.1:${port}/0`, kill, restart: async () => { await kill(); child = await runRedis(port); } };
+  return {
+    url: `redis://127.0.0.1:${port}/0`,
+    kill,
+    restart: async () => {
+      await kill();
+      child = await runRedis(port);
+    },
+  };
 }
 
 /** Starts (or reuses) Redis and empties the database the test will use. */

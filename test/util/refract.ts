@@ -6,9 +6,19 @@ import { startApp, type App } from '../../server/app.ts';
 import type { Clock } from '../../engine/state.ts';
 
 /** A clock that moves only when told: quota windows and cache ages are tested without sleeping. */
-export function manualClock(start = Date.UTC(2026, 0, 31, 23, 0, 0)): Clock & { advance(ms: number): void; set(t: number): void } {
+export function manualClock(
+  start = Date.UTC(2026, 0, 31, 23, 0, 0),
+): Clock & { advance(ms: number): void; set(t: number): void } {
   let t = start;
-  return { now: () => t, advance: (ms) => { t += ms; }, set: (v) => { t = v; } };
+  return {
+    now: () => t,
+    advance: (ms) => {
+      t += ms;
+    },
+    set: (v) => {
+      t = v;
+    },
+  };
 }
 
 /** Starts the real Refract server on ephemeral ports with the loopback allowlist and extra environment. */
@@ -18,14 +28,27 @@ let logging = false;
 function logUnhandled(): void {
   if (logging) return;
   logging = true;
-  process.on('unhandledRejection', (err) => console.error('unhandled rejection (the server logs it and goes on):', err));
+  process.on('unhandledRejection', (err) =>
+    console.error('unhandled rejection (the server logs it and goes on):', err),
+  );
 }
 
-export async function startRefract(env: Record<string, string> = {}, plugins: Plugin[] = [], opts: { clock?: Clock } = {}): Promise<App> {
+export async function startRefract(
+  env: Record<string, string> = {},
+  plugins: Plugin[] = [],
+  opts: { clock?: Clock } = {},
+): Promise<App> {
   const config = loadConfig({
-    PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_LOG_LEVEL: process.env.REFRACT_LOG_LEVEL ?? 'silent',
-    REFRACT_FREE_QUOTA: '100000', REFRACT_API_KEYS: 'test-key', REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')),
-    REFRACT_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-data-')), ...env,
+    PORT: '0',
+    PRO_PORT: '0',
+    HOST: '127.0.0.1',
+    REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    REFRACT_LOG_LEVEL: process.env.REFRACT_LOG_LEVEL ?? 'silent',
+    REFRACT_FREE_QUOTA: '100000',
+    REFRACT_API_KEYS: 'test-key',
+    REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')),
+    REFRACT_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-data-')),
+    ...env,
   });
   logUnhandled();
   return startApp(config, plugins, opts);

@@ -7,8 +7,16 @@ import type { AddressInfo } from 'node:net';
 
 const ROOT = path.resolve(import.meta.dirname, '../../fixtures');
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.png': 'image/png', '.jpg': 'image/jpeg', '.json': 'application/json',
-  '.ico': 'image/x-icon', '.mp4': 'video/mp4', '.mp3': 'audio/mpeg', '.xml': 'application/xml', '.txt': 'text/plain', '.js': 'text/javascript',
+  '.html': 'text/html; charset=utf-8',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.json': 'application/json',
+  '.ico': 'image/x-icon',
+  '.mp4': 'video/mp4',
+  '.mp3': 'audio/mpeg',
+  '.xml': 'application/xml',
+  '.txt': 'text/plain',
+  '.js': 'text/javascript',
 };
 
 /** A loopback port that was free a moment ago (nothing listens on it now: connections to it are refused). */
@@ -31,15 +39,26 @@ export function sendBytes(req: http.IncomingMessage, res: http.ServerResponse, b
   const start = m[1] === '' ? Math.max(0, body.length - Number(m[2])) : Number(m[1]);
   const end = m[1] === '' || m[2] === '' ? body.length - 1 : Math.min(body.length - 1, Number(m[2]));
   const part = body.subarray(start, end + 1);
-  res.writeHead(206, { 'content-type': type, 'content-length': part.length, 'content-range': `bytes ${start}-${end}/${body.length}`, 'accept-ranges': 'bytes' });
+  res.writeHead(206, {
+    'content-type': type,
+    'content-length': part.length,
+    'content-range': `bytes ${start}-${end}/${body.length}`,
+    'accept-ranges': 'bytes',
+  });
   res.end(part);
 }
 
 /** A route of a fixture server: answers a request, or returns undefined to fall through to files. */
-export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => boolean | void | Promise<boolean | void>;
+/** A route answers the request, or returns `false` (or a promise of it) to leave it to the files. */
+export type Route = (req: http.IncomingMessage, res: http.ServerResponse) => unknown;
 
 /** A fixture server on 127.0.0.1 and an ephemeral port. */
-export interface Fixture { url: string; port: number; hits: string[]; close(): Promise<void> }
+export interface Fixture {
+  url: string;
+  port: number;
+  hits: string[];
+  close(): Promise<void>;
+}
 
 /** Serves `fixtures/` (or custom routes) on loopback; every request path is recorded in `hits`. */
 export async function serveFixtures(routes: Record<string, Route> = {}, fallback?: Route): Promise<Fixture> {
@@ -66,7 +85,11 @@ export async function serveFixtures(routes: Record<string, Route> = {}, fallback
     url: `http://127.0.0.1:${port}`,
     port,
     hits,
-    close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -76,21 +99,35 @@ export async function serveFixtures(routes: Record<string, Route> = {}, fallback
  */
 export async function recordingServer(host: string): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
   const seen: string[] = [];
-  const server = http.createServer((req, res) => { seen.push(`http ${req.url}`); res.end('reached'); });
+  const server = http.createServer((req, res) => {
+    seen.push(`http ${req.url}`);
+    res.end('reached');
+  });
   const upgraded = new Set<Duplex>();
   server.on('upgrade', (req, socket) => {
     seen.push(`ws ${req.url}`);
     upgraded.add(socket);
-    const accept = createHash('sha1').update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
-    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    const accept = createHash('sha1')
+      .update(`${req.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+      .digest('base64');
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return {
-    url: `${host}:${(server.address() as AddressInfo).port}`, seen,
+    url: `${host}:${(server.address() as AddressInfo).port}`,
+    seen,
     // Upgraded sockets are no longer the server's connections: they are ended here, or close() would wait on them.
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); for (const s of upgraded) s.destroy(); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const s of upgraded) s.destroy();
+      }),
   };
 }
 
 /** Page script that opens a WebSocket to `host:port` and settles with 'open' or 'refused'. */
-export const socketProbe = (url: string) => `new Promise((done) => { const ws = new WebSocket('ws://${url}/live'); ws.onopen = () => { ws.close(); done('open'); }; ws.onerror = () => done('refused'); ws.onclose = () => done('refused'); })`;
+export const socketProbe = (url: string) =>
+  `new Promise((done) => { const ws = new WebSocket('ws://${url}/live'); ws.onopen = () => { ws.close(); done('open'); }; ws.onerror = () => done('refused'); ws.onclose = () => done('refused'); })`;

@@ -7,7 +7,10 @@ export function sitePages(pages: number) {
     const m = /^\/site\/p\/(\d+)(?:\?.*)?$/.exec(req.url ?? '');
     if (!m) return false;
     const i = Number(m[1]);
-    const links = [2 * i + 1, 2 * i + 2].filter((n) => n < pages).map((n) => `<a href="/site/p/${n}">page ${n}</a>`).join(' ');
+    const links = [2 * i + 1, 2 * i + 2]
+      .filter((n) => n < pages)
+      .map((n) => `<a href="/site/p/${n}">page ${n}</a>`)
+      .join(' ');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<html><head><title>Page ${i}</title></head><body><main><p>Words on page number ${i} of the site.</p>${links}
       <a href="/site/private/${i}">private</a> <a href="http://127.0.0.2:9/elsewhere">elsewhere</a> <a href="#top">top</a></main></body></html>`);

@@ -43,7 +43,10 @@ export interface SoakResult {
 }
 
 /** The Chromium processes descended from `root`. */
-const chromiumUnder = async (root: number) => descendantsOf(await processTable(), root).filter((p) => /chrom/i.test(p.comm)).map((p) => p.pid);
+const chromiumUnder = async (root: number) =>
+  descendantsOf(await processTable(), root)
+    .filter((p) => /chrom/i.test(p.comm))
+    .map((p) => p.pid);
 
 /**
  * Runs `total` requests at `concurrency`: one in eight a cache HIT, one in sixteen a PNG screenshot, one in
@@ -51,14 +54,29 @@ const chromiumUnder = async (root: number) => descendantsOf(await processTable()
  * in 1,000 requests). With `inspect` the server runs under the inspector and each mark also reads its heap after a
  * full collection (which the plain RSS figures then reflect).
  */
-export async function soak(opts: { total: number; concurrency: number; inspect?: boolean; stretch?: number; idleMs?: number }): Promise<SoakResult> {
+export async function soak(opts: {
+  total: number;
+  concurrency: number;
+  inspect?: boolean;
+  stretch?: number;
+  idleMs?: number;
+}): Promise<SoakResult> {
   const stretch = opts.stretch ?? 250;
   const fx = await serveFixtures();
-  const app = await startChild(ROOT, {
-    PORT: '0', PRO_PORT: '0', HOST: '127.0.0.1', REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1', REFRACT_FREE_QUOTA: '100000000',
-    REFRACT_LOG_LEVEL: 'info', REFRACT_ASSETS_DIR: path.join(ROOT, '.assets-soak'),
-    ...(opts.inspect ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
-  }, { keepLog: opts.inspect });
+  const app = await startChild(
+    ROOT,
+    {
+      PORT: '0',
+      PRO_PORT: '0',
+      HOST: '127.0.0.1',
+      REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+      REFRACT_FREE_QUOTA: '100000000',
+      REFRACT_LOG_LEVEL: 'info',
+      REFRACT_ASSETS_DIR: path.join(ROOT, '.assets-soak'),
+      ...(opts.inspect ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
+    },
+    { keepLog: opts.inspect },
+  );
   const devtools = opts.inspect ? await inspector(app) : undefined;
   try {
     const page = (i: number) => encodeURIComponent(`${fx.url}/sites/article/index.html?soak=${i}`);
@@ -70,7 +88,18 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
       if (i % 32 === 4) return `url=${page(i)}&screenshot&screenshot.type=jpeg&meta=false`;
       return `url=${page(i)}&prerender=false`;
     };
-    const kindOf = (i: number) => (i % 16 === 0 ? 'screenshot' : i % 8 === 1 ? 'hit' : i % 32 === 2 ? 'pdf' : i % 32 === 3 ? 'prerender' : i % 32 === 4 ? 'jpeg' : 'meta');
+    const kindOf = (i: number) =>
+      i % 16 === 0
+        ? 'screenshot'
+        : i % 8 === 1
+          ? 'hit'
+          : i % 32 === 2
+            ? 'pdf'
+            : i % 32 === 3
+              ? 'prerender'
+              : i % 32 === 4
+                ? 'jpeg'
+                : 'meta';
     const times = new Map<string, number[]>();
     let next = 0;
     const failures: string[] = [];
@@ -86,7 +115,8 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
           const res = await fetch(`${app.url}/?${query(i)}`).catch((err: Error) => err);
           if (res instanceof Error || res.status !== 200) {
             failed++;
-            if (failures.length < 5) failures.push(`${query(i)}: ${res instanceof Error ? res.message : `${res.status} ${await res.text()}`}`);
+            if (failures.length < 5)
+              failures.push(`${query(i)}: ${res instanceof Error ? res.message : `${res.status} ${await res.text()}`}`);
           } else {
             await res.arrayBuffer();
             const list = times.get(kindOf(i)) ?? [];
@@ -113,18 +143,34 @@ export async function soak(opts: { total: number; concurrency: number; inspect?:
       await new Promise((resolve) => setTimeout(resolve, opts.idleMs));
       chromiumAfterIdle = (await chromiumUnder(app.pid)).length;
     }
-    const pct = (list: number[], q: number) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))]!;
-    const kinds = Object.fromEntries([...times].map(([k, list]) => [k, { n: list.length, p50: pct(list, 0.5), p95: pct(list, 0.95) }]));
+    const pct = (list: number[], q: number) =>
+      [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))]!;
+    const kinds = Object.fromEntries(
+      [...times].map(([k, list]) => [k, { n: list.length, p50: pct(list, 0.5), p95: pct(list, 0.95) }]),
+    );
     devtools?.close();
     await app.stop();
     // Browsers end after the server does (their children a moment later): looked for again for up to 5 s.
-    const left = async () => { const alive = new Set((await processTable()).filter((p) => /chrom/i.test(p.comm)).map((p) => p.pid)); return chromium.filter((pid) => alive.has(pid)).length; };
-    for (const until = Date.now() + 5000; (await left()) > 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+    const left = async () => {
+      const alive = new Set((await processTable()).filter((p) => /chrom/i.test(p.comm)).map((p) => p.pid));
+      return chromium.filter((pid) => alive.has(pid)).length;
+    };
+    for (const until = Date.now() + 5000; (await left()) > 0 && Date.now() < until; )
+      await new Promise((r) => setTimeout(r, 100));
     return {
-      marks, failed, failures, seconds,
-      browserPages: gauge('refract_browser_pages'), contexts: gauge('refract_browser_contexts'), browsers: gauge('refract_browsers'),
-      chromiumProcesses: chromium.length, exitCode: await app.exited, chromiumLeft: await left(),
-      launches: gauge('refract_browser_launches_total'), chromiumAfterIdle, kinds,
+      marks,
+      failed,
+      failures,
+      seconds,
+      browserPages: gauge('refract_browser_pages'),
+      contexts: gauge('refract_browser_contexts'),
+      browsers: gauge('refract_browsers'),
+      chromiumProcesses: chromium.length,
+      exitCode: await app.exited,
+      chromiumLeft: await left(),
+      launches: gauge('refract_browser_launches_total'),
+      chromiumAfterIdle,
+      kinds,
     };
   } finally {
     devtools?.close();

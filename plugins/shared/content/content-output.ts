@@ -6,7 +6,9 @@ import { pageContent, type PageContent } from './markdown.ts';
  * `html` outputs together (each reads the same element without changing it): shared through the request's context.
  */
 export function contentOf(ctx: Context, main: boolean): PageContent {
-  return ctx.shared(`content:${main ? 'main' : 'page'}`, () => pageContent(ctx.response.text || ctx.$.html(), ctx.url, main));
+  return ctx.shared(`content:${main ? 'main' : 'page'}`, () =>
+    pageContent(ctx.response.text || ctx.$.html(), ctx.url, main),
+  );
 }
 
 /** What a named output of the page's content is: its parameter, its description, how it renders, its `embed` type. */

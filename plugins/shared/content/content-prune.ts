@@ -9,12 +9,25 @@ const RARELY_TAGS = ['form', 'nav'];
 const RARELY = `${RARELY_TAGS.join(', ')}, [aria-hidden="true"], [hidden]`;
 export const NOISE = `${NEVER}, ${RARELY}, [role="navigation"]`;
 /** RARELY, tested on one element with plain reads (css-select on every element of the page cost more). */
-const rarelyContent = (el: El): boolean => RARELY_TAGS.includes(el.localName) || el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('hidden');
+const rarelyContent = (el: El): boolean =>
+  RARELY_TAGS.includes(el.localName) || el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('hidden');
 
 /** Names (class or id words) of the parts of a page around an article. */
-const BOILERPLATE = /^(related|recommended|recommendations?|share|sharing|social|sociallinks|newsletter|subscribe|subscription|signup|promo|promos|sponsored|advert|advertisement|ads?|adslot|banner|cookies?|consent|comments?|disqus|breadcrumbs?|byline|bylines|tags|tag-list|caption|credits?|sidebar|widget|widgets|popular|trending|most-read|mostread|more-stories|outbrain|taboola|print|toolbar|rating|pagination|pager|author-bio|author-box|authorbox|about-author|bio|share-bar|sharebar|social-share|share-buttons|related-posts|related-articles|read-more|readmore|see-also|jp-relatedposts|yarpp|disclaimer|copyright|footer|masthead|skip-link|screen-reader-text|sr-only|visually-hidden|visuallyhidden)$/;
+const BOILERPLATE =
+  /^(related|recommended|recommendations?|share|sharing|social|sociallinks|newsletter|subscribe|subscription|signup|promo|promos|sponsored|advert|advertisement|ads?|adslot|banner|cookies?|consent|comments?|disqus|breadcrumbs?|byline|bylines|tags|tag-list|caption|credits?|sidebar|widget|widgets|popular|trending|most-read|mostread|more-stories|outbrain|taboola|print|toolbar|rating|pagination|pager|author-bio|author-box|authorbox|about-author|bio|share-bar|sharebar|social-share|share-buttons|related-posts|related-articles|read-more|readmore|see-also|jp-relatedposts|yarpp|disclaimer|copyright|footer|masthead|skip-link|screen-reader-text|sr-only|visually-hidden|visuallyhidden)$/;
 /** Roles of the parts of a page around an article. */
-const ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'menu', 'menubar', 'toolbar', 'dialog', 'alert']);
+const ROLES = new Set([
+  'navigation',
+  'banner',
+  'contentinfo',
+  'complementary',
+  'search',
+  'menu',
+  'menubar',
+  'toolbar',
+  'dialog',
+  'alert',
+]);
 
 /** True when a name (a class or id word list) marks an element as the site around the article. */
 export function named(el: El): boolean {
@@ -25,7 +38,12 @@ export function named(el: El): boolean {
     if (BOILERPLATE.test(name)) return true;
     // Compound names (`post-share-bar`, `related_articles`): their last or first word decides.
     const parts = name.split(/[-_]+/).filter(Boolean);
-    if (parts.length > 1 && (BOILERPLATE.test(parts.at(-1)!) || BOILERPLATE.test(parts[0]!)) && !/^(article|post|entry|story|content|main|body|text|embed|embeds|embedded)$/.test(parts.at(-1)!)) return true;
+    if (
+      parts.length > 1 &&
+      (BOILERPLATE.test(parts.at(-1)!) || BOILERPLATE.test(parts[0]!)) &&
+      !/^(article|post|entry|story|content|main|body|text|embed|embeds|embedded)$/.test(parts.at(-1)!)
+    )
+      return true;
   }
   return false;
 }
@@ -69,7 +87,12 @@ function unwrapEmbeds(body: El): void {
   for (const post of body.querySelectorAll(EMBEDS)) {
     const text = words(post.textContent);
     let wrapper: El | null = post.parentElement;
-    while (wrapper && wrapper !== body && !/^(ARTICLE|MAIN)$/.test(wrapper.tagName) && words(wrapper.textContent) === text) {
+    while (
+      wrapper &&
+      wrapper !== body &&
+      !/^(ARTICLE|MAIN)$/.test(wrapper.tagName) &&
+      words(wrapper.textContent) === text
+    ) {
       const outer: El | null = wrapper.parentElement;
       wrapper.replaceWith(...wrapper.childNodes);
       wrapper = outer;

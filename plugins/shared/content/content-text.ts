@@ -32,8 +32,10 @@ export function words(text: string | null | undefined): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     let w: boolean;
-    if (c >= 0xd800 && c <= 0xdbff) { w = LETTER_OR_DIGIT.test(text.slice(i, i + 2)); i++; }
-    else w = units[c] === 1;
+    if (c >= 0xd800 && c <= 0xdbff) {
+      w = LETTER_OR_DIGIT.test(text.slice(i, i + 2));
+      i++;
+    } else w = units[c] === 1;
     if (w && !inWord) n++;
     inWord = w;
   }
@@ -49,9 +51,16 @@ export function linkDensity(el: El): number {
   return linked / total;
 }
 
-const isWordChar = (text: string, at: number): boolean => words(text.slice(at, at + (text.charCodeAt(at) >= 0xd800 && text.charCodeAt(at) <= 0xdbff ? 2 : 1))) > 0;
+const isWordChar = (text: string, at: number): boolean =>
+  words(text.slice(at, at + (text.charCodeAt(at) >= 0xd800 && text.charCodeAt(at) <= 0xdbff ? 2 : 1))) > 0;
 /** A node's words and words inside links, and whether its text starts and ends inside a word (for joining). */
-interface Count { words: number; linked: number; empty: boolean; opens: boolean; closes: boolean }
+interface Count {
+  words: number;
+  linked: number;
+  empty: boolean;
+  opens: boolean;
+  closes: boolean;
+}
 const NO_TEXT: Count = { words: 0, linked: 0, empty: true, opens: false, closes: false };
 
 /**
@@ -68,7 +77,13 @@ export function createCounts() {
       let last = text.length - 1;
       const low = text.charCodeAt(last);
       if (low >= 0xdc00 && low <= 0xdfff && last > 0) last--;
-      return { words: words(text), linked: 0, empty: false, opens: isWordChar(text, 0), closes: isWordChar(text, last) };
+      return {
+        words: words(text),
+        linked: 0,
+        empty: false,
+        opens: isWordChar(text, 0),
+        closes: isWordChar(text, last),
+      };
     }
     if (node.nodeType !== 1) return NO_TEXT;
     const known = memo.get(node);
@@ -89,47 +104,12 @@ export function createCounts() {
   };
   return {
     words: (el: El) => count(el).words,
-    density: (el: El) => { const c = count(el); return c.words ? c.linked / c.words : 0; },
-    changed: () => { memo = new WeakMap(); },
+    density: (el: El) => {
+      const c = count(el);
+      return c.words ? c.linked / c.words : 0;
+    },
+    changed: () => {
+      memo = new WeakMap();
+    },
   };
 }
-
-export const tokensOf = (text: string | null | undefined) => (text ?? '').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-export function shingles(tokens: string[]): Set<string> {
-  const out = new Set<string>();
-  for (let i = 0; i + 2 < tokens.length; i++) out.add(`${tokens[i]} ${tokens[i + 1]} ${tokens[i + 2]}`);
-  return out;
-}
-
-/** How much of an element's text the evidence has (a share of its shingles). */
-export function covered(root: El, known: Set<string>): number {
-  const own = shingles(tokensOf(root.textContent));
-  let hit = 0;
-  for (const s of own) if (known.has(s)) hit++;
-  return own.size ? hit / own.size : 0;
-}
-
-/** The blocks of a container: its leaves of text (paragraphs, headings, list items, quotes, tables, figures). */
-export const BLOCKS = 'p, h1, h2, h3, h4, h5, h6, li, blockquote, pre, table, figure, dd, dt';
-
-/** True when (nearly) all of an element's words are inside emphasis (or the other marks given). */
-export function emphasised(el: El, marks = 'em, i'): boolean {
-  const marked = [...el.querySelectorAll(marks)].filter((e) => !e.parentElement?.closest(marks));
-  const n = words(el.textContent);
-  return n > 0 && words(marked.map((e) => e.textContent).join(' ')) >= n * 0.9;
-}
-
-/** The element after `el` in document order, within `root`, that is not inside it and has text or media. */
-export function nextContent(el: El, root: El): El | undefined {
-  let node: El | null = el;
-  while (node && node !== root) {
-    let sibling = node.nextElementSibling;
-    while (sibling) {
-      if (words(sibling.textContent) || sibling.querySelector('img, pre, table')) return firstBlock(sibling);
-      sibling = sibling.nextElementSibling;
-    }
-    node = node.parentElement;
-  }
-  return undefined;
-}
-const firstBlock = (el: El): El => (/^H[1-6]$/.test(el.tagName) ? el : el.querySelector('h1, h2, h3, h4, h5, h6, p, li, pre, table, img, blockquote') ?? el);

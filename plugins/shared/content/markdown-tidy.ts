@@ -1,7 +1,9 @@
 // The last pass over written Markdown (markdown-turndown.ts writes it).
 /** Markdown as written out: no trailing spaces, no run of blank lines, no heading that heads nothing. */
 export function tidy(markdown: string): string {
-  return withoutEmptyHeadings(markdown.replace(/[ \t]+$/gm, '')).replace(/\n{3,}/g, '\n\n').trim();
+  return withoutEmptyHeadings(markdown.replace(/[ \t]+$/gm, ''))
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /**
@@ -10,7 +12,7 @@ export function tidy(markdown: string): string {
  */
 function withoutEmptyHeadings(markdown: string): string {
   const lines = markdown.split('\n');
-  const level = (line: string) => /^(#{1,6}) \S/.exec(line)?.[1]!.length ?? 0;
+  const level = (line: string) => /^(#{1,6}) \S/.exec(line)?.[1]?.length ?? 0;
   const keep = new Array<boolean>(lines.length).fill(true);
   let fence: string | undefined;
   const headings: number[] = [];

@@ -23,7 +23,7 @@ function tableRows(): void {
       // changes no table, each table's rows are found once (else a 500-row table took seconds).
       if (!converting) return rowsOf(this);
       let rows = converting.get(this);
-      if (!rows) converting.set(this, rows = rowsOf(this));
+      if (!rows) converting.set(this, (rows = rowsOf(this)));
       return rows;
     },
   });
@@ -34,7 +34,8 @@ function rowsOf(table: Element): Element[] {
   const rows: Element[] = [];
   for (const child of table.children) {
     if (child.tagName === 'TR') rows.push(child);
-    else if (child.tagName === 'THEAD' || child.tagName === 'TBODY' || child.tagName === 'TFOOT') for (const tr of child.children) if (tr.tagName === 'TR') rows.push(tr);
+    else if (child.tagName === 'THEAD' || child.tagName === 'TBODY' || child.tagName === 'TFOOT')
+      for (const tr of child.children) if (tr.tagName === 'TR') rows.push(tr);
   }
   return rows;
 }
@@ -57,14 +58,23 @@ export function toMarkdown(root: Element): string {
 function turndown(): TurndownService {
   if (service) return service;
   tableRows();
-  service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*', linkStyle: 'inlined' });
+  service = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+    emDelimiter: '*',
+    linkStyle: 'inlined',
+  });
   service.use(gfm);
   // A fenced block keeps its language, read from the `language-*` / `lang-*` class highlighters use.
   service.addRule('fencedWithLanguage', {
     filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName === 'CODE',
     replacement: (_content, node) => {
       const code = node.firstChild as HTMLElement;
-      const lang = /(?:^|\s)(?:language|lang)-([\w+#-]+)/.exec(`${code.getAttribute('class') ?? ''} ${(node as HTMLElement).getAttribute('class') ?? ''}`)?.[1] ?? '';
+      const lang =
+        /(?:^|\s)(?:language|lang)-([\w+#-]+)/.exec(
+          `${code.getAttribute('class') ?? ''} ${(node as HTMLElement).getAttribute('class') ?? ''}`,
+        )?.[1] ?? '';
       const text = (code.textContent ?? '').replace(/\n$/, '');
       const fence = text.includes('```') ? '~~~' : '```';
       return `\n\n${fence}${lang}\n${text}\n${fence}\n\n`;
@@ -80,18 +90,28 @@ function turndown(): TurndownService {
         const start = Number(parent.getAttribute('start') ?? 1);
         prefix = `${start + Array.prototype.indexOf.call(parent.children, node)}. `;
       }
-      const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
+      const body = content
+        .replace(/^\n+/, '')
+        .replace(/\n+$/, '\n')
+        .replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
       return prefix + body + (node.nextSibling && !/\n$/.test(body) ? '\n' : '');
     },
   });
   // A card: a link around blocks (a thumbnail, a heading, a summary). Markdown has no link around blocks (it came
   // out as `[` and `](url)` on lines of their own): its pictures come first, then its text as one link.
   service.addRule('blockLink', {
-    filter: (node) => node.nodeName === 'A' && !!(node as HTMLElement).getAttribute('href') && !!(node as HTMLElement).querySelector(CARD_BLOCKS),
+    filter: (node) =>
+      node.nodeName === 'A' &&
+      !!(node as HTMLElement).getAttribute('href') &&
+      !!(node as HTMLElement).querySelector(CARD_BLOCKS),
     replacement: (content, node) => {
       const href = (node as HTMLElement).getAttribute('href')!.replace(/[()]/g, '\\$&');
       const pictures = content.match(PICTURE) ?? [];
-      const text = content.replace(PICTURE, ' ').replace(/^\s*(?:#{1,6}|[-*+]|\d+\.)\s+/gm, '').replace(/\s+/g, ' ').trim();
+      const text = content
+        .replace(PICTURE, ' ')
+        .replace(/^\s*(?:#{1,6}|[-*+]|\d+\.)\s+/gm, '')
+        .replace(/\s+/g, ' ')
+        .trim();
       const link = text ? `[${text}](${href})` : pictures.length === 1 ? `[${pictures.pop()}](${href})` : '';
       return `\n\n${[...pictures, link].filter(Boolean).join('\n\n')}\n\n`;
     },
@@ -117,4 +137,5 @@ function turndown(): TurndownService {
 const PICTURE = /!\[[^\]]*\]\([^)]*\)/g;
 
 /** Block elements that make a link a card (see the `blockLink` rule). */
-const CARD_BLOCKS = 'p, div, section, article, header, footer, figure, h1, h2, h3, h4, h5, h6, ul, ol, li, table, blockquote';
+const CARD_BLOCKS =
+  'p, div, section, article, header, footer, figure, h1, h2, h3, h4, h5, h6, ul, ol, li, table, blockquote';

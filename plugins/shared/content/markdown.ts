@@ -5,12 +5,19 @@ import { mainContent, NOISE } from './content.ts';
 import { toMarkdown } from './markdown-turndown.ts';
 
 /** Attributes that hold one URL, and the elements that carry them. */
-const URL_ATTRS = 'a[href], area[href], img[src], video[src], video[poster], audio[src], source[src], track[src], iframe[src], embed[src], object[data]';
+const URL_ATTRS =
+  'a[href], area[href], img[src], video[src], video[poster], audio[src], source[src], track[src], iframe[src], embed[src], object[data]';
 const SRCSET = 'img[srcset], source[srcset]';
 
 /** Absolute links and media sources (images, video, audio, their sources and posters), so the content reads the same away from the page. */
 function absolutize(root: ParentNode, base: string): void {
-  const absolute = (value: string) => { try { return new URL(value, base).href; } catch { return value; } };
+  const absolute = (value: string) => {
+    try {
+      return new URL(value, base).href;
+    } catch {
+      return value;
+    }
+  };
   for (const el of root.querySelectorAll(URL_ATTRS)) {
     for (const attr of ['href', 'src', 'poster', 'data']) {
       const value = el.getAttribute(attr);
@@ -20,7 +27,13 @@ function absolutize(root: ParentNode, base: string): void {
   // `srcset`: candidates apart by commas, each a URL and an optional width or density.
   for (const el of root.querySelectorAll(SRCSET)) {
     const set = el.getAttribute('srcset')!;
-    el.setAttribute('srcset', set.split(/,\s+/).map((c) => c.trim().replace(/^\S+/, (u) => absolute(u))).join(', '));
+    el.setAttribute(
+      'srcset',
+      set
+        .split(/,\s+/)
+        .map((c) => c.trim().replace(/^\S+/, (u) => absolute(u)))
+        .join(', '),
+    );
   }
 }
 
@@ -40,7 +53,10 @@ export function fragmentToMarkdown(html: string, base: string): string {
 }
 
 /** A page's content: its main content (or, for a page with no article, the page without its furniture), and its title. */
-export interface PageContent { title: string | undefined; root: Element }
+export interface PageContent {
+  title: string | undefined;
+  root: Element;
+}
 
 /**
  * The main content of a page (content.ts picks and cleans it), noise removed and links absolute. With `main`

@@ -1,71 +1,14 @@
+// The rules' kit: a rule reads one candidate from the document (doc.ts); these make rules of meta tags, texts and
+// attributes, and try them in turn (firstOf, candidatesOf).
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import { select } from './select.ts';
-import { readJsonLd } from './jsonld.ts';
-import { comparable, shownText } from './shown.ts';
+import { clean, type Doc } from './doc.ts';
 export { byJsonLd } from './jsonld.ts';
-
-/** The document and its address, as every rule sees them. */
-export interface Doc {
-  $: CheerioAPI;
-  url: string;
-  /** Every JSON-LD object of the page, `@graph` members included (parsed once). */
-  readonly jsonld: Record<string, unknown>[];
-  /** `<meta>` contents by lower-cased property/name (and, separately, itemprop), built in one pass. */
-  readonly meta: MetaIndex;
-  /** What the page shows a reader, as `comparable` writes it: its body's text, scripts and styles aside (read once). */
-  readonly shown: string;
-}
-
-/** `<meta>` values of a page, keyed by lower-cased property or name, and by itemprop. */
-export interface MetaIndex { byName: Map<string, string[]>; byItemprop: Map<string, string[]> }
-
-const push = (map: Map<string, string[]>, key: string, value: string) => (map.get(key) ?? map.set(key, []).get(key)!).push(value);
-
-/** Reads every `<meta>` once into an index. */
-export function indexMeta($: CheerioAPI): MetaIndex {
-  const byName = new Map<string, string[]>();
-  const byItemprop = new Map<string, string[]>();
-  for (const el of select($, 'meta')) {
-    const attrs = el.attribs;
-    const value = clean(attrs.content ?? attrs.value);
-    if (!value) continue;
-    const key = attrs.property ?? attrs.name;
-    if (key) push(byName, key.toLowerCase(), value);
-    else if (attrs.itemprop) push(byItemprop, attrs.itemprop.toLowerCase(), value);
-  }
-  return { byName, byItemprop };
-}
-
-/** Wraps a parsed page for the rules; the JSON-LD and the meta index are built on first use. */
-export function createDoc($: CheerioAPI, url: string): Doc {
-  return lazyDoc(() => $, url);
-}
-
-/** A page for the rules that is parsed (`parse`) only when a rule first reads it; the rest as `createDoc`. */
-export function lazyDoc(parse: () => CheerioAPI, url: string): Doc {
-  let $: CheerioAPI | undefined;
-  let jsonld: Record<string, unknown>[] | undefined;
-  let meta: MetaIndex | undefined;
-  let shown: string | undefined;
-  return {
-    get $() { return ($ ??= parse()); },
-    url,
-    get jsonld() { return (jsonld ??= readJsonLd(this.$)); },
-    get meta() { return (meta ??= indexMeta(this.$)); },
-    get shown() { return (shown ??= comparable(shownText(this.$))); },
-  };
-}
+export { clean, createDoc, lazyDoc, indexMeta, type Doc, type MetaIndex } from './doc.ts';
 
 /** A rule reads one candidate value from the document; throwing or returning nothing is a miss. */
 export type Rule = (doc: Doc) => unknown;
-
-/** Collapses whitespace and trims; returns undefined for an empty result. */
-export function clean(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const text = value.replace(/[\s\u200B\uFEFF]+/g, ' ').trim();
-  return text || undefined;
-}
 
 /** A rule that takes the first `<meta>` with this property or name (or itemprop, unless told not to). */
 export function byMeta(name: string, withItemprop = true): Rule {
@@ -102,12 +45,21 @@ export const byAttr = (selector: string, attr: string): Rule => firstMatch(selec
 
 /** A rule that lists an attribute of every element matching a selector, for fields that probe candidates in turn. */
 export function byAttrs(selector: string, attr: string, limit = 8): Rule {
-  return ({ $ }) => select($, selector).slice(0, limit).map((el) => clean(el.attribs[attr])).filter(Boolean);
+  return ({ $ }) =>
+    select($, selector)
+      .slice(0, limit)
+      .map((el) => clean(el.attribs[attr]))
+      .filter(Boolean);
 }
 
 /** Resolves a possibly relative URL against the document; undefined when it is not an http(s) URL. */
 export function absoluteUrl(value: unknown, base: string): string | undefined {
-  const text = typeof value === 'string' ? value.trim() : typeof value === 'object' && value ? (value as { url?: unknown; '@id'?: unknown }).url ?? (value as { contentUrl?: unknown }).contentUrl : undefined;
+  const text =
+    typeof value === 'string'
+      ? value.trim()
+      : typeof value === 'object' && value
+        ? ((value as { url?: unknown; '@id'?: unknown }).url ?? (value as { contentUrl?: unknown }).contentUrl)
+        : undefined;
   if (typeof text !== 'string' || !text || text.startsWith('data:') || text.startsWith('javascript:')) return undefined;
   try {
     const url = new URL(text.startsWith('//') ? `${new URL(base).protocol}${text}` : text, base);
@@ -118,14 +70,27 @@ export function absoluteUrl(value: unknown, base: string): string | undefined {
 }
 
 /** Yields every distinct value that `normalize` accepts, rule by rule, evaluating rules only as they are needed. */
-export function* candidatesOf<T>(doc: Doc, rules: readonly Rule[], normalize: (v: unknown, doc: Doc) => T | undefined, key: (v: T) => string): Generator<T> {
+export function* candidatesOf<T>(
+  doc: Doc,
+  rules: readonly Rule[],
+  normalize: (v: unknown, doc: Doc) => T | undefined,
+  key: (v: T) => string,
+): Generator<T> {
   const seen = new Set<string>();
   for (const rule of rules) {
     let raw: unknown;
-    try { raw = rule(doc); } catch { continue; }
+    try {
+      raw = rule(doc);
+    } catch {
+      continue;
+    }
     for (const item of Array.isArray(raw) ? raw : [raw]) {
       let value: T | undefined;
-      try { value = normalize(item, doc); } catch { continue; }
+      try {
+        value = normalize(item, doc);
+      } catch {
+        continue;
+      }
       if (value === undefined || seen.has(key(value))) continue;
       seen.add(key(value));
       yield value;
@@ -134,7 +99,11 @@ export function* candidatesOf<T>(doc: Doc, rules: readonly Rule[], normalize: (v
 }
 
 /** Returns the first value that `normalize` accepts, trying each rule in order; a throwing rule is a miss. */
-export function firstOf<T>(doc: Doc, rules: readonly Rule[], normalize: (v: unknown, doc: Doc) => T | undefined): T | undefined {
+export function firstOf<T>(
+  doc: Doc,
+  rules: readonly Rule[],
+  normalize: (v: unknown, doc: Doc) => T | undefined,
+): T | undefined {
   for (const rule of rules) {
     try {
       const raw = rule(doc);
@@ -142,7 +111,9 @@ export function firstOf<T>(doc: Doc, rules: readonly Rule[], normalize: (v: unkn
         const value = normalize(item, doc);
         if (value !== undefined) return value;
       }
-    } catch { /* a failing rule is a miss */ }
+    } catch {
+      /* a failing rule is a miss */
+    }
   }
   return undefined;
 }

@@ -5,7 +5,10 @@ import { select } from './select.ts';
 
 /** Adds a JSON-LD node and its `@graph` members to `out`. */
 function flatten(node: unknown, out: Record<string, unknown>[]): void {
-  if (Array.isArray(node)) { for (const n of node) flatten(n, out); return; }
+  if (Array.isArray(node)) {
+    for (const n of node) flatten(n, out);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   const obj = node as Record<string, unknown>;
   out.push(obj);
@@ -22,7 +25,11 @@ export function readJsonLd($: CheerioAPI): Record<string, unknown>[] {
       flatten(JSON.parse(raw), out);
     } catch {
       // Publishers ship broken JSON-LD (`"width": ,`, control characters, trailing commas): repair, else a miss.
-      try { flatten(JSON.parse(jsonrepair(raw)), out); } catch { /* unparsable block: a miss */ }
+      try {
+        flatten(JSON.parse(jsonrepair(raw)), out);
+      } catch {
+        /* unparsable block: a miss */
+      }
     }
   }
   return out;
@@ -53,4 +60,3 @@ export function byJsonLd(path: string, accept: (v: unknown) => unknown = (v) => 
     return undefined;
   };
 }
-

@@ -12,6 +12,6 @@ const compiled = new LRUCache<string, ReturnType<typeof compile<AnyNode, Element
  */
 export function select($: CheerioAPI, selector: string): Element[] {
   let query = compiled.get(selector);
-  if (!query) compiled.set(selector, query = compile<AnyNode, Element>(selector, { xmlMode: false }));
+  if (!query) compiled.set(selector, (query = compile<AnyNode, Element>(selector, { xmlMode: false })));
   return selectAll<AnyNode, Element>(query, $.root().toArray());
 }

@@ -5,7 +5,12 @@ import { select } from './select.ts';
 
 /** Text as names are compared with a page's: case, Unicode forms, quotes and white space aside. */
 export function comparable(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[\u2018\u2019\u201b`´]/g, "'").replace(/[\u201c\u201d\u201e\u201f]/g, '"').replace(/\s+/g, ' ');
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u201b`´]/g, "'")
+    .replace(/[\u201c\u201d\u201e\u201f]/g, '"')
+    .replace(/\s+/g, ' ');
 }
 
 /** Elements whose text a reader never sees. */
@@ -19,7 +24,12 @@ export function shownText($: CheerioAPI): string {
   let length = 0;
   const walk = (node: AnyNode): void => {
     if (length > MAX_SHOWN) return;
-    if (node.type === 'text') { const data = (node as Text).data; parts.push(data); length += data.length; return; }
+    if (node.type === 'text') {
+      const data = (node as Text).data;
+      parts.push(data);
+      length += data.length;
+      return;
+    }
     if (node.type !== 'tag' && node.type !== 'root') return;
     if (node.type === 'tag' && UNSEEN.has((node as Element).name)) return;
     parts.push(' ');

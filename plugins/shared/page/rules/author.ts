@@ -35,10 +35,12 @@ function jsonLdAuthors({ jsonld }: Doc): string | undefined {
 
 /** Two words at least: how a byline in loosely named markup (`class*="author"`) shows it is a name. */
 const TWO_WORDS = /^\S+\s+\S+/;
-const strict = (rule: Rule): Rule => (doc) => {
-  const value = rule(doc);
-  return typeof value === 'string' && TWO_WORDS.test(value) ? value : undefined;
-};
+const strict =
+  (rule: Rule): Rule =>
+  (doc) => {
+    const value = rule(doc);
+    return typeof value === 'string' && TWO_WORDS.test(value) ? value : undefined;
+  };
 
 /** A byline's text, unless it is a date (`<div class="byline">July 4, 2019</div>`). */
 const bylineNotDate: Rule = ({ $ }) => {
@@ -53,31 +55,52 @@ const bylineNotDate: Rule = ({ $ }) => {
  * A rule for markup a reader does not see (structured data, meta tags), kept only when the page shows one of the
  * names it gives: a CMS's `<meta name="author">` names the site's owner on every page, a person the page never shows.
  */
-const shown = (rule: Rule): Rule => (doc) => {
-  const value = rule(doc);
-  const text = clean(typeof value === 'object' && value ? personName(value) : value);
-  if (!text) return undefined;
-  const names = text.split(/;\s*/).map((name) => cleanByline(name.replace(/^@/, '')));
-  return names.some((name) => name && doc.shown.includes(comparable(name))) ? value : undefined;
-};
+const shown =
+  (rule: Rule): Rule =>
+  (doc) => {
+    const value = rule(doc);
+    const text = clean(typeof value === 'object' && value ? personName(value) : value);
+    if (!text) return undefined;
+    const names = text.split(/;\s*/).map((name) => cleanByline(name.replace(/^@/, '')));
+    return names.some((name) => name && doc.shown.includes(comparable(name))) ? value : undefined;
+  };
 
 /** The text of the first element matching a selector that stands where the page's own people are named (not among others': chrome.ts). */
-const ownText = (selector: string): Rule => ({ $ }) => {
-  let wrappers: Set<Element> | undefined;
-  for (const el of select($, selector)) {
-    const text = clean($(el).text());
-    if (text && !amongOthers(el, (wrappers ??= aroundHeadline(select($, 'h1')[0])))) return text;
-  }
-  return undefined;
-};
+const ownText =
+  (selector: string): Rule =>
+  ({ $ }) => {
+    let wrappers: Set<Element> | undefined;
+    for (const el of select($, selector)) {
+      const text = clean($(el).text());
+      if (text && !amongOthers(el, (wrappers ??= aroundHeadline(select($, 'h1')[0])))) return text;
+    }
+    return undefined;
+  };
 
 /** Ordered rules for the author (docs/metadata.md): structured data and meta first, then bylines in the markup. */
 export const author: Rule[] = [
-  jsonLdAuthors, byJsonLd('author', personName),
-  ...[byMeta('author', false), byMeta('article:author'), byMeta('book:author'), byMeta('sailthru.author'), byMeta('parsely-author')].map(shown),
-  ownText('[itemprop*="author" i] [itemprop="name"]'), byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
-  ownText('[itemprop*="author" i]'), ownText('[rel="author"]'), strict(ownText('a[class*="author" i]')), strict(ownText('[class*="author" i] a')),
-  ownText('a[href*="/author/" i]'), ownText('a[href*="/autor/" i]'), ownText('a[href*="/autoren/" i]'), ownText('a[class*="screenname" i]'), strict(ownText('[class*="author" i]')), strict(bylineNotDate), bylineInText,
+  jsonLdAuthors,
+  byJsonLd('author', personName),
+  ...[
+    byMeta('author', false),
+    byMeta('article:author'),
+    byMeta('book:author'),
+    byMeta('sailthru.author'),
+    byMeta('parsely-author'),
+  ].map(shown),
+  ownText('[itemprop*="author" i] [itemprop="name"]'),
+  byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
+  ownText('[itemprop*="author" i]'),
+  ownText('[rel="author"]'),
+  strict(ownText('a[class*="author" i]')),
+  strict(ownText('[class*="author" i] a')),
+  ownText('a[href*="/author/" i]'),
+  ownText('a[href*="/autor/" i]'),
+  ownText('a[href*="/autoren/" i]'),
+  ownText('a[class*="screenname" i]'),
+  strict(ownText('[class*="author" i]')),
+  strict(bylineNotDate),
+  bylineInText,
 ];
 
 const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;
@@ -98,4 +121,3 @@ export function toAuthor(value: unknown, doc?: Doc): string | undefined {
   if (doc && isSiteName(text, siteNames(doc, handle), !handle)) return undefined;
   return typographic(text);
 }
-

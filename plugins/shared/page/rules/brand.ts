@@ -1,7 +1,10 @@
 import { absoluteUrl, byAttr, byJsonLd, byMeta, type Doc, type Rule } from '../helpers.ts';
 import { select } from '../select.ts';
 
-const logoUrl = (v: unknown): unknown => (v && typeof v === 'object' ? (v as { url?: unknown; contentUrl?: unknown }).url ?? (v as { contentUrl?: unknown }).contentUrl : v);
+const logoUrl = (v: unknown): unknown =>
+  v && typeof v === 'object'
+    ? ((v as { url?: unknown; contentUrl?: unknown }).url ?? (v as { contentUrl?: unknown }).contentUrl)
+    : v;
 
 /** Accepts a structured-data logo only when it declares a roughly square size, as a brand mark (not a masthead) is. */
 const squareLogo = (v: unknown): unknown => {
@@ -46,13 +49,23 @@ export function rankIcons({ $, url }: Doc): string[] {
 
 /** Ordered rules for the publisher's logo (docs/metadata.md): declared logos, square structured-data logos, the best icon, then any structured-data logo. */
 export const logo: Rule[] = [
-  byMeta('og:logo'), byAttr('meta[itemprop="logo" i]', 'content'), byAttr('img[itemprop="logo" i]', 'src'),
+  byMeta('og:logo'),
+  byAttr('meta[itemprop="logo" i]', 'content'),
+  byAttr('img[itemprop="logo" i]', 'src'),
   byAttr('[itemprop="logo" i] img', 'src'),
-  byJsonLd('logo', squareLogo), byJsonLd('brand.logo', squareLogo), byJsonLd('publisher.logo', squareLogo), (doc) => rankIcons(doc)[0],
-  byJsonLd('logo', logoUrl), byJsonLd('brand.logo', logoUrl), byJsonLd('publisher.logo', logoUrl),
+  byJsonLd('logo', squareLogo),
+  byJsonLd('brand.logo', squareLogo),
+  byJsonLd('publisher.logo', squareLogo),
+  (doc) => rankIcons(doc)[0],
+  byJsonLd('logo', logoUrl),
+  byJsonLd('brand.logo', logoUrl),
+  byJsonLd('publisher.logo', logoUrl),
 ];
 
 /** Ordered rules for the canonical URL. */
 export const canonical: Rule[] = [
-  byMeta('og:url'), byMeta('twitter:url'), byAttr('link[rel="canonical" i]', 'href'), byAttr('link[rel="alternate" i][hreflang="x-default" i]', 'href'),
+  byMeta('og:url'),
+  byMeta('twitter:url'),
+  byAttr('link[rel="canonical" i]', 'href'),
+  byAttr('link[rel="alternate" i][hreflang="x-default" i]', 'href'),
 ];

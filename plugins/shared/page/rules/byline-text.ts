@@ -9,14 +9,21 @@ const AFTER_HEADLINE = 1500;
 const BEFORE_HEADLINE = 300;
 
 /** Words that introduce an author, as bylines write them (capitalised: in running text they start no byline). */
-const INTRO = String.raw`(?:Autor(?:in)?|Author|Written by|Posted by|Reported by|Words by|Story by|Geschrieben von|Verfasst von|Redaktion|Text|Von|VON|By|BY|Par|Por|Door)`;
+const INTRO =
+  '(?:Autor(?:in)?|Author|Written by|Posted by|Reported by|Words by|Story by|Geschrieben von|Verfasst von|Redaktion|Text|Von|VON|By|BY|Par|Por|Door)';
 /** A name: two to four capitalised words, with the particles names carry (`Jan van Dijk`, `Eva-Maria de la Cruz`). */
 const NAME = String.raw`\p{Lu}[\p{L}'’.-]+(?:\s+(?:(?:von|van|de|der|den|da|di|du|del|la|le|zu|y)\s+)*\p{Lu}[\p{L}'’.-]*){1,3}`;
 /** Where an element starts in the text read (readText's boundary): a name ends there, or at a separator. */
 const MARK = '\u0000';
-const BYLINE = new RegExp(String.raw`(?<![\p{L}\p{N}])${INTRO}[\s\0]*:?[\s\0]+(${NAME})(?=\s*(?:\0|$|[|•·,–—(/-]))`, 'gu');
+const BYLINE = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])${INTRO}[\s\0]*:?[\s\0]+(${NAME})(?=\s*(?:\0|$|[|•·,–—(/-]))`,
+  'gu',
+);
 /** A byline labelled as one (`Autor: …`, `Written by: …`), which articles also put at their end: read in all the text. */
-const LABELLED = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:Autor(?:in)?|Author|Written by|Redaktion|Text)[\s\0]*:[\s\0]+(${NAME})(?=\s*(?:\0|$|[|•·,–—(/-]))`, 'u');
+const LABELLED = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:Autor(?:in)?|Author|Written by|Redaktion|Text)[\s\0]*:[\s\0]+(${NAME})(?=\s*(?:\0|$|[|•·,–—(/-]))`,
+  'u',
+);
 
 /** The first name a byline introduces in the text near the page's headline, or undefined. */
 export function bylineInText(doc: Doc): string | undefined {

@@ -3,15 +3,73 @@
 // name, and no name at all where the page shows a placeholder, a commenter or the site itself (docs/metadata.md).
 
 /** Words before a name, in the languages of the web: removed from the start, as often as they repeat. */
-const LEADING = new RegExp(`^(?:${[
-  'text & fotos', 'text und fotos', 'text & photos', 'text and photos', 'words and pictures by', '©', '(c)',
-  'view all posts by', 'see all posts by', 'all posts by', 'more posts by', 'more from', 'articles by', 'posts by', 'stories by',
-  'written by', 'posted by', 'published by', 'created by', 'reported by', 'words by', 'text by', 'story by', 'by',
-  'zeige alle beiträge von', 'alle beiträge von', 'mehr von', 'geschrieben von', 'verfasst von', 'eingestellt von',
-  'veröffentlicht von', 'erstellt von', 'ein beitrag von', 'ein artikel von', 'von',
-  'publié par', 'écrit par', 'un article de', 'par', 'escrito por', 'publicado por', 'por', 'scritto da', 'di', 'door', 'av', 'af',
-  'autor', 'autorin', 'author', 'autore', 'auteur', 'text', 'texte', 'interview', 'redakteur', 'redakteurin', 'und', 'and', '&',
-].map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+')).join('|')})(?:\\s*:\\s*|\\s+)`, 'i');
+const LEADING = new RegExp(
+  `^(?:${[
+    'text & fotos',
+    'text und fotos',
+    'text & photos',
+    'text and photos',
+    'words and pictures by',
+    '©',
+    '(c)',
+    'view all posts by',
+    'see all posts by',
+    'all posts by',
+    'more posts by',
+    'more from',
+    'articles by',
+    'posts by',
+    'stories by',
+    'written by',
+    'posted by',
+    'published by',
+    'created by',
+    'reported by',
+    'words by',
+    'text by',
+    'story by',
+    'by',
+    'zeige alle beiträge von',
+    'alle beiträge von',
+    'mehr von',
+    'geschrieben von',
+    'verfasst von',
+    'eingestellt von',
+    'veröffentlicht von',
+    'erstellt von',
+    'ein beitrag von',
+    'ein artikel von',
+    'von',
+    'publié par',
+    'écrit par',
+    'un article de',
+    'par',
+    'escrito por',
+    'publicado por',
+    'por',
+    'scritto da',
+    'di',
+    'door',
+    'av',
+    'af',
+    'autor',
+    'autorin',
+    'author',
+    'autore',
+    'auteur',
+    'text',
+    'texte',
+    'interview',
+    'redakteur',
+    'redakteurin',
+    'und',
+    'and',
+    '&',
+  ]
+    .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+'))
+    .join('|')})(?:\\s*:\\s*|\\s+)`,
+  'i',
+);
 
 /** What follows a name on a byline and is not part of it: a date or time, a separator and what comes after. */
 const TRAILING = [
@@ -31,15 +89,17 @@ const COMMENTER = /\s(?:sagt|says|dit|dice|schreibt|meint|wrote)\s*:?(?:\s|$)/i;
 const LEGAL_FORM = /\b(?:GmbH|AG|eG|e\.\s?V\.|KG|Inc\.?|LLC|Ltd\.?|S\.A\.|SAS|S\.r\.l\.|B\.V\.)(?:\s|,|$)/;
 
 /** Placeholders a CMS writes where no person is named. */
-const PLACEHOLDER = /^(?:admin|administrator|wordpressadmin|webmaster|super ?user|no ?author|unknown|anonymous|anonym|guest|gast|redaktion|editor|editors|editorial|staff|team|user|publisher|nom\s*\*?|name\s*\*?|publiziert am|veröffentlicht am|posted on|published on|alle artikel|all articles|archiv anzeigen.*|mehr artikel|more articles|datum|date)$/i;
+const PLACEHOLDER =
+  /^(?:admin|administrator|wordpressadmin|webmaster|super ?user|no ?author|unknown|anonymous|anonym|guest|gast|redaktion|editor|editors|editorial|staff|team|user|publisher|nom\s*\*?|name\s*\*?|publiziert am|veröffentlicht am|posted on|published on|alle artikel|all articles|archiv anzeigen.*|mehr artikel|more articles|datum|date)$/i;
 /** A weekday or a label (`Donnerstag,`, `Datum:`): what stands where a byline's date goes. */
-const NOT_A_NAME = /^(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|:$|^\d{1,2}:\d{2}/i;
+const NOT_A_NAME =
+  /^(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|:$|^\d{1,2}:\d{2}/i;
 
 /** A byline's name(s), or undefined when what is there names nobody. */
 export function cleanByline(text: string): string | undefined {
   if (COMMENTER.test(text)) return undefined;
   let name = text.trim();
-  for (let before = ''; before !== name;) {
+  for (let before = ''; before !== name; ) {
     before = name;
     name = name.replace(LEADING, '').trim();
   }
@@ -47,6 +107,7 @@ export function cleanByline(text: string): string | undefined {
   // A name written twice over (a link's text and its title: `Kathrin Führes Kathrin Führes`) once.
   const twice = /^(.{3,60}?)\s+\1$/u.exec(name);
   if (twice) name = twice[1]!;
-  if (!name || PLACEHOLDER.test(name) || NOT_A_NAME.test(name) || LEGAL_FORM.test(name) || !/\p{L}/u.test(name)) return undefined;
+  if (!name || PLACEHOLDER.test(name) || NOT_A_NAME.test(name) || LEGAL_FORM.test(name) || !/\p{L}/u.test(name))
+    return undefined;
   return name;
 }

@@ -3,7 +3,21 @@
 import type { Element } from 'domhandler';
 
 /** Elements that are never the page's own content. */
-export const CHROME_TAGS = new Set(['script', 'style', 'noscript', 'template', 'nav', 'footer', 'aside', 'form', 'select', 'option', 'svg', 'iframe', 'head']);
+export const CHROME_TAGS = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'nav',
+  'footer',
+  'aside',
+  'form',
+  'select',
+  'option',
+  'svg',
+  'iframe',
+  'head',
+]);
 /** Words in classes and ids of the same. */
 const CHROME_WORDS = /^(?:comments?|sidebar|widgets?|archives?|related|footer|menu|navigation|breadcrumbs?|cookies?)$/i;
 
@@ -29,7 +43,11 @@ const OTHERS_WORDS = /^(?:comments?|sidebar|widgets?|related|menu|navigation)$/i
  * hold the page's headline (`content-sidebar-wrap` is a layout around everything: `wrappers`).
  */
 export function amongOthers(el: Element, wrappers: ReadonlySet<Element>): boolean {
-  for (let node: Element | null = el; node && node.type === 'tag' && !wrappers.has(node); node = node.parent as Element | null) {
+  for (
+    let node: Element | null = el;
+    node && node.type === 'tag' && !wrappers.has(node);
+    node = node.parent as Element | null
+  ) {
     if (node.name === 'nav' || node.name === 'aside') return true;
     const names = `${node.attribs.class ?? ''} ${node.attribs.id ?? ''}`;
     for (const name of names.split(/\s+/)) {
@@ -43,6 +61,11 @@ export function amongOthers(el: Element, wrappers: ReadonlySet<Element>): boolea
 /** The elements around a page's first headline (<h1>), up to the root: its layout, never a sidebar of it. */
 export function aroundHeadline(h1: Element | undefined): Set<Element> {
   const around = new Set<Element>();
-  for (let node = h1?.parent as Element | null | undefined; node && node.type === 'tag'; node = node.parent as Element | null) around.add(node);
+  for (
+    let node = h1?.parent as Element | null | undefined;
+    node && node.type === 'tag';
+    node = node.parent as Element | null
+  )
+    around.add(node);
   return around;
 }

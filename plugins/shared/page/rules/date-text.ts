@@ -13,13 +13,16 @@ const FROM_TOP = 3000;
 const MAX_TEXT = 20_000;
 
 /** Written dates in any order of day, month and year, with month names in any language (2 to 12 letters). */
-const WRITTEN = new RegExp([
-  String.raw`\b\d{4}-\d{1,2}-\d{1,2}\b`,
-  String.raw`(?<![\d.])\d{1,2}\.\s?\d{1,2}\.\s?(?:\d{4}|\d{2})(?![\d.])`,
-  String.raw`\b\d{1,2}/\d{1,2}/\d{4}\b`,
-  String.raw`\b\d{1,2}(?:\.|st|nd|rd|th|er|º)?\s+(?:de\s+)?\p{L}{3,12}\.?,?\s+(?:de\s+)?\d{4}\b`,
-  String.raw`\b\p{L}{3,12}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b`,
-].join('|'), 'gu');
+const WRITTEN = new RegExp(
+  [
+    String.raw`\b\d{4}-\d{1,2}-\d{1,2}\b`,
+    String.raw`(?<![\d.])\d{1,2}\.\s?\d{1,2}\.\s?(?:\d{4}|\d{2})(?![\d.])`,
+    String.raw`\b\d{1,2}/\d{1,2}/\d{4}\b`,
+    String.raw`\b\d{1,2}(?:\.|st|nd|rd|th|er|º)?\s+(?:de\s+)?\p{L}{3,12}\.?,?\s+(?:de\s+)?\d{4}\b`,
+    String.raw`\b\p{L}{3,12}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b`,
+  ].join('|'),
+  'gu',
+);
 
 /**
  * The page's readable text in order, and where its first headline (h1) starts in it; `boundary` is written where an
@@ -31,7 +34,12 @@ export function readText(doc: Doc, boundary = ' '): { text: string; headline: nu
   let headline = -1;
   const walk = (node: AnyNode) => {
     if (length > MAX_TEXT) return;
-    if (node.type === 'text') { const t = (node as unknown as { data: string }).data; parts.push(t); length += t.length; return; }
+    if (node.type === 'text') {
+      const t = (node as unknown as { data: string }).data;
+      parts.push(t);
+      length += t.length;
+      return;
+    }
     if (node.type !== 'tag' && node.type !== 'root') return;
     const el = node as Element;
     if (node.type === 'tag') {
@@ -52,7 +60,10 @@ export function readText(doc: Doc, boundary = ' '): { text: string; headline: nu
 /** The first written date the text shows after its headline, or near its top (as read by `read`). */
 export function dateInText(doc: Doc, read: (text: string) => string | undefined): string | undefined {
   const { text, headline } = readText(doc);
-  const windows = headline >= 0 ? [text.slice(headline, headline + AFTER_HEADLINE), text.slice(0, FROM_TOP)] : [text.slice(0, FROM_TOP)];
+  const windows =
+    headline >= 0
+      ? [text.slice(headline, headline + AFTER_HEADLINE), text.slice(0, FROM_TOP)]
+      : [text.slice(0, FROM_TOP)];
   for (const window of windows) {
     for (const m of window.matchAll(WRITTEN)) {
       const found = read(m[0]);

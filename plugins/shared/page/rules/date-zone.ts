@@ -20,15 +20,25 @@ const STATED = [
  * as a local time without a zone, whole hours away (`2023-11-08 17:49:09`, UTC-8), or any of its times with a zone
  * of its own (`<time datetime="2023-11-08T21:11:03-05:00">`): answered in that zone, the day its readers saw.
  */
-export function localStatement(doc: Doc, raw: unknown, found: string, read: (text: string) => string | undefined): string | undefined {
+export function localStatement(
+  doc: Doc,
+  raw: unknown,
+  found: string,
+  read: (text: string) => string | undefined,
+): string | undefined {
   if (typeof raw !== 'string' || !IN_UTC.test(raw.trim())) return undefined;
   const instant = Date.parse(found);
   for (const rule of STATED) {
     let other: unknown;
-    try { other = rule(doc); } catch { continue; }
+    try {
+      other = rule(doc);
+    } catch {
+      continue;
+    }
     for (const text of (Array.isArray(other) ? other : [other]).map(clean)) {
       const minutes = text ? offsetOf(text, instant) : undefined;
-      if (minutes === undefined || minutes === 0 || minutes % 15 !== 0 || minutes < -12 * 60 || minutes > 14 * 60) continue;
+      if (minutes === undefined || minutes === 0 || minutes % 15 !== 0 || minutes < -12 * 60 || minutes > 14 * 60)
+        continue;
       return read(inZone(instant, minutes));
     }
   }

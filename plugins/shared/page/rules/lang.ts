@@ -6,8 +6,14 @@ const ISO6391 = new Set(Object.values(iso6393To1));
 
 /** Ordered rules for the language (docs/metadata.md). */
 export const lang: Rule[] = [
-  byMeta('og:locale'), byMeta('inLanguage'), byJsonLd('inLanguage'), byAttr('html', 'lang'), byAttr('html', 'xml:lang'),
-  byAttr('meta[http-equiv="content-language" i]', 'content'), byMeta('language'), byMeta('dc.language'),
+  byMeta('og:locale'),
+  byMeta('inLanguage'),
+  byJsonLd('inLanguage'),
+  byAttr('html', 'lang'),
+  byAttr('html', 'xml:lang'),
+  byAttr('meta[http-equiv="content-language" i]', 'content'),
+  byMeta('language'),
+  byMeta('dc.language'),
 ];
 
 /** Countries that write English dates month first (`02/10/2020` is February 10th); the rest of English writes them day first. */

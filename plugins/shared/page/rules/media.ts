@@ -1,4 +1,4 @@
-import { absoluteUrl, byAttr, byAttrs, byJsonLd, byMeta, type Doc, type Rule } from '../helpers.ts';
+import { absoluteUrl, byAttr, byJsonLd, byMeta, type Doc, type Rule } from '../helpers.ts';
 import { select } from '../select.ts';
 import { mediaType, type Media } from '../../../../engine/index.ts';
 
@@ -11,7 +11,11 @@ export function toMedia(value: unknown, doc: Doc): Media | undefined {
   const url = absoluteUrl(value, doc.url);
   if (!url) return undefined;
   let path = '';
-  try { path = new URL(url).pathname; } catch { return undefined; }
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
   if (PLACEHOLDER.test(path.split('/').pop() ?? '')) return undefined;
   const type = mediaType(url);
   return type ? { url, type } : { url };
@@ -28,35 +32,19 @@ export function toImage(value: unknown, doc: Doc): Media | undefined {
 }
 
 /** A URL together with the content type the page declares for it (`og:video:type`, `<source type>`). */
-interface Declared { src: unknown; mime?: string }
-
-const contentUrl = (v: unknown): unknown => {
-  if (Array.isArray(v)) return v.map(contentUrl);
-  return v && typeof v === 'object' ? (v as { contentUrl?: unknown; url?: unknown }).contentUrl ?? (v as { url?: unknown }).url : v;
-};
-
-const poster = byAttr('video[poster]', 'poster');
-
-/** The images a reader sees: not hidden from assistive technology, not inside `<noscript>` (a tracking pixel). */
-function visibleImages({ $ }: Doc): string[] {
-  const out: string[] = [];
-  for (const el of select($, 'img[src]:not([aria-hidden="true"])')) {
-    if ($(el).closest('noscript').length) continue;
-    const src = $(el).attr('src')?.trim();
-    if (src) out.push(src);
-    if (out.length === 8) break;
-  }
-  return out;
+interface Declared {
+  src: unknown;
+  mime?: string;
 }
 
-/** Ordered rules for the representative image (docs/metadata.md). */
-export const image: Rule[] = [
-  byMeta('og:image:secure_url'), byMeta('og:image:url'), byMeta('og:image'), byMeta('twitter:image:src'),
-  byMeta('twitter:image'), byMeta('itemprop:image'), byJsonLd('image', contentUrl), poster, byJsonLd('thumbnailUrl'),
-  byAttr('link[rel="image_src" i]', 'href'), byAttr('[itemprop="image"]', 'content'), byAttr('[itemprop="image"]', 'src'),
-  byAttrs('article img[src]', 'src'), byAttrs('#content img[src]', 'src'), byAttr('img[alt*="author" i][src]', 'src'),
-  visibleImages,
-];
+export const contentUrl = (v: unknown): unknown => {
+  if (Array.isArray(v)) return v.map(contentUrl);
+  return v && typeof v === 'object'
+    ? ((v as { contentUrl?: unknown; url?: unknown }).contentUrl ?? (v as { url?: unknown }).url)
+    : v;
+};
+
+export const poster = byAttr('video[poster]', 'poster');
 
 /** The first of the named `<meta>`, with the content type declared beside it. */
 function declaredMeta(names: string[], typeName: string): Rule {
@@ -71,7 +59,10 @@ function declaredMeta(names: string[], typeName: string): Rule {
 
 /** The `src` of every element matching, with its `type` attribute. */
 function declaredElements(selector: string): Rule {
-  return ({ $ }) => select($, selector).slice(0, 8).map((el) => ({ src: el.attribs.src, mime: el.attribs.type }) satisfies Declared);
+  return ({ $ }) =>
+    select($, selector)
+      .slice(0, 8)
+      .map((el) => ({ src: el.attribs.src, mime: el.attribs.type }) satisfies Declared);
 }
 
 /** The first link to a file of one of these types. */
@@ -90,16 +81,24 @@ function linkTo(types: ReadonlySet<string>): Rule {
 export const video: Rule[] = [
   declaredMeta(['og:video:secure_url', 'og:video:url', 'og:video'], 'og:video:type'),
   declaredMeta(['twitter:player:stream'], 'twitter:player:stream:content_type'),
-  byJsonLd('contentUrl'), byJsonLd('video.contentUrl'), declaredElements('video[src]'), declaredElements('video source[src]'),
+  byJsonLd('contentUrl'),
+  byJsonLd('video.contentUrl'),
+  declaredElements('video[src]'),
+  declaredElements('video source[src]'),
   linkTo(VIDEO_TYPES),
 ];
 
 /** Ordered rules for the audio (docs/metadata.md). */
 export const audio: Rule[] = [
   declaredMeta(['og:audio:secure_url', 'og:audio:url', 'og:audio'], 'og:audio:type'),
-  declaredMeta(['twitter:player:stream'], 'twitter:player:stream:content_type'), byMeta('twitter:player:stream:audio'),
-  byJsonLd('audio.contentUrl'), byJsonLd('associatedMedia.contentUrl'), byJsonLd('contentUrl'), declaredElements('audio[src]'),
-  declaredElements('audio source[src]'), linkTo(AUDIO_TYPES),
+  declaredMeta(['twitter:player:stream'], 'twitter:player:stream:content_type'),
+  byMeta('twitter:player:stream:audio'),
+  byJsonLd('audio.contentUrl'),
+  byJsonLd('associatedMedia.contentUrl'),
+  byJsonLd('contentUrl'),
+  declaredElements('audio[src]'),
+  declaredElements('audio source[src]'),
+  linkTo(AUDIO_TYPES),
 ];
 
 /**
@@ -108,7 +107,7 @@ export const audio: Rule[] = [
  */
 function ofKind(kind: 'video' | 'audio', types: ReadonlySet<string>) {
   return (value: unknown, doc: Doc): Media | undefined => {
-    const declared = value && typeof value === 'object' && 'src' in value ? value as Declared : { src: value };
+    const declared = value && typeof value === 'object' && 'src' in value ? (value as Declared) : { src: value };
     const media = toMedia(declared.src, doc);
     if (!media) return undefined;
     if (media.type && types.has(media.type)) return media;

@@ -5,11 +5,23 @@ const orgName = (v: unknown): unknown => (v && typeof v === 'object' ? (v as { n
 
 /** Ordered rules for the publisher (docs/metadata.md): structured data, site and application names, logos, the title's suffix. */
 export const publisher: Rule[] = [
-  byJsonLd('publisher.name'), byJsonLd('publisher', orgName), byMeta('og:site_name'), byAttr('meta[name*="application-name" i]', 'content'),
-  byAttr('meta[name*="app-title" i]', 'content'), byAttr('meta[property*="app_name" i]', 'content'), byMeta('publisher'),
-  byMeta('twitter:app:name:iphone'), byMeta('twitter:app:name:ipad'), byMeta('twitter:app:name:googleplay'),
-  byText('#logo'), byText('.logo'), byText('a[class*="brand" i]'), byAttr('[class*="logo" i] a img[alt]', 'alt'), byAttr('[class*="logo" i] img[alt]', 'alt'),
-  byAttr('[class*="brand" i] img[alt]', 'alt'), titleSuffix,
+  byJsonLd('publisher.name'),
+  byJsonLd('publisher', orgName),
+  byMeta('og:site_name'),
+  byAttr('meta[name*="application-name" i]', 'content'),
+  byAttr('meta[name*="app-title" i]', 'content'),
+  byAttr('meta[property*="app_name" i]', 'content'),
+  byMeta('publisher'),
+  byMeta('twitter:app:name:iphone'),
+  byMeta('twitter:app:name:ipad'),
+  byMeta('twitter:app:name:googleplay'),
+  byText('#logo'),
+  byText('.logo'),
+  byText('a[class*="brand" i]'),
+  byAttr('[class*="logo" i] a img[alt]', 'alt'),
+  byAttr('[class*="logo" i] img[alt]', 'alt'),
+  byAttr('[class*="brand" i] img[alt]', 'alt'),
+  titleSuffix,
 ];
 
 function titleSuffix({ $ }: Doc): string | undefined {

@@ -4,16 +4,28 @@ import { absoluteUrl, byAttr, byMeta, candidatesOf, type Doc, type Rule } from '
 import { publisher, toPublisher } from './publisher.ts';
 
 /** Letters and digits only, lower case: how names are compared. */
-export const key = (text: string) => text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+export const key = (text: string) =>
+  text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 
 /** The labels of the page's host that name it (`de.globalvoices.org` → globalvoices; `helge.at` → helge). */
 function hostNames(url: string): string[] {
   let host: string;
-  try { host = new URL(url).hostname.toLowerCase(); } catch { return []; }
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return [];
+  }
   if (/^[\d.]+$|^\[/.test(host)) return [];
   const labels = host.replace(/^www\d?\./, '').split('.');
   // The registrable label and any longer label before it (a subdomain such as `arsnova` of arsnova.thm.de).
-  return labels.slice(0, -1).filter((l) => l.length >= 3 && !/^(www|blog|news|web)$/.test(l)).map(key);
+  return labels
+    .slice(0, -1)
+    .filter((l) => l.length >= 3 && !/^(www|blog|news|web)$/.test(l))
+    .map(key);
 }
 
 /** The page's own address as it states it (canonical link, og:url), and the address it was read from. */
@@ -29,8 +41,18 @@ const found = new WeakMap<Doc, { given: string[]; all: string[] }>();
 export function siteNames(doc: Doc, byAddress = true): string[] {
   let names = found.get(doc);
   if (!names) {
-    const given = [...candidatesOf(doc, publisher.slice(0, 10), toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
-    const addresses = [doc.url, ...candidatesOf(doc, addressRules, (v) => absoluteUrl(v, doc.url), (v) => v)];
+    const given = [...candidatesOf(doc, publisher.slice(0, 10), toPublisher, (v) => v)]
+      .map(key)
+      .filter((k) => k.length >= 2);
+    const addresses = [
+      doc.url,
+      ...candidatesOf(
+        doc,
+        addressRules,
+        (v) => absoluteUrl(v, doc.url),
+        (v) => v,
+      ),
+    ];
     names = { given, all: [...new Set([...given, ...addresses.flatMap(hostNames)])] };
     found.set(doc, names);
   }
@@ -43,5 +65,7 @@ export function isSiteName(part: string, names: readonly string[], asName = fals
   if (k.length < 2) return false;
   // A person's name inside the site's (`Daniel Lemire` in `Daniel Lemire's blog`) does not make it the site's.
   if (asName) return names.some((n) => k === n || (n.length >= 4 && k.includes(n)));
-  return names.some((n) => k === n || (n.length >= 4 && k.includes(n)) || (k.length >= 3 && n.includes(k) && k.length >= n.length / 2));
+  return names.some(
+    (n) => k === n || (n.length >= 4 && k.includes(n)) || (k.length >= 3 && n.includes(k) && k.length >= n.length / 2),
+  );
 }

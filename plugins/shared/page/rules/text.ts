@@ -4,14 +4,27 @@ import { typographic } from '../typography.ts';
 
 /** Ordered rules for the title (docs/metadata.md): social cards, the document's title, structured data, headings. */
 export const title: Rule[] = [
-  byMeta('og:title'), byMeta('twitter:title'), byText('title'), byJsonLd('headline'),
-  byText('.post-title'), byText('.entry-title'), byText('h1[class*="title" i] a'), byText('h1[class*="title" i]'), byText('h1'),
+  byMeta('og:title'),
+  byMeta('twitter:title'),
+  byText('title'),
+  byJsonLd('headline'),
+  byText('.post-title'),
+  byText('.entry-title'),
+  byText('h1[class*="title" i] a'),
+  byText('h1[class*="title" i]'),
+  byText('h1'),
 ];
 
 /** Ordered rules for the description (docs/metadata.md). */
 export const description: Rule[] = [
-  byMeta('og:description'), byMeta('twitter:description'), byMeta('description'), byMeta('itemprop:description'),
-  byJsonLd('articleBody'), byJsonLd('description'), byAttr('[itemprop="description"]', 'content'), byText('[itemprop="description"]'),
+  byMeta('og:description'),
+  byMeta('twitter:description'),
+  byMeta('description'),
+  byMeta('itemprop:description'),
+  byJsonLd('articleBody'),
+  byJsonLd('description'),
+  byAttr('[itemprop="description"]', 'content'),
+  byText('[itemprop="description"]'),
   firstParagraph,
 ];
 

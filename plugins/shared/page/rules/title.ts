@@ -84,6 +84,7 @@ function onlyHeadline(doc: Doc, names: readonly string[], text: string): string 
   const h1s = doc.$('h1').filter((_, el) => doc.$(el).closest('noscript, template').length === 0);
   if (h1s.length !== 1) return undefined;
   const one = clean(h1s.text());
-  if (!one || one.length > MAX_HEADLINE || !/\S\s+\S/.test(one) || GENERIC.test(one) || isSiteName(one, names)) return undefined;
+  if (!one || one.length > MAX_HEADLINE || !/\S\s+\S/.test(one) || GENERIC.test(one) || isSiteName(one, names))
+    return undefined;
   return within(text, one) || within(one, text) ? undefined : one;
 }
