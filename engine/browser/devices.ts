@@ -1,5 +1,5 @@
 import { distance } from 'fastest-levenshtein';
-import { devices } from 'playwright-core';
+import { createRequire } from 'node:module';
 import { RefractError } from '../errors.ts';
 
 /** What a device preset sets on the browser context. */
@@ -35,29 +35,40 @@ const ALIASES: Record<string, string> = {
   imac: 'imac 27',
 };
 
-const PRESETS: Map<string, DevicePreset> = new Map(Object.entries(DESKTOPS));
-for (const [name, d] of Object.entries(devices)) {
-  const key = name.toLowerCase();
-  // Playwright's registry carries phones, tablets and desktop browsers; only phones and tablets are presets here.
-  if (!d.isMobile) continue;
-  PRESETS.set(key, {
-    viewport: { ...d.viewport },
-    deviceScaleFactor: d.deviceScaleFactor,
-    isMobile: true,
-    hasTouch: d.hasTouch,
-    isLandscape: key.endsWith(' landscape'),
-    userAgent: d.userAgent,
-  });
+/**
+ * The presets: the contract's desktops, and the phones and tablets of Playwright's device registry, read on first
+ * use: a plan checks a device name without loading Playwright until a request names one (the plan layer loads no
+ * browser library; test/engine/plan-purity.test.ts).
+ */
+let presets: Map<string, DevicePreset> | undefined;
+function allPresets(): Map<string, DevicePreset> {
+  if (presets) return presets;
+  presets = new Map(Object.entries(DESKTOPS));
+  const { devices } = createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core');
+  for (const [name, d] of Object.entries(devices)) {
+    const key = name.toLowerCase();
+    // Playwright's registry carries phones, tablets and desktop browsers; only phones and tablets are presets here.
+    if (!d.isMobile) continue;
+    presets.set(key, {
+      viewport: { ...d.viewport },
+      deviceScaleFactor: d.deviceScaleFactor,
+      isMobile: true,
+      hasTouch: d.hasTouch,
+      isLandscape: key.endsWith(' landscape'),
+      userAgent: d.userAgent,
+    });
+  }
+  return presets;
 }
 
 /** Every preset name, lower-case. */
 export function deviceNames(): string[] {
-  return [...PRESETS.keys(), ...Object.keys(ALIASES)];
+  return [...allPresets().keys(), ...Object.keys(ALIASES)];
 }
 
 function lookup(descriptor: string): DevicePreset | undefined {
   const key = descriptor.trim().toLowerCase().replace(/\s+/g, ' ');
-  return PRESETS.get(ALIASES[key] ?? key);
+  return allPresets().get(ALIASES[key] ?? key);
 }
 
 /** Says what is wrong with a device descriptor (unknown, with the nearest names), or undefined when it is known. */
