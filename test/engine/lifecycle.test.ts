@@ -24,7 +24,7 @@ function planOf(url: string, options: Record<string, unknown> = {}): Plan {
 }
 
 /** A lifecycle whose runner answers what `outcome` says for each call, on a clock the test moves. */
-function setup(outcome: (call: number) => Extraction | Error) {
+function setup(outcome: (call: number) => Extraction | Error | Promise<Extraction | Error>) {
   const clock = {
     t: 1_000_000,
     now() {
@@ -42,7 +42,7 @@ function setup(outcome: (call: number) => Extraction | Error) {
     events,
     logger: { warn() {}, error() {}, info() {}, debug() {} } as never,
     async run() {
-      const out = outcome(++calls);
+      const out = await outcome(++calls);
       if (out instanceof Error) throw out;
       return out;
     },
@@ -202,24 +202,12 @@ function gated() {
   const running = new Promise<void>((resolve) => {
     started = resolve;
   });
-  const base = setup(() => ok('shared'));
-  const cache = createCache<CacheEntry>({ maxBytes: 1 << 20, now: () => base.clock.t });
-  let calls = 0;
-  const life = createLifecycle({
-    cache,
-    clock: base.clock,
-    cacheTtlMs: 24 * HOUR,
-    failureTtlMs: FAILURE_TTL,
-    events: new EventEmitter(),
-    logger: { warn() {}, error() {}, info() {}, debug() {} } as never,
-    async run() {
-      calls++;
-      started();
-      await gate;
-      return ok(`v${calls}`);
-    },
+  const { life, runs } = setup(async (n) => {
+    started();
+    await gate;
+    return ok(`v${n}`);
   });
-  return { life, release, running, runs: () => calls };
+  return { life, release, running, runs };
 }
 
 test('concurrent identical requests share one computation: one MISS (charged once), the others HITs', async () => {

@@ -52,14 +52,13 @@ const bylineNotDate: Rule = ({ $ }) => {
 };
 
 /**
- * A rule for markup a reader does not see (structured data, meta tags), kept only when the page shows one of the
- * names it gives: a CMS's `<meta name="author">` names the site's owner on every page, a person the page never shows.
+ * A rule for markup a reader does not see (meta tags), kept only when the page shows one of the names it gives: a CMS's `<meta name="author">` names the site's owner on every page, a person the page never shows.
  */
 const shown =
   (rule: Rule): Rule =>
   (doc) => {
     const value = rule(doc);
-    const text = clean(typeof value === 'object' && value ? personName(value) : value);
+    const text = clean(value);
     if (!text) return undefined;
     const names = text.split(/;\s*/).map((name) => cleanByline(name.replace(/^@/, '')));
     return names.some((name) => name && doc.shown.includes(comparable(name))) ? value : undefined;

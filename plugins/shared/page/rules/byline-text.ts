@@ -17,7 +17,7 @@ const NAME = String.raw`\p{Lu}[\p{L}'’.-]+(?:\s+(?:(?:von|van|de|der|den|da|di
 const MARK = '\u0000';
 const BYLINE = new RegExp(
   String.raw`(?<![\p{L}\p{N}])${INTRO}[\s\0]*:?[\s\0]+(${NAME})(?=\s*(?:\0|$|[|•·,–—(/-]))`,
-  'gu',
+  'u',
 );
 /** A byline labelled as one (`Autor: …`, `Written by: …`), which articles also put at their end: read in all the text. */
 const LABELLED = new RegExp(
@@ -30,6 +30,5 @@ export function bylineInText(doc: Doc): string | undefined {
   const { text, headline } = readText(doc, MARK);
   const from = Math.max(0, headline - BEFORE_HEADLINE);
   const window = headline >= 0 ? text.slice(from, headline + AFTER_HEADLINE) : text.slice(0, AFTER_HEADLINE);
-  for (const m of window.matchAll(BYLINE)) return m[1];
-  return LABELLED.exec(text)?.[1];
+  return BYLINE.exec(window)?.[1] ?? LABELLED.exec(text)?.[1];
 }

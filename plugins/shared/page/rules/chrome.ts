@@ -27,9 +27,14 @@ const CHROME_WORDS = /^(?:comments?|sidebar|widgets?|archives?|related|footer|me
  * not a breadcrumb).
  */
 export function chromeName(names: string): boolean {
+  return namesWord(names, CHROME_WORDS);
+}
+
+/** Whether one word of the classes and ids `names` is one of `words`, read in a BEM name's block only (above). */
+function namesWord(names: string, words: RegExp): boolean {
   for (const name of names.split(/\s+/)) {
     const block = name.split(/__|--/)[0]!;
-    if (block.split(/[-_]|(?<=[a-z])(?=[A-Z])/).some((word) => CHROME_WORDS.test(word))) return true;
+    if (block.split(/[-_]|(?<=[a-z])(?=[A-Z])/).some((word) => words.test(word))) return true;
   }
   return false;
 }
@@ -49,11 +54,7 @@ export function amongOthers(el: Element, wrappers: ReadonlySet<Element>): boolea
     node = node.parent as Element | null
   ) {
     if (node.name === 'nav' || node.name === 'aside') return true;
-    const names = `${node.attribs.class ?? ''} ${node.attribs.id ?? ''}`;
-    for (const name of names.split(/\s+/)) {
-      const block = name.split(/__|--/)[0]!;
-      if (block.split(/[-_]|(?<=[a-z])(?=[A-Z])/).some((word) => OTHERS_WORDS.test(word))) return true;
-    }
+    if (namesWord(`${node.attribs.class ?? ''} ${node.attribs.id ?? ''}`, OTHERS_WORDS)) return true;
   }
   return false;
 }
