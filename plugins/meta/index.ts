@@ -11,29 +11,40 @@ import { image } from '../shared/page/rules/media-image.ts';
 import { logo, canonical } from '../shared/page/rules/brand.ts';
 import { describeTarget } from './target.ts';
 import { completeMedia } from './media.ts';
+import { fieldFlags, onlySelected, selectedFields, type Field } from './fields.ts';
 import { metaDocument } from './source.ts';
 
+/** What a caller of `extractMeta` asks for: the optional fields, media or not, and a selection of fields. */
+export interface MetaWant {
+  audio?: boolean;
+  video?: boolean;
+  /** false: the media fields are left null (the plugin settles them with probes). */
+  media?: boolean;
+  /** Only these fields (and `url`) are read and answered; every field when absent. */
+  fields?: ReadonlySet<Field>;
+}
+
 /** Extracts normalized metadata from a parsed document; exported for the library and the benchmarks. */
-export function extractMeta(
-  doc: Doc,
-  want: { audio?: boolean; video?: boolean; media?: boolean } = {},
-): Record<string, unknown> {
+export function extractMeta(doc: Doc, want: MetaWant = {}): Record<string, unknown> {
   const media = want.media !== false;
-  const url = firstOf(doc, canonical, (v) => absoluteUrl(v, doc.url)) ?? doc.url;
-  const language = firstOf(doc, lang, toLang);
-  return {
-    lang: language ?? null,
-    author: firstOf(doc, author, toAuthor) ?? null,
-    title: pageTitle(doc) ?? null,
-    publisher: firstOf(doc, publisher, toPublisher) ?? null,
-    image: media ? (firstOf(doc, image, toImage) ?? null) : null,
-    date: pageDate(doc, firstOf(doc, lang, toDateLocale)) ?? null,
-    url,
-    description: firstOf(doc, description, toDescription) ?? null,
-    logo: media ? (firstOf(doc, logo, toImage) ?? null) : null,
-    video: want.video ? (firstOf(doc, video, toVideo) ?? null) : null,
-    audio: want.audio ? (firstOf(doc, audio, toAudio) ?? null) : null,
-  };
+  const readers: [Field | 'url', () => unknown][] = [
+    ['lang', () => firstOf(doc, lang, toLang)],
+    ['author', () => firstOf(doc, author, toAuthor)],
+    ['title', () => pageTitle(doc)],
+    ['publisher', () => firstOf(doc, publisher, toPublisher)],
+    ['image', () => (media ? firstOf(doc, image, toImage) : null)],
+    ['date', () => pageDate(doc, firstOf(doc, lang, toDateLocale))],
+    ['url', () => firstOf(doc, canonical, (v) => absoluteUrl(v, doc.url)) ?? doc.url],
+    ['description', () => firstOf(doc, description, toDescription)],
+    ['logo', () => (media ? firstOf(doc, logo, toImage) : null)],
+    ['video', () => (want.video ? firstOf(doc, video, toVideo) : null)],
+    ['audio', () => (want.audio ? firstOf(doc, audio, toAudio) : null)],
+  ];
+  const out: Record<string, unknown> = {};
+  // A field nobody asked for is not read at all (some rules walk the whole document).
+  for (const [name, read] of readers)
+    if (name === 'url' || !want.fields || want.fields.has(name)) out[name] = read() ?? null;
+  return out;
 }
 
 export type { Media };
@@ -46,28 +57,25 @@ export default definePlugin({
   needs: 'html',
   defaultOn: true,
   merge: true,
-  params: options({}),
+  params: options(fieldFlags),
   // The contract names these at the top level (`video`, not `meta.video`).
   topLevel: {
     audio: bool().default(false).describe("Detect the page's audio source, probed for size and duration."),
     video: bool().default(false).describe("Detect the page's video source, probed for size and duration."),
   },
-  async run(ctx, want) {
-    if (ctx.response.kind !== 'html' && ctx.response.kind !== 'text') return describeTarget(ctx.response, ctx.probe);
+  async run(ctx, opts) {
+    const fields = selectedFields(opts);
+    const want = { ...(opts as { audio?: boolean; video?: boolean }), fields };
+    if (ctx.response.kind !== 'html' && ctx.response.kind !== 'text')
+      return onlySelected(await describeTarget(ctx.response, ctx.probe), fields);
     // A long page's rules read its lean source (source.ts): the whole page held the event loop for most of a second.
     const doc = createDoc(
       metaDocument(ctx.response.text, () => ctx.$, ctx.url),
       ctx.url,
     );
     // Probes start first so that they are in flight while the text fields are read.
-    const media = completeMedia(
-      doc,
-      ctx,
-      want as { audio?: boolean; video?: boolean },
-      { image, logo, video, audio },
-      { video: toVideo, audio: toAudio },
-    );
-    const out = extractMeta(doc, { media: false });
-    return Object.assign(out, await media);
+    const media = completeMedia(doc, ctx, want, { image, logo, video, audio }, { video: toVideo, audio: toAudio });
+    const out = extractMeta(doc, { media: false, fields });
+    return onlySelected(Object.assign(out, await media), fields);
   },
 });

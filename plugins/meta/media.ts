@@ -5,6 +5,9 @@ import { toImage } from '../shared/page/rules/media.ts';
 
 const MAX_TRIES = 3;
 
+type Rules = Record<'image' | 'logo' | 'video' | 'audio', readonly Rule[]>;
+type Normalizers = Record<'video' | 'audio', (v: unknown, d: Doc) => Media | undefined>;
+
 function tooSmall(media: Media): boolean {
   return (media.width !== undefined && media.width <= 2) || (media.height !== undefined && media.height <= 2);
 }
@@ -24,25 +27,18 @@ async function settle(
   // rule order wins (two probe latencies at worst, never a sum).
   const rest = candidates[Symbol.iterator]();
   const first = [...take(rest, 1)];
-  const found = await pick(
-    first,
-    first.map((c) => ctx.probe(c.url)),
-    kind,
-  );
+  const found = await pick(first, ctx, kind);
   if (found || !first.length) return found;
-  const next = [...take(rest, MAX_TRIES - 1)];
-  return pick(
-    next,
-    next.map((c) => ctx.probe(c.url)),
-    kind,
-  );
+  return pick([...take(rest, MAX_TRIES - 1)], ctx, kind);
 }
 
+/** Probes the candidates at once; the first acceptable in their order wins. */
 async function pick(
   candidates: readonly Media[],
-  outcomes: readonly ReturnType<Probing['probe']>[],
+  ctx: Probing,
   kind: 'image' | 'video' | 'audio',
 ): Promise<Media | null> {
+  const outcomes = candidates.map((c) => ctx.probe(c.url));
   for (const [i, candidate] of candidates.entries()) {
     const outcome = await outcomes[i]!;
     if (outcome.status === 'unknown') return candidate;
@@ -78,6 +74,8 @@ type Probing = Pick<Context, 'probe'> & { want: Want };
 export interface Want {
   audio?: boolean;
   video?: boolean;
+  /** The fields asked for (`meta.image=false` and the like); every field when absent. */
+  fields?: ReadonlySet<string>;
 }
 
 /**
@@ -89,9 +87,9 @@ export async function completeMedia(
   doc: Doc,
   ctx: Context,
   want: Want,
-  rules: Record<'image' | 'logo' | 'video' | 'audio', readonly Rule[]>,
-  normalizers: Record<'video' | 'audio', (v: unknown, d: Doc) => Media | undefined>,
-): Promise<Record<'image' | 'logo' | 'video' | 'audio', Media | null>> {
+  rules: Rules,
+  normalizers: Normalizers,
+): Promise<Record<keyof Rules, Media | null>> {
   // A plain timer, cleared once settled (an aborted `timers/promises` delay made an AbortError, a stack trace, on
   // every request); a cleared one leaves its promise pending, which nothing waits for any more.
   let timer: NodeJS.Timeout | undefined;
@@ -113,9 +111,9 @@ export async function completeMedia(
 async function settleAll(
   doc: Doc,
   ctx: Probing,
-  rules: Record<'image' | 'logo' | 'video' | 'audio', readonly Rule[]>,
-  normalizers: Record<'video' | 'audio', (v: unknown, d: Doc) => Media | undefined>,
-): Promise<Record<'image' | 'logo' | 'video' | 'audio', Media | null>> {
+  rules: Rules,
+  normalizers: Normalizers,
+): Promise<Record<keyof Rules, Media | null>> {
   const logo = async () => {
     const found = await settle(logoCandidates(doc, rules.logo), ctx, 'image');
     if (found) return found;
@@ -123,27 +121,16 @@ async function settleAll(
     const outcome = await ctx.probe(favicon);
     return outcome.status === 'ok' && outcome.kind === 'image' ? { ...outcome.media, url: favicon } : null;
   };
+  // A field nobody asked for is neither read nor probed; video and audio only when asked for at all.
+  const asked = (name: string) => !ctx.want.fields || ctx.want.fields.has(name);
+  const urlOf = (m: Media) => m.url;
+  const media = (kind: 'video' | 'audio') =>
+    ctx.want[kind] && asked(kind) ? settle(candidatesOf(doc, rules[kind], normalizers[kind], urlOf), ctx, kind) : null;
   const [imageOut, logoOut, videoOut, audioOut] = await Promise.all([
-    settle(
-      candidatesOf(doc, rules.image, toImage, (m) => m.url),
-      ctx,
-      'image',
-    ),
-    logo(),
-    ctx.want.video
-      ? settle(
-          candidatesOf(doc, rules.video, normalizers.video, (m) => m.url),
-          ctx,
-          'video',
-        )
-      : null,
-    ctx.want.audio
-      ? settle(
-          candidatesOf(doc, rules.audio, normalizers.audio, (m) => m.url),
-          ctx,
-          'audio',
-        )
-      : null,
+    asked('image') ? settle(candidatesOf(doc, rules.image, toImage, urlOf), ctx, 'image') : null,
+    asked('logo') ? logo() : null,
+    media('video'),
+    media('audio'),
   ]);
   return { image: imageOut, logo: logoOut, video: videoOut, audio: audioOut };
 }

@@ -69,6 +69,26 @@ test.before(async () => {
         readFileSync(new URL('../../fixtures/sites/article/images/favicon-32.png', import.meta.url)),
         'image/png',
       ),
+    '/pick/item.html': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<title>pick</title><meta name="description" content="A pick"><meta property="og:image" content="/pick/pic.png"><link rel="icon" href="/pick/icon.png">',
+      );
+    },
+    '/pick/pic.png': (req, res) =>
+      sendBytes(
+        req,
+        res,
+        readFileSync(new URL('../../fixtures/sites/article/images/hero.png', import.meta.url)),
+        'image/png',
+      ),
+    '/pick/icon.png': (req, res) =>
+      sendBytes(
+        req,
+        res,
+        readFileSync(new URL('../../fixtures/sites/article/images/favicon-32.png', import.meta.url)),
+        'image/png',
+      ),
     '/late.html': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<meta property="og:video" content="/late.mp4"><title>late</title>');
@@ -214,6 +234,67 @@ test("a site's image and icon are probed once for its pages (the engine remember
   assert.equal([second.image.width, second.logo.width], [1200, 32]);
   await item(3, '&force');
   assert.is(probes(), 4, 'a forced request probes again');
+});
+
+const META_KEYS = [
+  'lang',
+  'author',
+  'title',
+  'publisher',
+  'image',
+  'date',
+  'url',
+  'description',
+  'logo',
+  'video',
+  'audio',
+];
+const metaKeys = (d: Record<string, unknown>) => Object.keys(d).filter((k) => META_KEYS.includes(k));
+
+test('meta as an object selects fields: true answers only those (and url), false leaves one out', async () => {
+  const only = await meta('opengraph.html', '&meta.title=true&meta.author');
+  assert.equal(metaKeys(only), ['author', 'title', 'url']);
+  assert.equal([only.title, only.author, only.url], ['OG title', 'Olga Graph', 'https://og.example/canonical']);
+  const without = await meta('opengraph.html', '&meta.logo=false&meta.image=false');
+  assert.equal(metaKeys(without), [
+    'lang',
+    'author',
+    'title',
+    'publisher',
+    'date',
+    'url',
+    'description',
+    'video',
+    'audio',
+  ]);
+  assert.is(without.description, 'OG description');
+  const all = await meta('opengraph.html');
+  assert.equal(metaKeys(all), META_KEYS, 'no selection: every field, as before');
+  // A selection with the top-level video: the video is answered beside the selected field.
+  const clip = (await call(app.freeUrl, `url=${q(`${fx.url}/late.html`)}&video&meta.title`)).body.data;
+  assert.equal(metaKeys(clip), ['title', 'url', 'video']);
+  assert.is(clip.video.type, 'mp4');
+  // A file target answers the same selection.
+  const file = (await call(app.freeUrl, `url=${q(`${fx.url}/late.mp4`)}&meta.date=false&meta.title`)).body.data;
+  assert.equal(metaKeys(file), ['title', 'url']);
+  assert.is(file.title, 'late.mp4');
+});
+
+test('an unselected media field is never probed; a misspelt field is refused', async () => {
+  const probes = (path: string) => fx.hits.filter((h) => h === path).length;
+  const d = (await call(app.freeUrl, `url=${q(`${fx.url}/pick/item.html`)}&meta.title&meta.description`)).body.data;
+  assert.equal([d.title, d.description], ['pick', 'A pick']);
+  assert.equal([probes('/pick/pic.png'), probes('/pick/icon.png')], [0, 0], 'neither image nor logo probed');
+  const noImage = (await call(app.freeUrl, `url=${q(`${fx.url}/pick/item.html?n=2`)}&meta.image=false`)).body.data;
+  assert.is(noImage.image, undefined);
+  assert.is(noImage.logo.width, 32);
+  assert.equal([probes('/pick/pic.png'), probes('/pick/icon.png')], [0, 1], 'only the logo probed');
+  const typo = await call(app.freeUrl, `url=${q(`${fx.url}/pick/item.html`)}&meta.titel=true`);
+  assert.is(typo.status, 200);
+  assert.is(typo.headers.get('x-refract-unknown-params'), 'meta.titel', 'named, as every unknown option is');
+  const bad = await call(app.freeUrl, `url=${q(`${fx.url}/pick/item.html`)}&meta.title=maybe`);
+  assert.is(bad.status, 400);
+  assert.match(bad.body.message, /meta\.title/);
 });
 
 test('a video whose index sits at its end gets its duration from a ranged tail read', async () => {
