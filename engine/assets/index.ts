@@ -10,6 +10,8 @@ import { RefractError } from '../errors.ts';
 const EXT: Record<string, string> = {
   'image/png': 'png',
   'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
   'application/pdf': 'pdf',
   'video/mp4': 'mp4',
   'video/webm': 'webm',
@@ -17,7 +19,7 @@ const EXT: Record<string, string> = {
   'text/csv': 'csv',
   'application/json': 'json',
 };
-const KNOWN_EXT = /\.(png|jpe?g|pdf|mp4|webm|html?|csv|json)$/i;
+const KNOWN_EXT = /\.(png|jpe?g|webp|avif|pdf|mp4|webm|html?|csv|json)$/i;
 const TYPE: Record<string, string> = Object.fromEntries(Object.entries(EXT).map(([t, e]) => [e, t]));
 const NAME = /^([a-f0-9]{64})(?:\/([\w.-]{1,100}))?\.([a-z0-9]{2,5})$/;
 

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import os from 'node:os';
 import path from 'node:path';
+import { captureType, encode, MIME, qualityOf } from './encode.ts';
 import { DEFAULT_VIEWPORT, captureSettled, definePlugin, RefractError } from '../../engine/index.ts';
 import { recordClip } from './animated.ts';
 import { compose } from './overlay.ts';
@@ -9,10 +10,10 @@ import { codePage } from './code.ts';
 import { params, framed, transparent } from './options.ts';
 import { loadLazyContent, isBlank } from './capture.ts';
 
-/** Captures the rendered page (viewport, full page or one element) as PNG or JPEG and stores it. */
+/** Captures the rendered page (viewport, full page or one element) as PNG, JPEG, WebP or AVIF and stores it. */
 export default definePlugin({
   name: 'screenshot',
-  description: 'A PNG or JPEG capture of the rendered page, the whole page, or one element.',
+  description: 'A PNG, JPEG, WebP or AVIF capture of the rendered page, the whole page, or one element.',
   needs: 'browser',
   params,
   shorthand: (device) => ({ device }),
@@ -62,8 +63,8 @@ export default definePlugin({
     // Captures are deterministic (animations stopped) unless the request asks for `animations=true`.
     const animations = options.animations === true ? ('allow' as const) : ('disabled' as const);
     const shot = {
-      type: o.type,
-      quality: o.type === 'jpeg' ? (o.quality ?? 80) : undefined,
+      type: captureType(o),
+      quality: captureType(o) === 'jpeg' ? qualityOf(o) : undefined,
       omitBackground: transparent(o),
       animations,
     };
@@ -88,7 +89,7 @@ export default definePlugin({
       await page.waitForLoadState('networkidle', { timeout: 2000 }).catch(() => undefined);
       image = await capture();
     }
-    let type = o.type === 'jpeg' ? 'image/jpeg' : 'image/png';
+    let from = captureType(o);
     if (framed(o) && o.overlay) {
       const bg = o.overlay.background?.trim();
       let bgImage: Buffer | undefined;
@@ -103,10 +104,11 @@ export default definePlugin({
         bgImage = outcome;
       }
       image = await compose(image, o.overlay, bgImage);
-      type = 'image/png';
+      from = 'png';
     }
+    image = await encode(image, from, o);
     const { width, height } = await sharp(image).metadata();
-    const media = await store(image, type);
+    const media = await store(image, MIME[o.type]);
     return { ...media, width, height };
   },
 });

@@ -10,7 +10,7 @@ const clipOptions = options({
 });
 
 export const params = options({
-  type: oneOf(['png', 'jpeg']).default('png'),
+  type: oneOf(['png', 'jpeg', 'webp', 'avif']).default('png'),
   quality: num({ min: 0, max: 100, int: true }).optional(),
   fullPage: bool().default(false),
   element: text().optional(),
@@ -31,16 +31,16 @@ export const params = options({
     .transform((v) => (v === true ? clipOptions.parse({}) : v || undefined))
     .optional(),
 }).superRefine((o, ctx) => {
-  if (o.quality !== undefined && o.type !== 'jpeg')
+  if (o.quality !== undefined && o.type === 'png')
     ctx.addIssue({
       code: 'custom',
       path: ['quality'],
-      message: 'quality applies to jpeg only; add screenshot.type=jpeg',
+      message: 'quality applies to jpeg, webp and avif; add screenshot.type=jpeg (or webp, avif)',
     });
 });
 
 export type Options = z.output<typeof params>;
 /** Whether the capture is composed over an overlay (a background or a browser frame). */
 export const framed = (o: Options) => !!(o.overlay && (o.overlay.background || o.overlay.browser));
-/** Whether the capture has a transparent background: a PNG asked so, not composed (an overlay's page area is opaque, white unless the page sets its own). */
-export const transparent = (o: Options) => o.type === 'png' && !!o.omitBackground && !framed(o);
+/** Whether the capture has a transparent background: a PNG, WebP or AVIF asked so, not composed (an overlay's page area is opaque, white unless the page sets its own). */
+export const transparent = (o: Options) => o.type !== 'jpeg' && !!o.omitBackground && !framed(o);

@@ -420,6 +420,42 @@ test('a JSON target is captured highlighted with codeScheme', async () => {
   assert.match(bad.body.message, /unknown theme/);
 });
 
+test('WebP and AVIF: encoded from the capture with quality honoured, transparency kept, framed, embedded', async () => {
+  const webp = await shot(`url=${site('tall.html')}&screenshot.type=webp&screenshot.quality=90`);
+  const smallWebp = await shot(`url=${site('tall.html')}&screenshot.type=webp&screenshot.quality=10`);
+  assert.is(webp.bytes.subarray(0, 4).toString(), 'RIFF');
+  assert.is(webp.bytes.subarray(8, 12).toString(), 'WEBP');
+  assert.equal([webp.media.type, webp.meta.format], ['webp', 'webp']);
+  assert.match(webp.media.url, /\.webp$/);
+  assert.ok(smallWebp.bytes.length < webp.bytes.length, 'lower quality, fewer bytes');
+  assert.equal([webp.meta.width, webp.meta.height], [1280, 800]);
+  const avif = await shot(`url=${site('tall.html')}&screenshot.type=avif&screenshot.quality=80`);
+  const smallAvif = await shot(`url=${site('tall.html')}&screenshot.type=avif&screenshot.quality=5`);
+  assert.is(avif.bytes.subarray(4, 12).toString(), 'ftypavif');
+  assert.equal([avif.media.type, avif.meta.format, avif.meta.compression], ['avif', 'heif', 'av1']);
+  assert.ok(smallAvif.bytes.length < avif.bytes.length, 'lower quality, fewer bytes');
+  // The red card of the page survives lossy encoding within a few levels.
+  const [r, g, b] = await pixel(webp.bytes, 150, 120);
+  assert.ok(r! > 185 && g! < 50 && b! < 50, `red card in the WebP: ${[r, g, b]}`);
+  // A page with no background of its own stays transparent, as in a PNG.
+  const clear = await shot(`url=${site('clear.html')}&screenshot.type=webp`);
+  assert.is(clear.meta.hasAlpha, true);
+  assert.is((await sharp(clear.bytes).stats()).channels[3]!.min, 0, 'transparent background');
+  // Composed over an overlay, then encoded: the answer is still the format asked for.
+  const framed = await shot(
+    `url=${site('clear.html')}&screenshot.type=avif&screenshot.overlay.browser=dark&screenshot.overlay.background=${q('rgb(255,200,0)')}`,
+  );
+  assert.is(framed.media.type, 'avif');
+  const [fr, fg, fb] = await pixel(framed.bytes, 5, 5);
+  assert.ok(Math.abs(fr! - 255) < 8 && Math.abs(fg! - 200) < 8 && fb! < 8, `backdrop ${[fr, fg, fb]}`);
+  const embedded = await call(app.freeUrl, `url=${site('clear.html')}&screenshot.type=avif&embed=screenshot.url`);
+  assert.is(embedded.headers.get('content-type'), 'image/avif');
+  assert.is(embedded.raw.subarray(4, 12).toString(), 'ftypavif');
+  const png = await call(app.freeUrl, `url=${site('tall.html')}&screenshot.type=png&screenshot.quality=50`);
+  assert.is(png.status, 400, 'quality is for the lossy formats');
+  assert.match(png.body.message, /jpeg, webp and avif/);
+});
+
 test('embed answers a screenshot or a PDF with its bytes', async () => {
   const png = await call(app.freeUrl, `url=${site('clear.html')}&screenshot&embed=screenshot.url`);
   assert.is(png.status, 200);

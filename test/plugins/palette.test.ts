@@ -119,6 +119,18 @@ test('the screenshot gets a palette too (its dominant colour is the page backgro
   assert.is(shot.background_color, '#1e90ff');
 });
 
+test('a WebP or AVIF screenshot gets its palette too', async () => {
+  for (const type of ['webp', 'avif']) {
+    const res = await call(app.freeUrl, `url=${q(`${fx.url}/blue`)}&screenshot.type=${type}&palette=true&meta=false`);
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    const shot = res.body.data.screenshot;
+    assert.is(shot.type, type);
+    // Lossy encoding moves a flat colour by a level or two at most.
+    const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(shot.background_color.slice(i, i + 2), 16));
+    assert.ok(Math.abs(r! - 0x1e) <= 4 && Math.abs(g! - 0x90) <= 4 && Math.abs(b! - 0xff) <= 4, shot.background_color);
+  }
+});
+
 test("a white page: white is its palette's first colour and its background, the text dark over it", async () => {
   const res = await call(app.freeUrl, `url=${q(`${fx.url}/white`)}&screenshot=true&palette=true&meta=false`);
   assert.is(res.status, 200, JSON.stringify(res.body));

@@ -129,7 +129,7 @@ test("every parameter the plan accepts is described, a third-party plugin's too,
   for (const p of params) assert.ok(p.description.length > 5, `${p.name} has a description`);
   const timeout = params.find((p) => p.name === 'timeout')!;
   assert.ok(JSON.stringify(timeout.schema).includes('"string"'), 'a duration is also text');
-  assert.equal(params.find((p) => p.name === 'screenshot.type')!.schema.enum, ['png', 'jpeg']);
+  assert.equal(params.find((p) => p.name === 'screenshot.type')!.schema.enum, ['png', 'jpeg', 'webp', 'avif']);
   assert.equal(params.find((p) => p.name === 'screenshot.quality')!.schema, {
     type: 'integer',
     minimum: 0,
