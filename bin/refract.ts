@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 // took 7 s to load here (17-50 s through npx), and is loaded by the commands that use it.
 import { ENV_DOCS, VERSION } from '../engine/about.ts';
 import type { CrawlInput, CrawlResult } from '../crawl/index.ts';
+import { SIGN_USAGE, signCommand } from './sign.ts';
+import { UsageError } from './usage.ts';
 
 const engineModule = () => import('../engine/index.ts');
 const crawlModule = () => import('../crawl/index.ts');
@@ -18,6 +20,7 @@ const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO
        refract browser-server [--host <addr>] [--port <n>] [--ws-path <token>]
                              a browser tier node for REFRACT_BROWSER_ENDPOINTS (default 127.0.0.1:3100,
                              a random path); prints its ws:// URL, stops on SIGTERM
+${SIGN_USAGE}
        refract --version | --help
   crawl input (one of):
     <start-url>              follow links from this page (same host unless --any-host)
@@ -90,8 +93,6 @@ function joinValues(args: string[]): string[] {
 
 /** "1 page", "2 pages". */
 const pages = (n: number) => `${n} page${n === 1 ? '' : 's'}`;
-
-class UsageError extends Error {}
 
 async function engineFor(values: { out?: string; 'proxy-urls'?: string }) {
   const [{ createEngine }, { loadConfig }] = await Promise.all([import('../lib/index.ts'), engineModule()]);
@@ -312,6 +313,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     if (command === 'crawl') return await crawlCommand(rest);
     if (command === 'worker') return await workerCommand(rest);
     if (command === 'browser-server') return await browserServerCommand(rest);
+    if (command === 'sign') return signCommand(rest);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       // One line, and where to read more: not the whole usage over the mistake.
@@ -324,7 +326,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     return 1;
   }
   process.stderr.write(
-    `refract: unknown command "${command}" (the commands are serve, crawl, worker and browser-server)\nrun 'refract --help' for the commands and their options\n`,
+    `refract: unknown command "${command}" (the commands are serve, crawl, worker, browser-server and sign)\nrun 'refract --help' for the commands and their options\n`,
   );
   return 2;
 }

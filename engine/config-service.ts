@@ -91,6 +91,13 @@ export const SERVICE_SETTINGS = {
     'With REDIS_URL, pages of crawl jobs this API process visits at once, beside any `refract worker` (default {default}; 0 leaves them to the workers).',
   ),
   /** The key webhook deliveries are signed with. */
+  signingSecret: setting(
+    'REFRACT_SIGNING_SECRET',
+    text,
+    '',
+    "Secret from which each pro key's signing secret is derived, for signed links (`?…&expires=…&signature=…`, no header needed; `refract-api sign`); changing it revokes every signed link, and signed links are refused while it is unset (default {default}).",
+    'unset',
+  ),
   webhookSecret: setting(
     'REFRACT_WEBHOOK_SECRET',
     text,

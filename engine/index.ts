@@ -37,3 +37,13 @@ export type { CheerioAPI } from 'cheerio';
 export { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from './options.ts';
 export { DURATION_MARK, TEXT_FORM_MARK } from './schema.ts';
 export { checkTargetUrl } from './fetch/url.ts';
+export {
+  signUrl,
+  signingSecret,
+  canonicalQuery,
+  macOf,
+  signingSecretOf,
+  SIGNATURE_PARAM,
+  EXPIRES_PARAM,
+  type SignOptions,
+} from './signing.ts';

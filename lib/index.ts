@@ -9,6 +9,7 @@
 export { createEngine, defaultPlugins, type EngineOptions } from './compose.ts';
 export { loadConfig, VERSION, RefractError, CODES, isRefractError, hasCode } from '../engine/index.ts';
 export { crawl, crawlDistributed, startWorker, cancelCrawl } from '../crawl/index.ts';
+export { signUrl, signingSecret, type SignOptions } from '../engine/index.ts';
 export type { Engine, Config, Code, Plan, Tier, Outcome, CacheStatus, Extraction, Warning } from '../engine/index.ts';
 export type { CrawlInput, CrawlOptions, CrawlResult, DistributedCrawlOptions, WorkerOptions } from '../crawl/index.ts';
 

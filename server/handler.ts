@@ -18,9 +18,10 @@ import {
 } from '../engine/index.ts';
 import { success, failure } from './jsend.ts';
 import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
-import type { KeyRing, KeyOwner } from './keys.ts';
+import type { KeyRing } from './keys.ts';
 import { createHash } from 'node:crypto';
 import { fetchAsset } from './asset.ts';
+import { freeCallerOf, header, proCallerOf, SIGNED, signedCallerOf } from './callers.ts';
 
 /** A request as the handler sees it: no sockets. */
 export interface HandlerRequest {
@@ -95,11 +96,6 @@ export interface HandlerDeps {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const BASE = 'http://refract.local';
 
-function header(req: Pick<HandlerRequest, 'headers'>, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
 function rateHeaders(q: QuotaState | undefined, tier: Tier): Record<string, string> {
   if (!q) return {};
   const out: Record<string, string> = {
@@ -125,26 +121,6 @@ function cacheHeaders(entry: CacheEntry, status: string, now: number): Record<st
     'x-fetch-time': `${entry.fetchTimeMs}ms`,
     ...(entry.prerenderReason ? { 'x-prerender-reason': entry.prerenderReason.replace(/[^\x20-\x7e]/g, '?') } : {}),
   };
-}
-
-/** Who is calling on the free endpoint: its IP (a key is refused there). */
-function freeCallerOf(req: HandlerRequest, deps: HandlerDeps): { id: string; policy: QuotaPolicy } {
-  if (header(req, 'x-api-key') !== undefined)
-    throw new RefractError('EPRO', 'Do not send `x-api-key` to the free endpoint; use the pro endpoint');
-  const config = deps.engine.config;
-  return { id: `ip:${req.ip}`, policy: { limit: config.freeQuota, window: config.freeQuotaWindowSecs * 1000 } };
-}
-
-/** Who is calling on the pro endpoint: a valid key (the key itself is never logged or echoed). */
-export async function proCallerOf(
-  req: Pick<HandlerRequest, 'headers'>,
-  deps: Pick<HandlerDeps, 'engine' | 'keys'>,
-): Promise<{ id: string; policy: QuotaPolicy }> {
-  const key = header(req, 'x-api-key');
-  const config = deps.engine.config;
-  const owner: KeyOwner | undefined = key ? await deps.keys.check(key) : undefined;
-  if (!owner) throw new RefractError('EAUTH', 'A valid `x-api-key` header is required on the pro endpoint');
-  return { id: owner.id, policy: { limit: owner.quota ?? config.proQuota, window: 'month' } };
 }
 
 /** Whether the request carries custom headers for the target (then its plan depends on more than its URL). */
@@ -260,6 +236,7 @@ export function createHandler(deps: HandlerDeps) {
     const facts: RequestFacts = { id, output: 'none' };
     let caller = `ip:${req.ip}`;
     let policy: QuotaPolicy = { limit: engine.config.freeQuota, window: engine.config.freeQuotaWindowSecs * 1000 };
+    let tier: Tier = deps.tier;
     try {
       if (req.method === 'OPTIONS') {
         return {
@@ -277,12 +254,25 @@ export function createHandler(deps: HandlerDeps) {
         const { pathname } = new URL(req.url, BASE);
         if (pathname !== '/') throw new RefractError('ENOTFOUND', `No such path ${pathname}; the API answers on /`);
       }
-      ({ id: caller, policy } = deps.tier === 'free' ? freeCallerOf(req, deps) : await proCallerOf(req, deps));
       const search = cut < 0 ? '' : req.url.slice(cut + 1);
-      const plan = hasHeaderParams(req)
-        ? engine.plan(parseQuery(headerParams(req, new URLSearchParams(search))), deps.tier)
-        : engine.planQuery(search, deps.tier);
+      // A signed link needs no header on either endpoint: it is its key's pro request, for exactly its query.
+      const signed = SIGNED.test(search) ? await signedCallerOf(search, deps) : undefined;
+      if (signed) {
+        ({ id: caller, policy } = signed);
+        tier = base['x-pricing-plan'] = 'pro';
+      } else ({ id: caller, policy } = deps.tier === 'free' ? freeCallerOf(req, deps) : await proCallerOf(req, deps));
+      const plan = signed
+        ? engine.planQuery(signed.query, 'pro')
+        : hasHeaderParams(req)
+          ? engine.plan(parseQuery(headerParams(req, new URLSearchParams(search))), deps.tier)
+          : engine.planQuery(search, deps.tier);
       ({ output: facts.output, target: facts.target } = describe(plan));
+      // The two names spelt so that the test above missed them (`sign%61ture`) are still never ignored.
+      if (!signed && plan.unknownParams.some((name) => /^(signature|expires)$/i.test(name)))
+        throw new RefractError(
+          'EAUTH',
+          '`signature` and `expires` make a signed link; send them as written when signed',
+        );
       if (plan.unknownParams.length) base['x-refract-unknown-params'] = unknownHeader(plan.unknownParams);
       // Work is charged (and may be refused) only on a MISS or BYPASS; cache hits cost nothing.
       const admit = async () => {
@@ -303,7 +293,7 @@ export function createHandler(deps: HandlerDeps) {
       phases.push({ name: 'body', ms: performance.now() - rendering });
       const headers: Record<string, string> = {
         ...base,
-        ...rateHeaders(rate, deps.tier),
+        ...rateHeaders(rate, tier),
         ...cacheHeaders(outcome, outcome.cache, now),
         etag,
         'content-type': type,
@@ -321,7 +311,7 @@ export function createHandler(deps: HandlerDeps) {
       if (facts.target) facts.cache = cacheStatusOf(err);
       if (unexpected) engine.logger.error('unexpected failure', err);
       rate ??= await quota.peek(caller, policy).catch(() => undefined);
-      const rates = rateHeaders(rate, deps.tier);
+      const rates = rateHeaders(rate, tier);
       const extra = retryAfter(body.code, status, rate, deps.clock.now());
       // Clients retry 413 and 503 after the time these headers name: such answers never carry one.
       if (status === 413 || status === 503) delete rates['x-rate-limit-reset'];

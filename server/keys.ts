@@ -1,11 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
+import { macOf, signingSecretOf } from '../engine/index.ts';
 
 /** A pro key as stored: its digest (never the key itself), an id safe to log and count by, its own quota. */
 interface KeyRecord {
   digest: Buffer;
   id: string;
   quota?: number;
+  /** Its signing secret, once derived, with the master secret it was derived from. */
+  signing?: { master: string; secret: string };
 }
 
 /** Who a valid key is: an id for quotas and logs (a digest prefix, not the key) and its monthly quota if set. */
@@ -17,6 +20,8 @@ export interface KeyOwner {
 /** The pro keys: checked in constant time, re-read from their file when it changes (rotation without restart). */
 export interface KeyRing {
   check(key: string): Promise<KeyOwner | undefined>;
+  /** The key whose signing secret (derived from `master`) gives `mac` for `canonical`, if any. */
+  signer(canonical: string, mac: string, master: string): Promise<KeyOwner | undefined>;
 }
 
 const digest = (key: string) => createHash('sha256').update(key).digest();
@@ -61,6 +66,18 @@ export function createKeyRing(setting: readonly string[]): KeyRing {
       let found: KeyRecord | undefined;
       // Every record is compared, equal digests in constant time: the timing says nothing about which key is close.
       for (const r of records) if (timingSafeEqual(r.digest, d) && !found) found = r;
+      return found && { id: found.id, quota: found.quota };
+    },
+    async signer(canonical, mac, master) {
+      await refresh();
+      const given = Buffer.from(mac);
+      let found: KeyRecord | undefined;
+      // Every key's MAC is computed and compared, as every digest is above.
+      for (const r of records) {
+        if (r.signing?.master !== master) r.signing = { master, secret: signingSecretOf(master, r.digest) };
+        const expected = Buffer.from(macOf(canonical, r.signing.secret));
+        if (expected.length === given.length && timingSafeEqual(expected, given) && !found) found = r;
+      }
       return found && { id: found.id, quota: found.quota };
     },
   };

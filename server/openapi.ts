@@ -467,7 +467,7 @@ export function openApiDocument(
           summary: 'Turn a URL into data',
           description: 'One request, any combination of outputs. JSend answers; `embed` answers one field raw.',
           parameters: queryParameters(registry, { testHooks: opts.testHooks }),
-          security: [{}, { apiKey: [] }],
+          security: [{}, { apiKey: [] }, { signedLink: [] }],
           responses: {
             200: {
               description: 'success (or the raw field with `embed`)',
@@ -496,6 +496,13 @@ export function openApiDocument(
           in: 'header',
           name: 'x-api-key',
           description: 'Required on the pro endpoint; sending it to the free endpoint is EPRO.',
+        },
+        signedLink: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'signature',
+          description:
+            "A signed link, on either endpoint and with no header: `expires` (Unix seconds) and `signature`, base64url HMAC-SHA256 of the query's other parameters (sorted by name, then value, form-encoded) under the key's signing secret, derived from REFRACT_SIGNING_SECRET (`refract-api sign`, `signUrl()`). Charged to that key; a changed query, an expired link or a revoked key is 401 EAUTH.",
         },
       },
       schemas: SCHEMAS,
