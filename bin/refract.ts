@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 // took 7 s to load here (17-50 s through npx), and is loaded by the commands that use it.
 import { ENV_DOCS, VERSION } from '../engine/about.ts';
 import type { CrawlInput, CrawlResult } from '../crawl/index.ts';
+import { MAP_USAGE, mapCommand } from './map.ts';
 import { SIGN_USAGE, signCommand } from './sign.ts';
 import { UsageError } from './usage.ts';
 
@@ -20,6 +21,7 @@ const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO
        refract browser-server [--host <addr>] [--port <n>] [--ws-path <token>]
                              a browser tier node for REFRACT_BROWSER_ENDPOINTS (default 127.0.0.1:3100,
                              a random path); prints its ws:// URL, stops on SIGTERM
+${MAP_USAGE}
 ${SIGN_USAGE}
        refract --version | --help
   crawl input (one of):
@@ -314,6 +316,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     if (command === 'worker') return await workerCommand(rest);
     if (command === 'browser-server') return await browserServerCommand(rest);
     if (command === 'sign') return signCommand(rest);
+    if (command === 'map') return await mapCommand(rest, () => engineFor({}));
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       // One line, and where to read more: not the whole usage over the mistake.
@@ -326,7 +329,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     return 1;
   }
   process.stderr.write(
-    `refract: unknown command "${command}" (the commands are serve, crawl, worker, browser-server and sign)\nrun 'refract --help' for the commands and their options\n`,
+    `refract: unknown command "${command}" (the commands are serve, crawl, worker, browser-server, map, sign and mcp)\nrun 'refract --help' for the commands and their options\n`,
   );
   return 2;
 }

@@ -11,6 +11,7 @@ export {
   type DistributedCrawlOptions,
   type WorkerOptions,
 } from './distributed.ts';
+export { mapSite, mapQuery, mapParams, MAP_LIMIT, type MapOptions, type MapQuery } from './map.ts';
 export { connect as connectRedisBlocking } from './redis-connect.ts';
 export { readLines } from './journal.ts';
 export { createJobs, publicJob, type Charge, type Job, type JobRequest, type Jobs, type QuotaPolicy } from './jobs.ts';

@@ -9,9 +9,7 @@ import {
   createRequests,
 } from '@crawlee/core';
 import { MemoryStorage } from '@crawlee/memory-storage';
-import { parseSitemap } from '@crawlee/utils';
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import {
   RefractError,
   toFailure,
@@ -24,6 +22,7 @@ import {
   type Tier,
 } from '../engine/index.ts';
 import { openJournal } from './journal.ts';
+import { robotsParser, sitemapPages, type Robots } from './sitemaps.ts';
 
 /** Where a crawl starts: a list of pages, a sitemap, or one page whose links are followed. */
 export type CrawlInput = { urls: readonly string[] } | { sitemap: string } | { start: string };
@@ -70,11 +69,6 @@ const USER_AGENT_ROBOTS = 'Refract';
 const TRANSIENT = new Set(['ETIMEOUT', 'EBRWSRTIMEOUT', 'EBUSY', 'EFATAL', 'EFATALCLIENT', 'EPROXY']);
 const RETRY_BACKOFF_MS = 500;
 
-interface Robots {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-}
-const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => Robots;
-
 /** A page's failure as a line of the crawl's output (the API's JSend failure). */
 export function failure(url: string, err: unknown): CrawlResult {
   const f = toFailure(err, (err as Error)?.message ?? 'unexpected error');
@@ -90,24 +84,9 @@ export function pageKey(url: string): string {
   }
 }
 
-/** Reads a sitemap (or a sitemap index, one level deep) through the SSRF guard. */
-async function sitemapUrls(engine: Engine, url: string, depth = 0): Promise<string[]> {
-  const res = await withDeadline(engine.config.timeoutMs, [], (signal) =>
-    engine.get(url, { signal, maxBytes: engine.config.maxBodyBytes }),
-  );
-  if (res.statusCode >= 400) throw new RefractError('EINVALURL', `The sitemap ${url} answered ${res.statusCode}`);
-  // Crawlee parses what was fetched here (maxDepth 0: it fetches nothing itself, so every read passes the guard).
-  const urls: string[] = [];
-  const nested: string[] = [];
-  for await (const item of parseSitemap([{ type: 'raw', content: res.body.toString('utf8') }], undefined, {
-    emitNestedSitemaps: true,
-    maxDepth: 0,
-  })) {
-    (item.originSitemapUrl === null ? nested : urls).push(item.loc);
-  }
-  if (nested.length && depth < 1)
-    urls.push(...(await Promise.all(nested.map((n) => sitemapUrls(engine, n, depth + 1)))).flat());
-  return urls;
+/** Reads a sitemap (or a sitemap index and the sitemaps it nests, gzipped or not) through the SSRF guard. */
+function sitemapUrls(engine: Engine, url: string): Promise<string[]> {
+  return withDeadline(engine.config.timeoutMs, [], (signal) => sitemapPages(engine, [url], { signal }));
 }
 
 /** robots.txt rules per origin, fetched once through the guard; a missing file allows everything. */

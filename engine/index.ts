@@ -1,6 +1,6 @@
 /** Refract's public engine API: plugin authoring, the registry, plans, and the engine itself. */
 export { definePlugin, needOf, type Plugin, type PluginDefinition, type Context, type Need } from './plugin.ts';
-export { options, bool, num, text, oneOf, duration, list, device, z } from './schema.ts';
+export { options, bool, num, text, oneOf, duration, list, device, z, describeIssue } from './schema.ts';
 export { RefractError, CODES, isRefractError, hasCode, timeoutError, type Code } from './errors.ts';
 export { toFailure, type Failure } from './failures.ts';
 export { createRegistry, loadPlugins, type Registry } from './registry.ts';

@@ -8,10 +8,17 @@
 // For applications: an engine, its settings and results, its errors, and crawls.
 export { createEngine, defaultPlugins, type EngineOptions } from './compose.ts';
 export { loadConfig, VERSION, RefractError, CODES, isRefractError, hasCode } from '../engine/index.ts';
-export { crawl, crawlDistributed, startWorker, cancelCrawl } from '../crawl/index.ts';
+export { crawl, crawlDistributed, startWorker, cancelCrawl, mapSite } from '../crawl/index.ts';
 export { signUrl, signingSecret, type SignOptions } from '../engine/index.ts';
 export type { Engine, Config, Code, Plan, Tier, Outcome, CacheStatus, Extraction, Warning } from '../engine/index.ts';
-export type { CrawlInput, CrawlOptions, CrawlResult, DistributedCrawlOptions, WorkerOptions } from '../crawl/index.ts';
+export type {
+  CrawlInput,
+  CrawlOptions,
+  CrawlResult,
+  DistributedCrawlOptions,
+  WorkerOptions,
+  MapOptions,
+} from '../crawl/index.ts';
 
 // For plugin authors: the plugin's definition, its options' schema, and what its step sees and answers.
 export {

@@ -29,6 +29,7 @@ import { compress, encodingOf } from './compress.ts';
 import { serveOwn, JSON_HEADERS, type AppState, type OwnPages } from './own.ts';
 import { createJobs, createRedisJobs } from '../crawl/index.ts';
 import { createCrawlsHandler } from './crawls.ts';
+import { createMapHandler } from './map.ts';
 
 /** A running Refract: the engine and its free and pro endpoints. */
 export interface App {
@@ -208,10 +209,14 @@ async function respond(
       ? state.crawls
         ? await state.crawls[i]!(req, path)
         : starting()
-      : ((path === '/' ? undefined : await serveOwn(state, own, req, path, endpoint)) ??
-        (!state.handlers[i]
-          ? starting()
-          : await state.handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip })));
+      : path === '/map'
+        ? state.maps
+          ? await state.maps[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip })
+          : starting()
+        : ((path === '/' ? undefined : await serveOwn(state, own, req, path, endpoint)) ??
+          (!state.handlers[i]
+            ? starting()
+            : await state.handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip })));
     // Answered already: the drain's grace ended first.
     if (res.headersSent) return;
     state.unanswered.delete(cut);
@@ -356,6 +361,9 @@ export async function startApp(
     : createJobs({ engine: ready, charge, dataDir: config.dataDir, webhookSecret: config.webhookSecret });
   state.crawls = (['free', 'pro'] as const).map((tier) =>
     createCrawlsHandler({ engine: ready, jobs, keys, tier, docsUrl, webhookSecret: config.webhookSecret }),
+  );
+  state.maps = (['free', 'pro'] as const).map((tier) =>
+    createMapHandler({ engine: ready, quota, tier, keys, docsUrl }),
   );
   state.handlers = (['free', 'pro'] as const).map((tier) =>
     createHandler({ engine: ready, quota, tier, keys, docsUrl, clock }),

@@ -11,7 +11,10 @@ export function header(req: Pick<HandlerRequest, 'headers'>, name: string): stri
 }
 
 /** Who is calling on the free endpoint: its IP (a key is refused there). */
-export function freeCallerOf(req: HandlerRequest, deps: HandlerDeps): { id: string; policy: QuotaPolicy } {
+export function freeCallerOf(
+  req: Pick<HandlerRequest, 'headers' | 'ip'>,
+  deps: Pick<HandlerDeps, 'engine'>,
+): { id: string; policy: QuotaPolicy } {
   if (header(req, 'x-api-key') !== undefined)
     throw new RefractError('EPRO', 'Do not send `x-api-key` to the free endpoint; use the pro endpoint');
   const config = deps.engine.config;

@@ -3,6 +3,7 @@
 // included, are described exactly as they are checked.
 import { z } from 'zod';
 import { CRAWL_PATHS } from './openapi-crawls.ts';
+import { mapParams } from '../crawl/index.ts';
 import { CORE_DOCS, RESPONSE_HEADERS as HEADERS } from './parameter-docs.ts';
 import {
   CODES,
@@ -423,6 +424,46 @@ const SCHEMAS = {
   },
 };
 
+/** `GET /map`: its parameters from the schema that checks them (crawl/map.ts). */
+function mapPath(failureResponses: Record<string, unknown>) {
+  const parameters = Object.entries(mapParams.shape).map(([name, schema]) => {
+    const { description, ...json } = jsonSchemaOf(schema as z.ZodType);
+    return { name, in: 'query', required: name === 'url', description, schema: json };
+  });
+  return {
+    '/map': {
+      get: {
+        operationId: 'map',
+        summary: "A site's URLs, without rendering",
+        description:
+          "The sitemaps robots.txt names (or /sitemap.xml), nested and gzipped ones too, and the start page's links: same site by default, canonical and de-duplicated, each host through the SSRF guard. One request of the quota.",
+        parameters,
+        security: [{}, { apiKey: [] }],
+        responses: {
+          200: {
+            description: 'the URLs',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    status: { const: 'success' },
+                    data: {
+                      type: 'object',
+                      properties: { url: { type: 'string' }, urls: { type: 'array', items: { type: 'string' } } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          ...failureResponses,
+        },
+      },
+    },
+  };
+}
+
 /** The whole description: the API operation on both endpoints, the service's own paths, schemas and security. */
 export function openApiDocument(
   registry: Registry,
@@ -486,6 +527,7 @@ export function openApiDocument(
           },
         },
       },
+      ...mapPath(failureResponses),
       ...CRAWL_PATHS,
       ...OWN_PATHS,
     },

@@ -14,6 +14,8 @@ export interface AppState {
   engine?: Engine;
   metrics?: Metrics;
   handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[];
+  /** `GET /map` of each endpoint, once the engine exists. */
+  maps?: ((req: HandlerRequest) => Promise<HandlerResponse>)[];
   /** The crawl jobs' routes of each endpoint (`/crawls...`), once the engine exists. */
   crawls?: ((req: http.IncomingMessage, path: string) => Promise<HandlerResponse>)[];
   /** Where error codes are documented: known once the free endpoint listens (its first possible answer). */

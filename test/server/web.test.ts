@@ -376,6 +376,33 @@ test('/playground starts a crawl job on the pro endpoint with the key and option
   }
 });
 
+test('/playground maps the site of its URL (GET /map) and lists what it found', async () => {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${app.freeUrl}/playground`);
+    await page.locator('body[data-ready="true"]').waitFor();
+    await page.fill('#url', `${fx.url}/sites/article/index.html`);
+    await page.click('#siteMap summary');
+    await page.click('#mapRun');
+    await page.locator('body[data-map]').waitFor();
+    assert.is(
+      await page.evaluate(() => document.body.dataset.map),
+      'done',
+      await page.locator('#mapStatus').innerText(),
+    );
+    const items = await page.locator('#mapResults li').allInnerTexts();
+    assert.ok(items.includes(`${fx.url}/sites/article/index.html`), items.join('\n'));
+    assert.ok(
+      items.every((u) => u.startsWith(fx.url)),
+      'same site only',
+    );
+    assert.match(await page.locator('#mapStatus').innerText(), new RegExp(`^${items.length} URLs$`));
+    assert.match(await page.locator('#curl').innerText(), /^curl -s '.+\/map\?url=/);
+  } finally {
+    await page.close();
+  }
+});
+
 test('/playground on a phone-sized screen (390 px): nothing is cut off, every control and the answer fit the width', async () => {
   const context = await browser.newContext({
     viewport: { width: 390, height: 844 },
