@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { ENV_DOCS, VERSION } from '../engine/about.ts';
 import type { CrawlInput, CrawlResult } from '../crawl/index.ts';
 import { MAP_USAGE, mapCommand } from './map.ts';
+import { MCP_USAGE, mcpCommand } from './mcp.ts';
 import { SIGN_USAGE, signCommand } from './sign.ts';
 import { UsageError } from './usage.ts';
 
@@ -22,6 +23,7 @@ const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO
                              a browser tier node for REFRACT_BROWSER_ENDPOINTS (default 127.0.0.1:3100,
                              a random path); prints its ws:// URL, stops on SIGTERM
 ${MAP_USAGE}
+${MCP_USAGE}
 ${SIGN_USAGE}
        refract --version | --help
   crawl input (one of):
@@ -317,6 +319,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     if (command === 'browser-server') return await browserServerCommand(rest);
     if (command === 'sign') return signCommand(rest);
     if (command === 'map') return await mapCommand(rest, () => engineFor({}));
+    if (command === 'mcp') return await mcpCommand(rest);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       // One line, and where to read more: not the whole usage over the mistake.

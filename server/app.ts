@@ -30,6 +30,8 @@ import { serveOwn, JSON_HEADERS, type AppState, type OwnPages } from './own.ts';
 import { createJobs, createRedisJobs } from '../crawl/index.ts';
 import { createCrawlsHandler } from './crawls.ts';
 import { createMapHandler } from './map.ts';
+import { createMcpRoute } from './mcp/http.ts';
+import type { OpenApiDocument } from './mcp/backend.ts';
 
 /** A running Refract: the engine and its free and pro endpoints. */
 export interface App {
@@ -204,6 +206,17 @@ async function respond(
     const path = query < 0 ? url : url.slice(0, query);
     const ip = clientIp(req, state.trust);
     // The API itself (the path every request of a client takes) is not looked for among the server's own pages.
+    // MCP answers on the connection itself (the SDK's transport writes the response).
+    if (path === '/mcp') {
+      state.unanswered.delete(cut);
+      if (state.mcp) await state.mcp[i]!(req, res, ip);
+      else {
+        const out = starting();
+        res.writeHead(out.status, out.headers);
+        res.end(out.body);
+      }
+      return;
+    }
     const crawls = path === '/crawls' || path.startsWith('/crawls/');
     let out = crawls
       ? state.crawls
@@ -315,15 +328,15 @@ export async function startApp(
   };
   const errorsDoc = await readFile(new URL('../docs/errors.md', import.meta.url));
   let proUrl = '';
-  const web = await createWeb(() =>
+  const describe = () =>
     openApiDocument(state.engine!.registry, {
       version: VERSION,
       freeUrl: state.engine!.config.publicUrl,
       proUrl,
       docsUrl: state.docsUrl,
       testHooks: state.engine!.config.testHooks,
-    }),
-  );
+    });
+  const web = await createWeb(describe);
   const own: OwnPages = { web, errorsDoc, errorsHtml: errorsPage(errorsDoc.toString('utf8')) };
   const servers = (['free', 'pro'] as const).map((endpoint, i) => {
     // Node checks header and request deadlines on this interval (30 s by default: sockets lived up to 30 s past them).
@@ -367,6 +380,23 @@ export async function startApp(
   );
   state.handlers = (['free', 'pro'] as const).map((tier) =>
     createHandler({ engine: ready, quota, tier, keys, docsUrl, clock }),
+  );
+  // The MCP tools call the handlers above, as the endpoint's own requests (server/mcp/http.ts).
+  let description: Record<string, unknown> | undefined;
+  state.mcp = ([0, 1] as const).map((i) =>
+    createMcpRoute({
+      engine: ready,
+      keys,
+      tier: i === 0 ? 'free' : 'pro',
+      api: state.handlers[i]!,
+      map: state.maps![i]!,
+      crawls: state.crawls![i]!,
+      openApi: () => (description ??= describe()) as unknown as OpenApiDocument,
+      refuse: (err) => {
+        const { status, body } = failure(err, randomUUID(), docsUrl, config.reportUrl);
+        return { status, body: JSON.stringify(body) };
+      },
+    }),
   );
   // Jobs a stopped process left unfinished go on from where their journals say.
   const resumed = await jobs.resume();

@@ -9,6 +9,9 @@ import { failure } from './jsend.ts';
 import type { KeyRing } from './keys.ts';
 import { publicJob, type JobRequest, type Jobs } from '../crawl/index.ts';
 
+/** What the routes read of a request: an IncomingMessage, or the MCP tools' call of them (its body an iterable). */
+export type CrawlsRequest = Pick<http.IncomingMessage, 'method' | 'url' | 'headers'> & AsyncIterable<unknown>;
+
 /** A RefractError for a body field: its code and which field. */
 const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) =>
   new RefractError(code, `\`${field}\`: ${why}`, { data: { field } });
@@ -38,7 +41,7 @@ const bodySchema = z
   .strict();
 
 /** Reads a JSON body (at most MAX_BODY bytes). */
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
+async function readJson(req: AsyncIterable<unknown>): Promise<unknown> {
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const chunk of req) {
@@ -148,7 +151,7 @@ export function createCrawlsHandler(deps: {
   webhookSecret: string;
 }) {
   const { engine, jobs } = deps;
-  return async (req: http.IncomingMessage, path: string): Promise<HandlerResponse> => {
+  return async (req: CrawlsRequest, path: string): Promise<HandlerResponse> => {
     try {
       if (deps.tier === 'free') throw new RefractError('EPRO', 'Crawl jobs are on the pro endpoint, with `x-api-key`');
       const { id: owner, policy } = await proCallerOf(req, deps);

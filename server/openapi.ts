@@ -308,6 +308,19 @@ function codesByStatus(): Map<number, Code[]> {
 
 /** The service's own paths: this description and its pages, liveness, readiness, metrics, generated files. */
 const OWN_PATHS = {
+  '/mcp': {
+    post: {
+      operationId: 'mcp',
+      summary: 'Model Context Protocol (streamable HTTP, stateless)',
+      description:
+        "The API as MCP tools for agents: extract, screenshot, pdf, markdown, text, html, metadata, palette, insights, map, crawl_start, crawl_status, crawl_results, crawl_cancel. Each POST is one JSON-RPC exchange, answered as JSON. On the pro endpoint the key comes as `x-api-key` or `Authorization: Bearer`; quotas and plans are those of the API's own paths. README, 'MCP'.",
+      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+      responses: {
+        200: { description: 'the JSON-RPC answer', content: { 'application/json': { schema: { type: 'object' } } } },
+        401: { description: 'EAUTH: the pro endpoint without a valid key' },
+      },
+    },
+  },
   '/openapi.json': {
     get: {
       operationId: 'openapi',

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { create as contentDisposition } from 'content-disposition';
 import { RefractError, openAsset, type Engine } from '../engine/index.ts';
+import type { CrawlsRequest } from './crawls.ts';
 import type { HandlerRequest, HandlerResponse } from './handler.ts';
 import { failure } from './jsend.ts';
 import type { Metrics } from './metrics.ts';
@@ -14,10 +15,12 @@ export interface AppState {
   engine?: Engine;
   metrics?: Metrics;
   handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[];
+  /** `/mcp` of each endpoint (it writes its own answers), once the engine exists. */
+  mcp?: ((req: http.IncomingMessage, res: http.ServerResponse, ip: string) => Promise<void>)[];
   /** `GET /map` of each endpoint, once the engine exists. */
   maps?: ((req: HandlerRequest) => Promise<HandlerResponse>)[];
   /** The crawl jobs' routes of each endpoint (`/crawls...`), once the engine exists. */
-  crawls?: ((req: http.IncomingMessage, path: string) => Promise<HandlerResponse>)[];
+  crawls?: ((req: CrawlsRequest, path: string) => Promise<HandlerResponse>)[];
   /** Where error codes are documented: known once the free endpoint listens (its first possible answer). */
   docsUrl: string;
   draining: boolean;

@@ -1,0 +1,42 @@
+// An MCP server over Refract's API: the tools of tools.ts, their schemas from the API's OpenAPI description.
+// The SDK's low-level `Server`, not `McpServer`: McpServer takes zod shapes and validates arguments itself, while
+// these tools' schemas are JSON Schemas already (the OpenAPI description's, which may be a remote Refract's) and
+// their arguments are validated by the API they call, so that a bad one answers the API's own code and message.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { VERSION } from '../../engine/about.ts';
+import type { Backend } from './backend.ts';
+import { buildTools, toolError, type Tool } from './tools.ts';
+
+export const INSTRUCTIONS =
+  'Refract turns any public URL into data: metadata, Markdown/text/HTML of the main content, screenshots, PDFs, colour palettes, technologies, site maps and crawls. Prefer `markdown` to read a page, `metadata` for its card, `map` to find pages, `extract` for anything else. Long answers come in pages: call again with the `cursor` named.';
+
+/** An MCP server whose tools call `backend`; `tools` may be given (built once from the same description). */
+export async function createMcpServer(backend: Backend, tools?: Tool[]): Promise<Server> {
+  const list = tools ?? buildTools(await backend.openApi());
+  const byName = new Map(list.map((t) => [t.name, t]));
+  const server = new Server(
+    { name: 'refract', title: 'Refract', version: VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: list.map(({ name, title, description, inputSchema, annotations }) => ({
+      name,
+      title,
+      description,
+      inputSchema,
+      annotations,
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name);
+    if (!tool)
+      return toolError(new Error(`No tool "${request.params.name}"; the tools are ${[...byName.keys()].join(', ')}`));
+    try {
+      return await tool.run(request.params.arguments ?? {}, backend);
+    } catch (err) {
+      return toolError(err);
+    }
+  });
+  return server;
+}

@@ -1,0 +1,245 @@
+// The MCP server (issue 43, item 1), driven by the SDK's own client over streamable HTTP (/mcp on both endpoints)
+// and over stdio (`refract mcp`, against a running Refract and against one it starts itself).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import path from 'node:path';
+import sharp from 'sharp';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { definePlugin, options, num } from '../../engine/index.ts';
+import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { startRefract, call, q } from '../util/refract.ts';
+import type { App } from '../../server/app.ts';
+
+let fx: Fixture;
+let app: App;
+const clients: Client[] = [];
+
+const para = (i: number) =>
+  `<p>Paragraph ${i} of a long article about river otters, their dens, their diet of fish and crayfish, and how they play in the snow of northern winters.</p>`;
+
+// A third-party plugin: its option must reach the `extract` tool's schema.
+const thumbs = definePlugin({
+  name: 'thumbs',
+  description: 'A test plugin with one option.',
+  needs: 'html',
+  params: options({ size: num({ min: 1, max: 10, int: true }).default(3) }),
+  run: async (_ctx, o) => ({ size: o.size }),
+});
+
+test.before(async () => {
+  fx = await serveFixtures({
+    '/long.html': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<html lang="en"><head><title>Otters</title><meta name="description" content="All about otters"></head><body><article><h1>Otters</h1>${Array.from({ length: 100 }, (_, i) => para(i)).join('')}</article><a href="/other.html">other</a></body></html>`,
+      );
+    },
+    '/other.html': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<title>Other</title><p>Another page.</p>');
+    },
+  });
+  app = await startRefract({}, [thumbs]);
+});
+
+test.after(async () => {
+  for (const c of clients) await c.close().catch(() => undefined);
+  await app.close();
+  await fx.close();
+});
+
+async function httpClient(base: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'refract-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers } }));
+  clients.push(client);
+  return client;
+}
+
+const textOf = (result: unknown) =>
+  ((result as { content: unknown }).content as { type: string; text?: string }[])
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
+
+const TOOLS = [
+  'extract',
+  'screenshot',
+  'pdf',
+  'markdown',
+  'text',
+  'html',
+  'metadata',
+  'palette',
+  'insights',
+  'map',
+  'crawl_start',
+  'crawl_status',
+  'crawl_results',
+  'crawl_cancel',
+];
+
+test('streamable HTTP: the tools, their schemas from the query schemas (third-party plugins too)', async () => {
+  const client = await httpClient(app.freeUrl);
+  const { tools } = await client.listTools();
+  assert.equal(
+    tools.map((t) => t.name),
+    TOOLS,
+  );
+  const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+  const extract = byName.extract!.inputSchema as { properties: Record<string, any>; required: string[] };
+  assert.equal(extract.required, ['url']);
+  const shot = extract.properties.screenshot.anyOf.find((s: { type: string }) => s.type === 'object');
+  assert.equal(shot.properties.type.enum, ['png', 'jpeg', 'webp', 'avif']);
+  const thumb = extract.properties.thumbs.anyOf.find((s: { type: string }) => s.type === 'object');
+  assert.is(thumb.properties.size.maximum, 10, "a third-party plugin's option");
+  const screenshot = byName.screenshot!.inputSchema as { properties: Record<string, any> };
+  assert.ok(screenshot.properties.fullPage, 'screenshot options at the top of its tool');
+  assert.ok(screenshot.properties.options.properties.waitUntil, 'general options under `options`');
+  const map = byName.map!.inputSchema as { properties: Record<string, any> };
+  assert.equal(map.properties.sitemap.enum, ['include', 'only', 'skip']);
+});
+
+test('metadata and extract answer the API data; an error is a tool error with its code; quota as GET /', async () => {
+  const client = await httpClient(app.freeUrl);
+  const url = `${fx.url}/long.html`;
+  const before = await call(app.freeUrl, `url=${q(url)}&meta.title`);
+  const meta = await client.callTool({ name: 'metadata', arguments: { url, title: true, description: true } });
+  assert.not.ok(meta.isError, textOf(meta));
+  const data = JSON.parse(textOf(meta));
+  assert.equal([data.title, data.description, data.author], ['Otters', 'All about otters', undefined]);
+  const after = await call(app.freeUrl, `url=${q(url)}&meta.title`);
+  assert.is(
+    Number(before.headers.get('x-rate-limit-remaining')) - Number(after.headers.get('x-rate-limit-remaining')),
+    1,
+    'the tool call was charged to this IP as one request (the GET itself was a cache hit)',
+  );
+  const extracted = await client.callTool({ name: 'extract', arguments: { url, thumbs: { size: 7 }, meta: false } });
+  assert.equal(JSON.parse(textOf(extracted)).thumbs, { size: 7 });
+  const bad = await client.callTool({ name: 'metadata', arguments: { url: 'not a url' } });
+  assert.is(bad.isError, true);
+  assert.match(textOf(bad), /^EINVALURL: /);
+  const badOption = await client.callTool({ name: 'extract', arguments: { url, thumbs: { size: 99 } } });
+  assert.is(badOption.isError, true);
+  assert.match(textOf(badOption), /^EINVALQUERY: .*thumbs\.size/);
+});
+
+test('markdown in pages: maxLength and cursor read the whole text, no more, no less', async () => {
+  const client = await httpClient(app.freeUrl);
+  const url = `${fx.url}/long.html`;
+  const whole = (await call(app.freeUrl, `url=${q(url)}&markdown&meta=false&embed=markdown`)).raw.toString();
+  assert.ok(whole.length > 3000, `a long page (${whole.length})`);
+  let cursor: string | undefined;
+  let read = '';
+  let pages = 0;
+  do {
+    const page = await client.callTool({ name: 'markdown', arguments: { url, maxLength: 1000, cursor } });
+    assert.not.ok(page.isError, textOf(page));
+    const [chunk, note] = (page.content as { text: string }[]).map((c) => c.text);
+    assert.ok(chunk!.length <= 1000);
+    read += chunk;
+    cursor = note ? /cursor "(\d+)"/.exec(note)?.[1] : undefined;
+    pages++;
+  } while (cursor && pages < 50);
+  assert.is(read, whole);
+  assert.is(pages, Math.ceil(whole.length / 1000));
+  const wrong = await client.callTool({ name: 'markdown', arguments: { url, cursor: 'x' } });
+  assert.match(textOf(wrong), /^EINVALQUERY: Invalid `cursor`/);
+});
+
+test('screenshot: an image a model can read, with the link of the full capture', async () => {
+  const client = await httpClient(app.freeUrl);
+  const shot = await client.callTool({ name: 'screenshot', arguments: { url: `${fx.url}/long.html`, fullPage: true } });
+  assert.not.ok(shot.isError, textOf(shot));
+  const image = (shot.content as { type: string; data?: string; mimeType?: string }[]).find((c) => c.type === 'image')!;
+  assert.is(image.mimeType, 'image/jpeg');
+  const meta = await sharp(Buffer.from(image.data!, 'base64')).metadata();
+  const facts = JSON.parse(textOf(shot));
+  assert.ok(facts.height > 1568, `a full page taller than a model reads (${facts.height})`);
+  assert.ok(meta.width! <= 1568 && meta.height! <= 1568 && meta.width! * meta.height! <= 1_150_000);
+  assert.equal([meta.width, meta.height], [facts.shown.width, facts.shown.height]);
+  const full = await fetch(facts.url);
+  assert.is(full.status, 200);
+});
+
+test('map, and crawl jobs on the pro endpoint (a Bearer key), refused on the free one', async () => {
+  const free = await httpClient(app.freeUrl);
+  const refused = await free.callTool({ name: 'crawl_start', arguments: { urls: [`${fx.url}/long.html`] } });
+  assert.match(textOf(refused), /^EPRO: /);
+  const mapped = await free.callTool({ name: 'map', arguments: { url: `${fx.url}/long.html`, sitemap: 'skip' } });
+  assert.equal(textOf(mapped).split('\n').sort(), [`${fx.url}/long.html`, `${fx.url}/other.html`]);
+  await assert.not.ok(
+    await httpClient(app.proUrl).then(
+      () => true,
+      () => false,
+    ),
+    'no key: the pro endpoint refuses',
+  );
+  const pro = await httpClient(app.proUrl, { authorization: 'Bearer test-key' });
+  const started = JSON.parse(
+    textOf(
+      await pro.callTool({
+        name: 'crawl_start',
+        arguments: { urls: [`${fx.url}/long.html`, `${fx.url}/other.html`], query: { meta: true } },
+      }),
+    ),
+  );
+  assert.type(started.id, 'string');
+  let status = started.status;
+  for (let i = 0; i < 200 && (status === 'queued' || status === 'running'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = JSON.parse(textOf(await pro.callTool({ name: 'crawl_status', arguments: { id: started.id } }))).status;
+  }
+  assert.is(status, 'completed');
+  const first = JSON.parse(
+    textOf(await pro.callTool({ name: 'crawl_results', arguments: { id: started.id, limit: 1 } })),
+  );
+  assert.is(first.results.length, 1);
+  const rest = JSON.parse(
+    textOf(await pro.callTool({ name: 'crawl_results', arguments: { id: started.id, cursor: first.next, limit: 5 } })),
+  );
+  assert.equal([...first.results, ...rest.results].map((r: { data: { title: string } }) => r.data.title).sort(), [
+    'Other',
+    'Otters',
+  ]);
+  assert.is(rest.next, null);
+  const gone = await pro.callTool({ name: 'crawl_status', arguments: { id: 'no-such-job' } });
+  assert.match(textOf(gone), /^ENOTFOUND: /);
+});
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/refract.ts');
+const stdioClient = async (args: string[]) => {
+  const client = new Client({ name: 'refract-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--no-node-snapshot', '--conditions=refract-source', BIN, 'mcp', ...args],
+      env: {
+        ...(process.env as Record<string, string>),
+        REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+        REFRACT_LOG_LEVEL: 'silent',
+      },
+      stderr: 'pipe',
+    }),
+  );
+  clients.push(client);
+  return client;
+};
+
+test('stdio: refract mcp --endpoint serves a running Refract; without one it starts its own', async () => {
+  const remote = await stdioClient(['--endpoint', app.proUrl, '--key', 'test-key']);
+  assert.equal(
+    (await remote.listTools()).tools.map((t) => t.name),
+    TOOLS,
+  );
+  const meta = await remote.callTool({ name: 'metadata', arguments: { url: `${fx.url}/long.html`, title: true } });
+  assert.is(JSON.parse(textOf(meta)).title, 'Otters');
+  const own = await stdioClient([]);
+  const page = await own.callTool({ name: 'text', arguments: { url: `${fx.url}/long.html`, maxLength: 200 } });
+  assert.not.ok(page.isError, textOf(page));
+  assert.match(textOf(page), /^Otters|Paragraph 0/);
+  assert.match(textOf(page), /cursor "200"/);
+});
+
+test.run();
