@@ -21,22 +21,30 @@ const MAX_BODY = 1024 * 1024;
 const EVENTS = ['started', 'page', 'completed', 'failed', 'cancelled'] as const;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const bodySchema = z
+/** The pages an HTTP job visits at most when its body sets no `maxPages` (a link-following crawl has no end). */
+export const DEFAULT_JOB_PAGES = 1000;
+
+/** `POST /crawls`'s body: checked here, and described from here in OpenAPI and the MCP `crawl_start` tool. */
+export const bodySchema = z
   .object({
-    start: z.string().optional(),
-    urls: z.array(z.string()).max(100_000).optional(),
-    sitemap: z.string().optional(),
-    maxPages: z.number().int().positive().optional(),
-    maxDepth: z.number().int().min(0).optional(),
-    include: z.array(z.string()).optional(),
-    exclude: z.array(z.string()).optional(),
-    anyHost: z.boolean().optional(),
-    robots: z.boolean().optional(),
-    query: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+    start: z.string().optional().describe('Follow links from this page (same host unless `anyHost`).'),
+    urls: z.array(z.string()).max(100_000).optional().describe('A list of pages.'),
+    sitemap: z.string().optional().describe('The pages of a sitemap or sitemap index.'),
+    maxPages: z.number().int().positive().optional().describe(`Pages at most (default ${DEFAULT_JOB_PAGES}).`),
+    maxDepth: z.number().int().min(0).optional().describe('Link depth from `start` (default 3).'),
+    include: z.array(z.string()).optional().describe('Globs a followed link must match (any of them).'),
+    exclude: z.array(z.string()).optional().describe('Globs of links never followed.'),
+    anyHost: z.boolean().optional().describe('Follow links to other hosts too (default false).'),
+    robots: z.boolean().optional().describe('Obey robots.txt (default true).'),
+    query: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .optional()
+      .describe("The API's options for every page: `screenshot&palette`, or as an object."),
     webhook: z
       .object({ url: z.string(), events: z.array(z.enum(EVENTS)).default([...EVENTS]) })
       .strict()
-      .optional(),
+      .optional()
+      .describe('Where to POST signed events (`started`, `page`, `completed`, `failed`, `cancelled`).'),
   })
   .strict();
 
@@ -55,9 +63,6 @@ async function readJson(req: AsyncIterable<unknown>): Promise<unknown> {
     throw new RefractError('EINVALDATA', 'The body is not JSON');
   }
 }
-
-/** The pages an HTTP job visits at most when its body sets no `maxPages` (a link-following crawl has no end). */
-export const DEFAULT_JOB_PAGES = 1000;
 
 /**
  * A host of the body through the SSRF guard now: a private or loopback address (unless allowed), in any form

@@ -1,4 +1,5 @@
-import { DEFAULT_JOB_PAGES } from './crawls.ts';
+import { z } from 'zod';
+import { bodySchema } from './crawls.ts';
 /** The crawl jobs' paths in the OpenAPI description (server/crawls.ts answers them; README, "Crawl jobs over HTTP"). */
 const failure = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };
 const job = {
@@ -23,6 +24,7 @@ const ok = (description: string, schema: unknown) => ({
     'application/json': { schema: { type: 'object', properties: { status: { const: 'success' }, data: schema } } },
   },
 });
+const { $schema: _, ...body } = z.toJSONSchema(bodySchema, { io: 'input', target: 'draft-2020-12' });
 const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
 const pro = [{ apiKey: [] }];
 
@@ -38,30 +40,8 @@ export const CRAWL_PATHS = {
         required: true,
         content: {
           'application/json': {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                start: { type: 'string', format: 'uri' },
-                urls: { type: 'array', items: { type: 'string' } },
-                sitemap: { type: 'string', format: 'uri' },
-                maxPages: { type: 'integer', minimum: 1, default: DEFAULT_JOB_PAGES },
-                maxDepth: { type: 'integer', minimum: 0, default: 3 },
-                include: { type: 'array', items: { type: 'string' } },
-                exclude: { type: 'array', items: { type: 'string' } },
-                anyHost: { type: 'boolean', default: false },
-                robots: { type: 'boolean', default: true },
-                query: { anyOf: [{ type: 'string' }, { type: 'object' }] },
-                webhook: {
-                  type: 'object',
-                  required: ['url'],
-                  properties: {
-                    url: { type: 'string', format: 'uri' },
-                    events: { type: 'array', items: { enum: ['started', 'page', 'completed', 'failed', 'cancelled'] } },
-                  },
-                },
-              },
-            },
+            // From the schema that checks the body (server/crawls.ts), as the client sends it.
+            schema: body,
           },
         },
       },

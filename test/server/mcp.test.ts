@@ -8,7 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { definePlugin, options, num } from '../../engine/index.ts';
-import { serveFixtures, type Fixture } from '../util/serve.ts';
+import { readFileSync } from 'node:fs';
+import { sendBytes, serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
 
@@ -33,9 +34,16 @@ test.before(async () => {
     '/long.html': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(
-        `<html lang="en"><head><title>Otters</title><meta name="description" content="All about otters"></head><body><article><h1>Otters</h1>${Array.from({ length: 100 }, (_, i) => para(i)).join('')}</article><a href="/other.html">other</a></body></html>`,
+        `<html lang="en"><head><title>Otters</title><meta name="description" content="All about otters"><meta property="og:image" content="/hero.png"></head><body><article><h1>Otters</h1>${Array.from({ length: 100 }, (_, i) => para(i)).join('')}</article><a href="/other.html">other</a></body></html>`,
       );
     },
+    '/hero.png': (req, res) =>
+      sendBytes(
+        req,
+        res,
+        readFileSync(new URL('../../fixtures/sites/article/images/hero.png', import.meta.url)),
+        'image/png',
+      ),
     '/other.html': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<title>Other</title><p>Another page.</p>');
@@ -161,6 +169,27 @@ test('screenshot: an image a model can read, with the link of the full capture',
   assert.equal([meta.width, meta.height], [facts.shown.width, facts.shown.height]);
   const full = await fetch(facts.url);
   assert.is(full.status, 200);
+});
+
+test('pdf, html, palette and insights: each answers its part of the API', async () => {
+  const client = await httpClient(app.freeUrl);
+  const url = `${fx.url}/long.html`;
+  const pdf = JSON.parse(textOf(await client.callTool({ name: 'pdf', arguments: { url, format: 'A4' } })));
+  assert.is(pdf.type, 'pdf');
+  assert.is((await fetch(pdf.url)).headers.get('content-type'), 'application/pdf');
+  const html = await client.callTool({ name: 'html', arguments: { url, maxLength: 500 } });
+  assert.match(textOf(html), /^<[a-z]/);
+  assert.match(textOf(html), /cursor "500"/);
+  const palette = JSON.parse(textOf(await client.callTool({ name: 'palette', arguments: { url } })));
+  assert.is(palette.image.url, `${fx.url}/hero.png`);
+  assert.match(palette.image.background_color, /^#[0-9a-f]{6}$/);
+  assert.ok(palette.image.palette.length >= 1);
+  const insights = await client.callTool({ name: 'insights', arguments: { url } });
+  assert.not.ok(insights.isError, textOf(insights));
+  // The Lighthouse report is long: its first page, and where the next starts.
+  const [first, next] = (insights.content as { text: string }[]).map((c) => c.text);
+  assert.match(first!, /^\{\n "technologies": \[/);
+  assert.match(next ?? '', /cursor "20000"/);
 });
 
 test('map, and crawl jobs on the pro endpoint (a Bearer key), refused on the free one', async () => {
