@@ -26,8 +26,18 @@ RUN --mount=type=secret,id=hostca,required=false \
     npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild --no-audit --no-fund \
  && for p in patches/*.patch; do patch -p1 --forward --quiet < "$p" || exit 1; done \
- && find node_modules -type f \( -name '*.map' -o -iname 'readme*.md' -o -iname 'changelog*' -o -iname 'history.md' \) -delete \
+ && find node_modules -type f \( -name '*.map' -o -iname 'readme*.md' -o -iname 'changelog*' -o -iname 'history.md' \
+      -o -name '*.ts' -o -name '*.mts' -o -name '*.cts' \) -delete \
  && strip /opt/node/bin/node
+# What the service never loads (image size, issue 44; the image test runs Lighthouse, user code and sharp): TypeScript
+# in node_modules (types and sources: Node strips types of no file under node_modules, 24 MB), Lighthouse's error
+# reporting (@sentry/node, 47 MB, imported only when reporting is enabled, which Refract never does, and the
+# OpenTelemetry packages only it uses: prom-client's @opentelemetry/api stays), and isolated-vm's binaries for other
+# platforms and its own tarball. (Lighthouse's messages in other languages stay: it imports every one at load.)
+RUN rm -rf node_modules/@sentry node_modules/@sentry-internal \
+ && find node_modules/@opentelemetry -mindepth 1 -maxdepth 1 ! -name api -exec rm -rf {} + \
+ && find node_modules/isolated-vm/prebuilds -mindepth 1 -maxdepth 1 ! -name "$(node -p 'process.platform + "-" + process.arch')" -exec rm -rf {} + \
+ && rm -f node_modules/isolated-vm/*.tgz
 COPY engine engine
 COPY crawl crawl
 COPY plugins plugins
@@ -39,12 +49,22 @@ COPY docs docs
 COPY LICENSE README.md ./
 
 # --- run: Debian's Chromium, ffmpeg and fonts; a non-root user; tini passes SIGTERM on and reaps Chromium's orphans
+# The fonts are the host's own families (DejaVu for monospace, Liberation, Noto with CJK and colour emoji), so that a
+# capture in the container reads as it does on a Debian desktop. Then the files nothing here loads go (~210 MB): Mesa's
+# GPU drivers and the LLVM and Z3 they compile shaders with (ffmpeg's avdevice links libGL, whose Mesa backend loads
+# them only for an OpenGL context; headless Chromium draws with its own SwiftShader and ANGLE), Intel Quick Sync's
+# hardware runtime (loaded by ffmpeg only for QSV) and Chromium's Vulkan validation layer (debugging only). Their
+# packages stay registered, so apt works in a derived image; one that needs them back runs
+# `apt-get install --reinstall libgl1-mesa-dri libllvm15 libz3-4 libmfx1`.
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       chromium ffmpeg tini ca-certificates util-linux \
-      fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji \
+      fonts-liberation fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /usr/share/doc/* /usr/share/man/* /usr/share/locale/* /usr/share/icons/* \
+ && for pkg in $(dpkg-query -W -f '${Package}\n' 'libllvm*' 'libz3-*' libgl1-mesa-dri 2>/dev/null); do \
+      dpkg -L "$pkg" | while read -r f; do [ -f "$f" ] && rm -f "$f"; done; done \
+ && rm -rf /usr/lib/x86_64-linux-gnu/libmfxhw64.so* /usr/lib/x86_64-linux-gnu/mfx /usr/lib/chromium/libVkLayer_khronos_validation.so* \
  && useradd --create-home --uid 10001 --user-group refract \
  && install -d -o refract -g refract /data/assets
 COPY --from=build /opt/node/bin/node /usr/local/bin/node

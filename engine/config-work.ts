@@ -145,7 +145,7 @@ export const WORK_SETTINGS = {
     'REFRACT_ASSETS_S3',
     text,
     '',
-    "Keep generated files in an S3-compatible bucket, `s3://bucket/prefix`, shared by every process, instead of `REFRACT_ASSETS_DIR`; the client reads the AWS SDK's variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL_S3` for MinIO, R2 or another S3 API); retention is the bucket's lifecycle rule (default{default}).",
+    "Keep generated files in an S3-compatible bucket, `s3://bucket/prefix`, shared by every process, instead of `REFRACT_ASSETS_DIR`; the client reads the AWS SDK's variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL_S3` for Versity's gateway, MinIO, R2 or another S3 API; the bucket is created when missing); retention is the bucket's lifecycle rule (default{default}).",
     ': unset, the local folder',
   ),
   /** Path of a JSON file of extra oEmbed providers (the same format as the shipped list), checked first. */

@@ -1,5 +1,11 @@
 import type { Readable } from 'node:stream';
-import { S3Client, PutObjectCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import {
+  S3Client,
+  PutObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  CreateBucketCommand,
+} from '@aws-sdk/client-s3';
 import { withSize } from '../media.ts';
 import { assetLink, linkBase, nameUnder, storedNameOf, type AssetStore } from './index.ts';
 
@@ -85,16 +91,27 @@ export function createS3Store(opts: S3StoreOptions): AssetStore {
     // Asked each time a cached answer links the object (one HEAD): a lifecycle rule may have removed it since.
     has: async (stored) => (await store.size(stored)) !== undefined,
     nameOf: (url) => nameUnder(base, url),
-    // One small object, written again each time (a bucket may grant writes without deletes).
+    // One small object, written again each time (a bucket may grant writes without deletes). A bucket that is not
+    // there is made once, when the credentials may (a fresh S3 server in compose); otherwise the probe fails.
     async probe() {
-      await client.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: `${prefix}.refract-write-check`,
-          Body: 'ok',
-          ContentType: 'text/plain',
-        }),
-      );
+      const check = () =>
+        client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: `${prefix}.refract-write-check`,
+            Body: 'ok',
+            ContentType: 'text/plain',
+          }),
+        );
+      try {
+        await check();
+      } catch (err) {
+        if ((err as { name?: string }).name !== 'NoSuchBucket') throw err;
+        await client.send(new CreateBucketCommand({ Bucket: bucket })).catch((made: { name?: string }) => {
+          if (made.name !== 'BucketAlreadyOwnedByYou' && made.name !== 'BucketAlreadyExists') throw made;
+        });
+        await check();
+      }
     },
     close: async () => client.destroy(),
   };

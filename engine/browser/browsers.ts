@@ -124,7 +124,8 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
   // Memory is read close to how the kernel charges it (descendantsMemory: private pages, shared ones once).
   const recycleIfHeavy = async () => {
     const pool = launcher.started();
-    if (!pool || opts.maxMemoryBytes <= 0) return;
+    // A browser tier's Chromium is on its nodes: this process's descendants are not its browsers.
+    if (!pool || opts.maxMemoryBytes <= 0 || opts.endpoints?.length) return;
     if ((await descendantsMemory()) <= opts.maxMemoryBytes) return;
     await warm.drop();
     await pool.retireAllBrowsers();

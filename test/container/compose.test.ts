@@ -1,7 +1,7 @@
-// compose.yaml cannot be run here (no image registry for redis, MinIO and nginx), so it is checked against the code
-// it configures: every Refract variable it sets is a real setting, the commands it runs exist, the ports it
-// publishes are the ones the services listen on, nginx's file is there and names the API's ports, and the browser
-// tier's URL carries the same token as the nodes.
+// compose.yaml checked against the code it configures: every Refract variable it sets is a real setting, the commands
+// it runs exist, the ports it publishes are the ones the services listen on, nginx's file is there and names the
+// API's ports, the browser tier's URLs name each node with the nodes' token, no key has a default, the profiles do
+// not overlap, every image can be named by a variable, and the health check does not depend on the image's format.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,6 +19,7 @@ interface Service {
   volumes?: string[];
   profiles?: string[];
   depends_on?: string[];
+  healthcheck?: { test?: string[]; disable?: boolean };
 }
 const compose = parse(readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as {
   services: Record<string, Service>;
@@ -26,7 +27,7 @@ const compose = parse(readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'), { m
 const refract = Object.entries(compose.services).filter(([, s]) => s.build === '.');
 
 test('the Refract services build this repository and set only settings that exist', () => {
-  assert.equal(refract.map(([name]) => name).sort(), ['api', 'browsers', 'refract']);
+  assert.equal(refract.map(([name]) => name).sort(), ['api', 'browser-1', 'browser-2', 'refract']);
   for (const [name, s] of refract) {
     for (const key of Object.keys(s.environment ?? {})) {
       if (key.startsWith('AWS_')) assert.match(ENV_DOCS.REFRACT_ASSETS_S3!, new RegExp(key), `${name}: ${key}`);
@@ -36,7 +37,7 @@ test('the Refract services build this repository and set only settings that exis
 });
 
 test('commands and files it names exist; published ports are the default ones', () => {
-  const browsers = compose.services.browsers!;
+  const browsers = compose.services['browser-1']!;
   assert.ok(existsSync(path.join(ROOT, browsers.command![3]!)), `${browsers.command![3]} exists`);
   assert.is(browsers.command![4], 'browser-server');
   const nginx = compose.services.proxy!.volumes![0]!.split(':')[0]!;
@@ -46,18 +47,38 @@ test('commands and files it names exist; published ports are the default ones', 
   assert.equal(compose.services.refract!.ports, ['3000:3000', '3001:3001']);
 });
 
-test("the API replicas reach the browser nodes with the nodes' own token, and share Redis and the bucket", () => {
+test("the API replicas reach each browser node by name with the nodes' own token, and share Redis and the bucket", () => {
   const api = compose.services.api!.environment!;
-  const command = compose.services.browsers!.command!.join(' ');
-  const token = /--ws-path (\S+)/.exec(command)?.[1];
-  assert.ok(
-    token && api.REFRACT_BROWSER_ENDPOINTS!.endsWith(`/${token}`),
-    `${api.REFRACT_BROWSER_ENDPOINTS} vs ${token}`,
+  const endpoints = api.REFRACT_BROWSER_ENDPOINTS!.split(',');
+  assert.equal(
+    endpoints.map((e) => e.split('/')[2]),
+    ['browser-1:3100', 'browser-2:3100'],
   );
-  assert.match(command, /--port 3100/);
-  assert.match(api.REFRACT_BROWSER_ENDPOINTS!, /^ws:\/\/browsers:3100\//);
+  for (const name of ['browser-1', 'browser-2']) {
+    const command = compose.services[name]!.command!.join(' ');
+    const token = /--ws-path (\S+)/.exec(command)?.[1];
+    assert.ok(token && endpoints.every((e) => e.endsWith(`/${token}`)), `${endpoints} vs ${token}`);
+    assert.match(command, /--port 3100/);
+  }
   assert.is(api.REDIS_URL, 'redis://redis:6379');
   assert.match(api.REFRACT_ASSETS_S3!, /^s3:\/\//);
+  assert.match(api.AWS_ENDPOINT_URL_S3!, /^http:\/\/s3:/);
+});
+
+test('no default key; profiles single and scale apart; every image named by a variable; a health check of its own', () => {
+  for (const [name, s] of refract) {
+    assert.match(s.environment!.REFRACT_API_KEYS!, /^\$\{REFRACT_API_KEYS:\?/, `${name}: compose stops without a key`);
+    if (name !== 'browser-1' && name !== 'browser-2') assert.match(s.healthcheck!.test!.join(' '), /\/readyz/);
+  }
+  assert.equal(compose.services.refract!.profiles, ['single']);
+  for (const name of ['api', 'browser-1', 'browser-2', 's3', 'proxy'])
+    assert.equal(compose.services[name]!.profiles, ['scale']);
+  assert.is(compose.services.redis!.profiles, undefined, 'Redis serves both');
+  for (const [name, s] of Object.entries(compose.services))
+    assert.match(s.image!, /^\$\{REFRACT_[A-Z0-9]*_?IMAGE:-[^}]+\}$/, `${name}: ${s.image}`);
+  const conf = readFileSync(path.join(ROOT, 'docs/compose-nginx.conf'), 'utf8');
+  assert.match(conf, /resolver \$\{NGINX_LOCAL_RESOLVERS\}/, "the container's own resolver, not Docker's address");
+  assert.not.match(conf, /^resolver 127/m);
 });
 
 test.run();

@@ -18,6 +18,33 @@ let fx: Fixture;
 let forbidden: Awaited<ReturnType<typeof recordingServer>>;
 const nodes: { child: ChildProcess; url: string; exited: Promise<unknown> }[] = [];
 let app: App;
+/** The gate of `/held`: how many pages arrived, and when they may go on. */
+const held = { count: 0, arrived: () => {}, release: Promise.resolve() };
+
+/** A gate for `n` pages of `/held`: resolves once all arrived; `open()` lets them go on. */
+function holdPages(n: number): { all: Promise<void>; open: () => void } {
+  let open!: () => void;
+  let allIn!: () => void;
+  const all = new Promise<void>((resolve) => {
+    allIn = resolve;
+  });
+  held.count = 0;
+  held.release = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  held.arrived = () => {
+    if (++held.count === n) allIn();
+  };
+  return { all, open };
+}
+
+/** Two processes spinning on the CPU (the machine as busy as under the rest of the suite), until stopped. */
+function busyMachine(): () => void {
+  const spinners = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  return () => {
+    for (const s of spinners) s.kill('SIGKILL');
+  };
+}
 
 /** Starts a browser tier node as a user would (`refract browser-server`) and resolves with its URL. */
 async function browserServer(): Promise<{ child: ChildProcess; url: string; exited: Promise<unknown> }> {
@@ -55,6 +82,14 @@ test.before(async () => {
       res.end(
         `<html><head><title>Page ${n}</title></head><body style="background:hsl(${Number(n) * 29} 60% 60%)"><h1>Page ${n}</h1></body></html>`,
       );
+    },
+    // Held until the test lets go: every page of a batch is open on its node when a node is stopped.
+    '/held': async (req, res) => {
+      held.arrived();
+      await held.release;
+      const n = new URL(req.url!, 'http://x').searchParams.get('n');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<html><head><title>Held ${n}</title></head><body><h1>Held ${n}</h1></body></html>`);
     },
     '/private-image': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -202,6 +237,43 @@ test('a node that hangs (SIGSTOP: its connection stays open, nothing answers): i
     await pair.close();
   }
 });
+
+for (const signal of ['SIGKILL', 'SIGSTOP'] as const) {
+  test(`a node ${signal === 'SIGKILL' ? 'killed' : 'frozen'} (${signal}) under 10 screenshots in flight on a busy machine: at least 9 of 10 answered with their screenshot`, async () => {
+    const failing = await browserServer();
+    const live = await browserServer();
+    const pair = await startRefract({
+      REFRACT_BROWSER_ENDPOINTS: `${failing.url},${live.url}`,
+      REFRACT_BROWSER_CONCURRENCY: '10',
+    });
+    const stopBusy = busyMachine();
+    try {
+      const gate = holdPages(10);
+      const inflight = Array.from({ length: 10 }, (_, i) =>
+        call(pair.freeUrl, `url=${q(`${fx.url}/held?n=${signal}${i}`)}&screenshot&meta.title`),
+      );
+      await gate.all;
+      failing.child.kill(signal);
+      gate.open();
+      const answers = await Promise.all(inflight);
+      const good = answers.filter((a) => a.status === 200 && a.body.data.screenshot?.url);
+      console.log(
+        `${signal}: ${good.length}/10 with a screenshot; others: ${answers
+          .filter((a) => !good.includes(a))
+          .map((a) => `${a.status} ${a.body.code ?? JSON.stringify(a.body.warnings ?? '')} ${a.body.message ?? ''}`)
+          .join(', ')}`,
+      );
+      assert.ok(good.length >= 9, `${good.length} of 10 answered with a screenshot`);
+    } finally {
+      stopBusy();
+      if (signal === 'SIGSTOP') failing.child.kill('SIGCONT');
+      failing.child.kill('SIGKILL');
+      live.child.kill('SIGTERM');
+      await Promise.all([failing.exited, live.exited]);
+      await pair.close();
+    }
+  });
+}
 
 test("a caller's proxy with a browser tier on another host: 400 EPROXY that says why, before any browser is asked", async () => {
   const far = await startRefract({

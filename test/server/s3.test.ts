@@ -107,6 +107,26 @@ test('a cached answer whose object is gone from the bucket is made again (MISS),
   assert.is(served.status, 200);
 });
 
+test('a bucket that is not there yet is made at start (a fresh S3 server in compose), and used', async () => {
+  const fresh = await startChild(ROOT, {
+    ...env,
+    REFRACT_ASSETS_S3: 's3://made-by-refract/shots',
+    REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')),
+  });
+  try {
+    assert.is((await fetch(`${fresh.url}/readyz`)).status, 200);
+    const shot = await call(fresh.url, page());
+    assert.is(shot.status, 200, JSON.stringify(shot.body).slice(0, 300));
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: 'made-by-refract', Prefix: 'shots/' }));
+    assert.ok(
+      listed.Contents?.some((o) => shot.body.data.screenshot.url.endsWith(o.Key!.replace('shots/', ''))),
+      'the capture is in the new bucket',
+    );
+  } finally {
+    await fresh.stop();
+  }
+});
+
 test('wrong credentials: the process is not ready, and a screenshot is 503 ESTORAGE (not a null in a 200), never cached', async () => {
   const wrong = await startChild(
     ROOT,

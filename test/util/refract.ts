@@ -48,6 +48,8 @@ export async function startRefract(
     REFRACT_API_KEYS: 'test-key',
     REFRACT_ASSETS_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-assets-')),
     REFRACT_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'refract-data-')),
+    // Another Chromium build may be tried under the suite (the image's headless shell: CHROME_PATH=...).
+    ...(process.env.CHROME_PATH ? { CHROME_PATH: process.env.CHROME_PATH } : {}),
     ...env,
   });
   logUnhandled();
