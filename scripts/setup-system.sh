@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages Refract needs (Chromium, ffmpeg, fonts for Latin/CJK/emoji, redis-server, poppler;
-# nginx for the test of the deployment guide's reverse proxy; podman, runc and debootstrap for the container test)
+# nginx for the test of the deployment guide's reverse proxy; podman, runc, debootstrap, podman-compose and CNI's
+# dnsname plugin for the container tests: the image, and compose.yaml run with service names resolved)
 # when they are missing, on Debian as root. Skip with REFRACT_SKIP_SYSTEM_DEPS=1.
 set -euo pipefail
 if [ "${REFRACT_SKIP_SYSTEM_DEPS:-0}" = "1" ]; then
@@ -16,6 +17,9 @@ declare -A CHECK=(
   [podman]="command -v podman"
   [runc]="command -v runc"
   [debootstrap]="command -v debootstrap"
+  [podman-compose]="command -v podman-compose"
+  [golang-github-containernetworking-plugin-dnsname]="test -x /usr/lib/cni/dnsname"
+  [fonts-dejavu-core]="test -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
   [fonts-liberation]="test -d /usr/share/fonts/truetype/liberation"
   [fonts-noto-core]="test -d /usr/share/fonts/truetype/noto"
   [fonts-noto-cjk]="test -d /usr/share/fonts/opentype/noto"
@@ -35,7 +39,7 @@ link_ffmpeg() {
   fi
 }
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "refract setup: system packages present (chromium, ffmpeg, fonts, redis-server, poppler-utils, nginx, podman)"
+  echo "refract setup: system packages present (chromium, ffmpeg, fonts, redis-server, poppler-utils, nginx, podman, podman-compose)"
   link_ffmpeg
   exit 0
 fi

@@ -60,8 +60,16 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-/** Serves `fixtures/` (or custom routes) on loopback; every request path is recorded in `hits`. */
-export async function serveFixtures(routes: Record<string, Route> = {}, fallback?: Route): Promise<Fixture> {
+/**
+ * Serves `fixtures/` (or custom routes) on loopback, or on `host` (containers reach the host at their network's
+ * gateway; `url` then names that address); every request path is recorded in `hits`.
+ */
+export async function serveFixtures(
+  routes: Record<string, Route> = {},
+  fallback?: Route,
+  host = '127.0.0.1',
+  urlHost = host,
+): Promise<Fixture> {
   const hits: string[] = [];
   const server = http.createServer(async (req, res) => {
     const { pathname } = new URL(req.url ?? '/', 'http://x');
@@ -79,10 +87,10 @@ export async function serveFixtures(routes: Record<string, Route> = {}, fallback
       res.end('<html><head><title>Not found</title></head><body>missing</body></html>');
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${urlHost}:${port}`,
     port,
     hits,
     close: () =>
