@@ -91,6 +91,14 @@ export const SERVICE_SETTINGS = {
     'With REDIS_URL, pages of crawl jobs this API process visits at once, beside any `refract worker` (default {default}; 0 leaves them to the workers).',
   ),
   /** The key webhook deliveries are signed with. */
+  /** Read by `refract-api mcp --endpoint` (a client of another Refract), not by the server. */
+  clientKey: setting(
+    'REFRACT_API_KEY',
+    text,
+    '',
+    'The key `refract-api mcp --endpoint URL` sends to a remote Refract when `--key` is not given; the server itself does not read it (default {default}).',
+    'none',
+  ),
   signingSecret: setting(
     'REFRACT_SIGNING_SECRET',
     text,

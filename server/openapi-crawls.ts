@@ -18,7 +18,8 @@ const job = {
     message: { type: 'string' },
   },
 };
-const ok = (description: string, schema: unknown) => ({
+/** A JSend success answer of `schema` as its `data`. */
+export const ok = (description: string, schema: unknown) => ({
   description,
   content: {
     'application/json': { schema: { type: 'object', properties: { status: { const: 'success' }, data: schema } } },

@@ -2,7 +2,7 @@
 // from the zod schema that validates it (zod converts to JSON Schema), so a plugin's options, third-party ones
 // included, are described exactly as they are checked.
 import { z } from 'zod';
-import { CRAWL_PATHS } from './openapi-crawls.ts';
+import { CRAWL_PATHS, ok } from './openapi-crawls.ts';
 import { mapParams } from '../crawl/index.ts';
 import { CORE_DOCS, RESPONSE_HEADERS as HEADERS } from './parameter-docs.ts';
 import {
@@ -453,23 +453,10 @@ function mapPath(failureResponses: Record<string, unknown>) {
         parameters,
         security: [{}, { apiKey: [] }],
         responses: {
-          200: {
-            description: 'the URLs',
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  properties: {
-                    status: { const: 'success' },
-                    data: {
-                      type: 'object',
-                      properties: { url: { type: 'string' }, urls: { type: 'array', items: { type: 'string' } } },
-                    },
-                  },
-                },
-              },
-            },
-          },
+          200: ok('the URLs', {
+            type: 'object',
+            properties: { url: { type: 'string' }, urls: { type: 'array', items: { type: 'string' } } },
+          }),
           ...failureResponses,
         },
       },

@@ -91,6 +91,18 @@ function queryOf(args: Record<string, unknown>, own: Record<string, unknown>): s
 
 const readOnly = { readOnlyHint: true, openWorldHint: true } as const;
 
+/** The query of a one-output tool: its URL, the general `options`, no metadata, and the output with its own options. */
+function outputQuery(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
+  const { url, options, maxLength: _m, cursor: _c, ...own } = args;
+  return toQuery({
+    url,
+    ...(options as object),
+    meta: false,
+    ...extra,
+    [name]: Object.keys(own).length ? own : true,
+  }).toString();
+}
+
 /** The tools of a Refract described by `doc`. */
 export function buildTools(doc: OpenApiDocument): Tool[] {
   const params = (doc.paths['/']?.get?.parameters ?? []) as OpenApiParameter[];
@@ -124,15 +136,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     },
     annotations: readOnly,
     async run(args, backend) {
-      const { url, options, maxLength, cursor, ...own } = args;
-      const search = toQuery({
-        url,
-        ...(options as object),
-        meta: false,
-        ...query,
-        [name]: Object.keys(own).length ? own : true,
-      });
-      const { data } = await api(backend, 'GET', `/?${search}`);
+      const { data } = await api(backend, 'GET', `/?${outputQuery(name, args, query)}`);
       return answer(data ?? {}, args, backend);
     },
   });
@@ -140,14 +144,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     ...outputTool(name, `Page as ${what}`, '', async () => ({ content: [] }), PAGING),
     description: `The page's main content as ${what}, in pages of \`maxLength\` characters (\`cursor\` reads on).`,
     async run(args, backend) {
-      const { url, options, maxLength, cursor, ...own } = args;
-      const search = toQuery({
-        url,
-        ...(options as object),
-        meta: false,
-        [name]: Object.keys(own).length ? own : true,
-        embed: name,
-      });
+      const search = outputQuery(name, args, { embed: name });
       const { raw, data } = await api(backend, 'GET', `/?${search}`);
       return paged(raw ?? String(data?.[name] ?? ''), args);
     },

@@ -135,6 +135,11 @@ test.before(async () => {
   fx = await serveFixtures({}, undefined, '0.0.0.0', GATEWAY);
   await compose('up', '-d', '--no-build', 'redis', 's3', 'browser-1', 'browser-2', 'api-1', 'api-2', 'api-3', 'proxy');
   await until('the scale profile ready through nginx', async () => (await fetch('http://127.0.0.1:8080/readyz')).ok);
+  // And each API process itself (nginx answers as soon as one is).
+  for (const n of [1, 2, 3]) {
+    const ip = await ipOf(`${PROJECT}_api-${n}_1`);
+    await until(`api-${n} ready`, async () => (await fetch(`http://${ip}:3000/readyz`)).ok);
+  }
 });
 
 test.after(async () => {

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serveFixtures, sendBytes, type Fixture } from '../util/serve.ts';
+import { fixtureFile, serveFixtures, sendBytes, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
 
@@ -55,40 +55,16 @@ test.before(async () => {
         '<title>item</title><meta property="og:image" content="/shop/pic.png"><link rel="icon" href="/shop/icon.png">',
       );
     },
-    '/shop/pic.png': (req, res) =>
-      sendBytes(
-        req,
-        res,
-        readFileSync(new URL('../../fixtures/sites/article/images/hero.png', import.meta.url)),
-        'image/png',
-      ),
-    '/shop/icon.png': (req, res) =>
-      sendBytes(
-        req,
-        res,
-        readFileSync(new URL('../../fixtures/sites/article/images/favicon-32.png', import.meta.url)),
-        'image/png',
-      ),
+    '/shop/pic.png': fixtureFile('sites/article/images/hero.png'),
+    '/shop/icon.png': fixtureFile('sites/article/images/favicon-32.png'),
     '/pick/item.html': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(
         '<title>pick</title><meta name="description" content="A pick"><meta property="og:image" content="/pick/pic.png"><link rel="icon" href="/pick/icon.png">',
       );
     },
-    '/pick/pic.png': (req, res) =>
-      sendBytes(
-        req,
-        res,
-        readFileSync(new URL('../../fixtures/sites/article/images/hero.png', import.meta.url)),
-        'image/png',
-      ),
-    '/pick/icon.png': (req, res) =>
-      sendBytes(
-        req,
-        res,
-        readFileSync(new URL('../../fixtures/sites/article/images/favicon-32.png', import.meta.url)),
-        'image/png',
-      ),
+    '/pick/pic.png': fixtureFile('sites/article/images/hero.png'),
+    '/pick/icon.png': fixtureFile('sites/article/images/favicon-32.png'),
     '/late.html': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<meta property="og:video" content="/late.mp4"><title>late</title>');

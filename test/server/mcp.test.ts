@@ -8,8 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { definePlugin, options, num } from '../../engine/index.ts';
-import { readFileSync } from 'node:fs';
-import { sendBytes, serveFixtures, type Fixture } from '../util/serve.ts';
+import { fixtureFile, serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
 
@@ -37,13 +36,7 @@ test.before(async () => {
         `<html lang="en"><head><title>Otters</title><meta name="description" content="All about otters"><meta property="og:image" content="/hero.png"></head><body><article><h1>Otters</h1>${Array.from({ length: 100 }, (_, i) => para(i)).join('')}</article><a href="/other.html">other</a></body></html>`,
       );
     },
-    '/hero.png': (req, res) =>
-      sendBytes(
-        req,
-        res,
-        readFileSync(new URL('../../fixtures/sites/article/images/hero.png', import.meta.url)),
-        'image/png',
-      ),
+    '/hero.png': fixtureFile('sites/article/images/hero.png'),
     '/other.html': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<title>Other</title><p>Another page.</p>');

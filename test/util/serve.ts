@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
@@ -46,6 +47,12 @@ export function sendBytes(req: http.IncomingMessage, res: http.ServerResponse, b
     'accept-ranges': 'bytes',
   });
   res.end(part);
+}
+
+/** A route answering a file of `fixtures/` (ranges and all, as sendBytes does), under any path. */
+export function fixtureFile(file: string, type = 'image/png'): Route {
+  const body = readFileSync(path.join(ROOT, file));
+  return (req, res) => sendBytes(req, res, body, type);
 }
 
 /** A route of a fixture server: answers a request, or returns undefined to fall through to files. */
