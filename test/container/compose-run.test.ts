@@ -4,7 +4,8 @@
 // Debian's packages (Redis, nginx) and an S3 API on the Refract image (fixtures/compose/), named through the variables
 // compose reads. Checked: a screenshot through nginx lands in the bucket and its link works from every API process,
 // a crawl job made on one process is read on another, and with one API process and one browser node killed,
-// requests keep being answered.
+// requests keep being answered. The single profile's process runs beside them (podman-compose 1.0 has no --profile:
+// the test names the services of each).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
@@ -175,6 +176,21 @@ test('a screenshot through nginx lands in the bucket, and its link works from ev
     assert.is(res.headers.get('content-type'), 'image/png');
     assert.is(Number(res.headers.get('content-length')), body.data.screenshot.size);
   }
+});
+
+test('the single profile beside it: one process on :3000, its files in its own volume', async () => {
+  await compose('up', '-d', '--no-build', 'refract');
+  await until('the single process ready', async () => (await fetch('http://127.0.0.1:3000/readyz')).ok);
+  const res = await fetch(
+    `http://127.0.0.1:3000/?url=${q(`${fx.url}/sites/article/index.html?single`)}&screenshot&meta=false`,
+  );
+  const body = (await res.json()) as any;
+  assert.is(res.status, 200, JSON.stringify(body).slice(0, 300));
+  const file = await fetch(`http://127.0.0.1:3000${new URL(body.data.screenshot.url).pathname}`);
+  assert.equal([file.status, file.headers.get('content-type')], [200, 'image/png']);
+  // Stored in its volume, not in the bucket the scale processes share.
+  const mount = (await run('podman', ['inspect', `${PROJECT}_refract_1`, '--format', '{{json .Mounts}}'])).trim();
+  assert.match(mount, /"Destination":"\/data\/assets"/);
 });
 
 test('a crawl job made on one API process is read on another', async () => {
