@@ -122,7 +122,7 @@ export async function mapSite(engine: Engine, url: string, options: MapOptions =
   const matching = searchOf(options.search);
   const mode = options.sitemap ?? 'include';
   return withDeadline(engine.config.timeoutMs, [options.signal], async (signal) => {
-    await engine.guard.resolve(start.hostname.replace(/^\[|\]$/g, ''));
+    await engine.guard.resolve(start.hostname);
     const seen = new Set<string>();
     const add = (candidates: readonly string[]) => {
       const fresh: string[] = [];
@@ -170,7 +170,7 @@ async function allowedHosts(engine: Engine, urls: string[]): Promise<string[]> {
     if (!v)
       verdicts.set(
         host,
-        (v = engine.guard.resolve(host.replace(/^\[|\]$/g, '')).then(
+        (v = engine.guard.resolve(host).then(
           () => true,
           (err: { code?: string }) => err.code !== 'EFORBIDDENURL',
         )),

@@ -71,7 +71,7 @@ async function readJson(req: AsyncIterable<unknown>): Promise<unknown> {
  */
 async function guardField(engine: Engine, host: string, field: string, anyFailure = false): Promise<void> {
   try {
-    await engine.guard.resolve(host.replace(/^\[|\]$/g, ''));
+    await engine.guard.resolve(host);
   } catch (err) {
     if (anyFailure || (err as { code?: string }).code === 'EFORBIDDENURL')
       throw new RefractError('EFORBIDDENURL', `\`${field}\`: ${(err as Error).message}`, { data: { field } });

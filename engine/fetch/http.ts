@@ -162,7 +162,39 @@ function decoderFor(encoding: string): Transform | undefined {
   }
 }
 
-type Hop = { statusCode: number; headers: Record<string, string>; body: Buffer; truncated: boolean };
+export type Hop = { statusCode: number; headers: Record<string, string>; body: Buffer; truncated: boolean };
+
+/**
+ * The answer of a hop as a FetchResult, its `kind` and `text` as the caller read them; its size is the declared
+ * length when that is a length, else what was read (unknown when the read was cut short).
+ */
+export function resultOf(
+  url: URL,
+  hop: Hop,
+  redirects: FetchResult['redirects'],
+  kind: TargetKind,
+  text: string,
+): FetchResult {
+  const declared = Number(hop.headers['content-length']);
+  const size =
+    Number.isFinite(declared) && declared >= 0 && hop.headers['content-length'] !== undefined
+      ? declared
+      : hop.truncated
+        ? undefined
+        : hop.body.length;
+  return {
+    url: url.href,
+    statusCode: hop.statusCode,
+    headers: hop.headers,
+    redirects,
+    contentType: hop.headers['content-type'] ?? '',
+    kind,
+    body: hop.body,
+    size,
+    text,
+    truncated: hop.truncated,
+  };
+}
 
 /** Sends one GET and waits for its response head (a redirect is not followed: see fetchTarget). */
 async function send(url: URL, opts: FetchOptions, headers: Record<string, string>): Promise<http.IncomingMessage> {
@@ -259,26 +291,8 @@ export async function fetchTarget(target: string, opts: FetchOptions): Promise<F
       // page: a 2 MB binary served as text/html cost ~300 MB of RSS as a document.
       const served = kindOf(contentType);
       const kind = (served === 'html' || served === 'text') && binary(hop.body) ? 'other' : served;
-      const declared = Number(hop.headers['content-length']);
-      const size =
-        Number.isFinite(declared) && declared >= 0 && hop.headers['content-length'] !== undefined
-          ? declared
-          : hop.truncated
-            ? undefined
-            : hop.body.length;
       const text = kind === 'html' || kind === 'text' ? decodeBody(hop.body, contentType) : '';
-      return {
-        url: url.href,
-        statusCode: hop.statusCode,
-        headers: hop.headers,
-        redirects,
-        contentType,
-        kind,
-        body: hop.body,
-        size,
-        text,
-        truncated: hop.truncated,
-      };
+      return resultOf(url, hop, redirects, kind, text);
     }
   } catch (err) {
     throw fromNetwork(err, opts.signal, url.href);

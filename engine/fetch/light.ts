@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Guard } from './guard.ts';
-import { flatHeaders, kindOf, REDIRECT, type FetchResult } from './http.ts';
+import { flatHeaders, kindOf, REDIRECT, resultOf, type FetchResult, type Hop } from './http.ts';
 import { fromNetwork } from '../failures.ts';
 
 /** Keep-alive connection pools of one engine's light GETs (probes, oEmbed, robots.txt, sitemaps). */
@@ -37,10 +37,7 @@ export interface LightOptions {
   agents?: LightAgents;
 }
 
-function once(
-  url: URL,
-  opts: LightOptions,
-): Promise<{ statusCode: number; headers: Record<string, string>; body: Buffer; truncated: boolean }> {
+function once(url: URL, opts: LightOptions): Promise<Hop> {
   opts.guard.checkUrl(url);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
@@ -93,20 +90,7 @@ export async function lightGet(target: string, opts: LightOptions): Promise<Fetc
         url = new URL(hop.headers.location, url);
         continue;
       }
-      const contentType = hop.headers['content-type'] ?? '';
-      const declared = hop.headers['content-length'];
-      return {
-        url: url.href,
-        statusCode: hop.statusCode,
-        headers: hop.headers,
-        redirects,
-        contentType,
-        kind: kindOf(contentType),
-        body: hop.body,
-        size: declared !== undefined ? Number(declared) : hop.truncated ? undefined : hop.body.length,
-        text: '',
-        truncated: hop.truncated,
-      };
+      return resultOf(url, hop, redirects, kindOf(hop.headers['content-type'] ?? ''), '');
     }
   } catch (err) {
     throw fromNetwork(err, opts.signal, url.href);
