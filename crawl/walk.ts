@@ -1,14 +1,4 @@
-import { BasicCrawler } from '@crawlee/basic';
-import {
-  Configuration,
-  Log,
-  LogLevel,
-  Request,
-  RequestQueue,
-  constructGlobObjectsFromGlobs,
-  createRequests,
-} from '@crawlee/core';
-import { MemoryStorage } from '@crawlee/memory-storage';
+import { Request, constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
 import { randomUUID } from 'node:crypto';
 import {
   RefractError,
@@ -217,32 +207,6 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
   };
 }
 
-/** The Crawlee crawler of a local crawl: bounded concurrency over the crawl's queue, no retries of its own. */
-function walker(
-  engine: Engine,
-  queue: RequestQueue,
-  config: Configuration,
-  concurrency: number,
-  handle: (request: Request) => Promise<void>,
-  failed: (request: Request, error: Error) => void,
-): BasicCrawler {
-  return new BasicCrawler(
-    {
-      requestQueue: queue,
-      maxConcurrency: concurrency,
-      minConcurrency: Math.min(concurrency, 2),
-      maxRequestRetries: 0,
-      requestHandlerTimeoutSecs: Math.ceil(engine.config.maxTimeoutMs / 1000) + 30,
-      statusMessageLoggingInterval: 3600,
-      // The crawl's own log: Crawlee's INFO lines go to standard output, where `refract crawl` writes its results.
-      log: new Log({ level: LogLevel.WARNING, prefix: 'refract-crawl' }),
-      requestHandler: ({ request }) => handle(request),
-      failedRequestHandler: async ({ request }, error) => failed(request, error),
-    },
-    config,
-  );
-}
-
 /**
  * Crawls a list, a sitemap or a site from a start page on an engine, yielding each page's result as it comes. An
  * engine that is closed (or whose executor stopped) is refused at once with EBUSY.
@@ -253,9 +217,10 @@ export function crawl(engine: Engine, input: CrawlInput, options: CrawlOptions =
 }
 
 /**
- * Crawls with the engine: every page runs the same plan an API request would (its query options), on a Crawlee
- * crawler with bounded concurrency; links are followed for `start` input. Yields each page's result as it
- * comes; one bad page never stops the crawl.
+ * Crawls with the engine: every page runs the same plan an API request would (its query options) as one task of
+ * the engine's own crawler (`engine.extract`: its sessions, proxies and cache), `concurrency` pages at a time,
+ * breadth first; links are followed for `start` input. Yields each page's result as it comes; one bad page never
+ * stops the crawl.
  *
  * With `stateDir`, every visited page's links are journaled before its result is yielded, and every result the
  * caller has taken (asked for the next one after) is journaled as done; running the same crawl again skips the
@@ -292,39 +257,62 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
     emit(r);
   }
 
-  const storage = new MemoryStorage({ persistStorage: false, writeMetadata: false });
-  const config = new Configuration({ persistStorage: false, purgeOnStart: true, storageClient: storage });
-  const queue = await RequestQueue.open(null, { config });
+  // The frontier: pages to visit, breadth first, each known once by its unique key (Crawlee's normalized URL).
+  const queue: Link[] = [];
+  const seen = new Set<string>();
   let known = taken;
-  const enqueue = async (links: readonly Link[]) => {
-    const fresh = links.filter((l) => !done.has(pageKey(l.url)));
-    if (!fresh.length) return;
-    const added = await queue.addRequests(fresh.map((l) => ({ url: l.url, userData: { depth: l.depth } })));
-    known += added.processedRequests.filter((r) => !r.wasAlreadyPresent).length;
+  const enqueue = (links: readonly Link[]) => {
+    let added = 0;
+    for (const link of links) {
+      const key = pageKey(link.url);
+      if (done.has(key) || seen.has(key)) continue;
+      seen.add(key);
+      queue.push(link);
+      added++;
+    }
+    if (!added) return;
+    known += added;
     options.onKnown?.(options.maxPages === undefined ? known : Math.min(known, options.maxPages));
   };
-  await enqueue(seeds.valid.map((url) => ({ url, depth: 0 })));
-  // Resuming: the pages walked before found these links (the queue itself is rebuilt, not trusted).
-  for (const page of journal?.pages ?? []) await enqueue(page.links);
+  enqueue(seeds.valid.map((url) => ({ url, depth: 0 })));
+  // Resuming: the pages walked before found these links (the frontier itself is rebuilt, not trusted).
+  for (const page of journal?.pages ?? []) enqueue(page.links);
 
-  const crawler = walker(
-    engine,
-    queue,
-    config,
-    options.concurrency ?? 4,
-    async (request) => {
-      // The cap is counted here, exactly (Crawlee's own cap can overshoot by the pages in flight).
-      if (done.has(request.uniqueKey) || !room()) return;
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  let stopped = false;
+  let active = 0;
+  let ended: () => void;
+  const run = new Promise<void>((resolve) => {
+    ended = resolve;
+  });
+  // Starts pages while there is room, each one engine task; a page's links are journaled and enqueued before its
+  // result is emitted, so a result the caller holds never loses the links it found. Ends when nothing is in flight
+  // and nothing more can start.
+  const pump = () => {
+    while (!stopped && active < concurrency && queue.length && room()) {
+      const link = queue.shift()!;
       taken++;
-      const depth = Number(request.userData.depth ?? 0);
-      const { result, links } = await walk.visit(request.url, depth);
-      journal?.page(request.url, depth, links);
-      if (room()) await enqueue(links);
+      active++;
+      visitOne(link).finally(() => {
+        active--;
+        pump();
+      });
+    }
+    if (active === 0) ended();
+  };
+  const visitOne = async (link: Link) => {
+    try {
+      const { result, links } = await walk.visit(link.url, link.depth);
+      if (stopped) return;
+      journal?.page(link.url, link.depth, links);
+      if (room()) enqueue(links);
       emit(result);
-    },
-    (request, error) => emit(failure(request.url, error)),
-  );
-  const run = crawler.run().finally(() => {
+    } catch (err) {
+      if (!stopped) emit(failure(link.url, err));
+    }
+  };
+  pump();
+  void run.then(() => {
     finished = true;
     wake?.();
   });
@@ -348,11 +336,11 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
       });
       wake = undefined;
     }
-    // Every result was emitted before the crawler finished, and the loop drains before it looks at `finished`.
+    // Every result was emitted before the walk ended, and the loop drains before it looks at `finished`.
     await run;
   } finally {
     take();
-    if (!finished) crawler.autoscaledPool?.abort();
+    stopped = true;
     journal?.close();
     await walk.close();
   }

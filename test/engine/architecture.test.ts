@@ -97,6 +97,21 @@ test('crawl/ never imports lib/, plugins/, server/, bin/ or testing/', () => {
   assert.ok(importsOf('crawl/walk.ts').includes('engine/index.ts'), 'crawl/ imports are read');
 });
 
+test("a crawl page is one engine task: crawl/ runs no crawler of its own (the engine's executor is the one)", () => {
+  assert.match(doc, /each page is one `engine\.extract`, one task of the engine's own crawler/);
+  const crawlers = sources('crawl').filter((file) =>
+    /from '@crawlee\/(basic|browser|playwright|cheerio|http)'|new \w*Crawler\(/.test(
+      readFileSync(path.join(ROOT, file), 'utf8'),
+    ),
+  );
+  assert.equal(crawlers, []);
+  assert.match(
+    readFileSync(path.join(ROOT, 'engine/request/queue.ts'), 'utf8'),
+    /from '@crawlee\/basic'/,
+    'the pattern matches',
+  );
+});
+
 test('plugins/ never import lib/, server/, bin/ or testing/', () => {
   assert.equal(
     violations(['plugins'], (t) => /^(lib|server|bin|testing)\//.test(t)),
