@@ -1,4 +1,4 @@
-// `refract sign`: signed links for a key (engine/signing.ts), made without loading the engine.
+// `refract sign`: signed links for a key (engine/kernel/signing.ts), made without loading the engine.
 import { parseArgs } from 'node:util';
 import { parseDuration, signingSecret, signUrl } from '../engine/about.ts';
 import { UsageError } from './usage.ts';

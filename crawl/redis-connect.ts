@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 
 /** A connection whose commands wait for Redis indefinitely (BullMQ's workers need it), reconnecting on its own. */
 export async function connect(url: string): Promise<Redis> {
-  // Loaded with the first connection, not with the engine (see engine/state.ts).
+  // Loaded with the first connection, not with the engine (see engine/store/state.ts).
   const { Redis } = await import('ioredis');
   // BullMQ's workers need commands that wait for Redis indefinitely instead of failing after retries.
   const redis = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });

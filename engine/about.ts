@@ -1,7 +1,7 @@
 // The engine's light face: what a command needs that loads no browser library, crawler or image codec
 // (Playwright, Crawlee, sharp: 7 s here, 17-50 s through npx): `--version` and `--help`, and `sign`. Composition
 // roots import the engine through engine/index.ts, or this for these alone.
-export { VERSION } from './version.ts';
-export { ENV_DOCS } from './config.ts';
-export { signUrl, signingSecret } from './signing.ts';
-export { parseDuration } from './duration.ts';
+export { VERSION } from './kernel/version.ts';
+export { ENV_DOCS } from './kernel/config.ts';
+export { signUrl, signingSecret } from './kernel/signing.ts';
+export { parseDuration } from './kernel/duration.ts';

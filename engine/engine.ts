@@ -1,33 +1,33 @@
 import path from 'node:path';
-import { RefractError } from './errors.ts';
+import { RefractError } from './kernel/errors.ts';
 import { pathToFileURL } from 'node:url';
 import { EventEmitter } from 'node:events';
-import { loadConfig, type Config } from './config.ts';
+import { loadConfig, type Config } from './kernel/config.ts';
 import { createGuard, type Guard } from './fetch/guard.ts';
-import { buildPlan, type Plan, type Tier } from './plan.ts';
-import { createPlans } from './plans.ts';
-import { parseQuery, type RawObject } from './params.ts';
-import type { Plugin, PluginSettings } from './plugin.ts';
-import { createRegistry, type Registry } from './registry.ts';
+import { buildPlan, type Plan, type Tier } from './plan/plan.ts';
+import { createPlans } from './plan/plans.ts';
+import { parseQuery, type RawObject } from './plan/params.ts';
+import type { Plugin, PluginSettings } from './plan/plugin.ts';
+import { createRegistry, type Registry } from './plan/registry.ts';
 import { createExecutor } from './request/queue.ts';
-import { startTrace } from './timing.ts';
+import { startTrace } from './kernel/timing.ts';
 import { executePlan } from './request/pipeline.ts';
 import type { CacheEntry, Extraction, PluginRuntime, Services } from './request/extraction.ts';
-import { createLogger, type Logger } from './log.ts';
+import { createLogger, type Logger } from './kernel/log.ts';
 import { createBrowsers, type Browsers } from './browser/browsers.ts';
 import { createGuardProxy } from './browser/guard-proxy.ts';
 import { createAdblock } from './browser/adblock.ts';
 import { useSandbox } from './browser/sandbox.ts';
 import { parseEndpoints, endpointAddresses, redact } from './browser/remote.ts';
-import { assetsPresent, watchStore, type AssetStore, type WatchedStore } from './assets/index.ts';
-import { createLocalStore } from './assets/local.ts';
+import { assetsPresent, watchStore, type AssetStore, type WatchedStore } from './store/assets.ts';
+import { createLocalStore } from './store/assets-local.ts';
 import { HostMemory } from './fetch/prerender.ts';
 import { createProbeMemory } from './fetch/probe.ts';
 import { createLightAgents, lightGet } from './fetch/light.ts';
 import type { FetchResult } from './fetch/http.ts';
-import { createProxyChooser } from './proxies.ts';
-import { createCache } from './cache.ts';
-import { createState, systemClock, type Clock, type SharedState } from './state.ts';
+import { createProxyChooser } from './request/proxies.ts';
+import { createCache } from './store/cache.ts';
+import { createState, systemClock, type Clock, type SharedState } from './store/state.ts';
 import { createLifecycle, type ExtractOptions, type Outcome } from './request/lifecycle.ts';
 
 /** What an engine is made of: its configuration, its plugins (all of them: the engine adds none), and its clock. */
@@ -61,7 +61,7 @@ export interface Engine {
   readonly events: EventEmitter;
   /** Validates a parsed query into a plan (no I/O). */
   plan(query: RawObject, tier?: Tier): Plan;
-  /** Plans a query string (`url=…&screenshot`), keeping the plans of queries that come again (engine/plans.ts). */
+  /** Plans a query string (`url=…&screenshot`), keeping the plans of queries that come again (engine/plan/plans.ts). */
   planQuery(search: string, tier?: Tier): Plan;
   /** Extracts through the cache (HIT, STALE with a background refresh, MISS computed once, BYPASS with `force`). */
   extract(plan: Plan, opts?: ExtractOptions): Promise<Outcome>;
@@ -263,7 +263,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
 async function createAssets(config: Config, logger: Logger, events: EventEmitter): Promise<AssetStore> {
   // The AWS SDK is loaded only by the processes that use it.
   if (config.assetsS3)
-    return (await import('./assets/s3.ts')).createS3Store({
+    return (await import('./store/assets-s3.ts')).createS3Store({
       url: config.assetsS3,
       publicUrl: config.publicUrl,
       baseUrl: config.assetsUrl,

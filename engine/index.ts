@@ -1,18 +1,19 @@
 /** Refract's public engine API: plugin authoring, the registry, plans, and the engine itself. */
-export { definePlugin, needOf, type Plugin, type PluginDefinition, type Context, type Need } from './plugin.ts';
-export { options, bool, num, text, oneOf, duration, list, device, z, describeIssue } from './schema.ts';
-export { RefractError, CODES, isRefractError, hasCode, timeoutError, type Code } from './errors.ts';
-export { toFailure, type Failure } from './failures.ts';
-export { createRegistry, loadPlugins, type Registry } from './registry.ts';
-export { buildPlan, retarget, type Plan, type Tier, type Step } from './plan.ts';
-export { viewportFields } from './options.ts';
-export { parseQuery, camelCase, type RawObject } from './params.ts';
-export { loadConfig, ENV_DOCS, type Config } from './config.ts';
+export { definePlugin, needOf, type Plugin, type PluginDefinition, type Context, type Need } from './plan/plugin.ts';
+export { options, bool, num, text, oneOf, duration, list, device, z, describeIssue } from './plan/schema.ts';
+export { RefractError, CODES, isRefractError, hasCode, timeoutError, type Code } from './kernel/errors.ts';
+export { toFailure, type Failure } from './kernel/failures.ts';
+export { createRegistry, type Registry } from './plan/registry.ts';
+export { loadPlugins } from './plugins.ts';
+export { buildPlan, retarget, type Plan, type Tier, type Step } from './plan/plan.ts';
+export { viewportFields } from './plan/options.ts';
+export { parseQuery, camelCase, type RawObject } from './plan/params.ts';
+export { loadConfig, ENV_DOCS, type Config } from './kernel/config.ts';
 export { createGuard, type Guard } from './fetch/guard.ts';
 export type { FetchResult } from './fetch/http.ts';
 export { ffprobe, type Prober, type ProbeOutcome } from './fetch/probe.ts';
-export { mediaType, prettyBytes, prettyDuration, withSize, type Media } from './media.ts';
-export { openAsset, readAsset, type AssetStore, type ServedAsset } from './assets/index.ts';
+export { mediaType, prettyBytes, prettyDuration, withSize, type Media } from './kernel/media.ts';
+export { openAsset, readAsset, type AssetStore, type ServedAsset } from './store/assets.ts';
 export { createEngine, type Engine, type EngineOptions } from './engine.ts';
 export { CHROME_ARGS, chromeArgs } from './browser/pool.ts';
 export { useSandbox, sandboxPossible } from './browser/sandbox.ts';
@@ -20,23 +21,23 @@ export { startBrowserServer, type BrowserServer } from './browser/tier.ts';
 export { createGuardProxy, type GuardProxy } from './browser/guard-proxy.ts';
 export { DEFAULT_VIEWPORT } from './browser/page.ts';
 export { captureSettled } from './browser/settle.ts';
-export { VERSION } from './version.ts';
+export { VERSION } from './kernel/version.ts';
 
 // What the composition roots (server/, bin/, testing/) use besides the engine itself: they import nothing else of engine/.
-export { withDeadline } from './deadline.ts';
+export { withDeadline } from './kernel/deadline.ts';
 export { fetchTarget } from './fetch/http.ts';
-export { systemClock, type Clock, type Counters } from './state.ts';
+export { systemClock, type Clock, type Counters } from './store/state.ts';
 export type { CacheEntry, Extraction, Warning } from './request/extraction.ts';
 export type { Outcome } from './request/lifecycle.ts';
 export { cacheStatusOf, degraded, type CacheStatus } from './request/lifecycle.ts';
-export { formatDuration } from './duration.ts';
-export { applyFilter, filtered, embedValue } from './filter.ts';
-export { serverTiming, type Phase } from './timing.ts';
-export { parseHtml } from './html.ts';
+export { formatDuration } from './kernel/duration.ts';
+export { applyFilter, filtered, embedValue } from './plan/filter.ts';
+export { serverTiming, type Phase } from './kernel/timing.ts';
+export { parseHtml } from './kernel/html.ts';
 export type { CheerioAPI } from 'cheerio';
-export { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from './options.ts';
-export { DURATION_MARK, TEXT_FORM_MARK } from './schema.ts';
-export { checkTargetUrl } from './fetch/url.ts';
+export { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from './plan/options.ts';
+export { DURATION_MARK, TEXT_FORM_MARK } from './plan/schema.ts';
+export { checkTargetUrl } from './plan/url.ts';
 export {
   signUrl,
   signingSecret,
@@ -46,4 +47,4 @@ export {
   SIGNATURE_PARAM,
   EXPIRES_PARAM,
   type SignOptions,
-} from './signing.ts';
+} from './kernel/signing.ts';

@@ -1,5 +1,5 @@
 // Adapter for the corpus scorer (scripts/corpus-score.mjs, a copy of ../shared/corpus/score.mjs) --module: Refract's extraction core on a page's HTML, no network.
-import { parseHtml } from '../engine/html.ts';
+import { parseHtml } from '../engine/kernel/html.ts';
 import { extractMeta } from '../plugins/meta/index.ts';
 import { createDoc } from '../plugins/shared/page/helpers.ts';
 

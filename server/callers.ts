@@ -37,7 +37,7 @@ export async function proCallerOf(
 export const SIGNED = /(?:^|&)(?:signature|expires)(?:[=&]|$)/i;
 
 /**
- * The caller of a signed link (`…&expires=<unix>&signature=<mac>`, engine/signing.ts): the key whose signing secret
+ * The caller of a signed link (`…&expires=<unix>&signature=<mac>`, engine/kernel/signing.ts): the key whose signing secret
  * gives that MAC for exactly this query, charged as that key's pro request; the query to plan, without the two.
  */
 export async function signedCallerOf(

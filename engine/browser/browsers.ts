@@ -1,6 +1,6 @@
 import pRetry from 'p-retry';
 import type { BrowserContextOptions, Page } from 'playwright-core';
-import { isCrash } from '../failures.ts';
+import { isCrash } from '../kernel/failures.ts';
 import { createLauncher, executable, poolStats, type Launcher } from './launcher.ts';
 import { descendantsMemory } from './memory.ts';
 import { createSlots } from './slots.ts';

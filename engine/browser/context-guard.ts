@@ -1,7 +1,7 @@
 import type { BrowserContext, Page, Route, WebSocketRoute } from 'playwright-core';
 import type { Guard } from '../fetch/guard.ts';
-import type { RefractError } from '../errors.ts';
-import { fromNetwork } from '../failures.ts';
+import type { RefractError } from '../kernel/errors.ts';
+import { fromNetwork } from '../kernel/failures.ts';
 import type { Adblock } from './adblock.ts';
 import { heldStill, isMainDocument, unstill } from './settle.ts';
 

@@ -5,8 +5,8 @@ import type { LookupAddress } from 'node:dns';
 import { Server, RequestError } from 'proxy-chain';
 import { LRUCache } from 'lru-cache';
 import { bareHost, type Guard } from '../fetch/guard.ts';
-import { RefractError, isRefractError } from '../errors.ts';
-import { fromNetwork } from '../failures.ts';
+import { RefractError, isRefractError } from '../kernel/errors.ts';
+import { fromNetwork } from '../kernel/failures.ts';
 
 /**
  * The loopback forward proxy every browser connection goes through (Chromium's `--proxy-server`, loopback

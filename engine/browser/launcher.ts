@@ -6,7 +6,7 @@ import type { BrowserContextOptions, Page } from 'playwright-core';
 import { BROWSER_POOL_EVENTS } from '@crawlee/browser-pool';
 import { createBrowserPool, type RefractBrowserPool } from './pool.ts';
 import { redact, isLoopbackEndpoint, type RemoteEndpoint } from './remote.ts';
-import { RefractError } from '../errors.ts';
+import { RefractError } from '../kernel/errors.ts';
 import type { BrowsersOptions, Preparation } from './browsers.ts';
 
 /** Whether the browser's executable is there and may be run (a path, or a name found on PATH). */

@@ -1,7 +1,7 @@
 import type { BrowserContextOptions, Page, Request, Response } from 'playwright-core';
-import { RefractError } from '../errors.ts';
-import { fromNavigation } from '../failures.ts';
-import { findDevice } from './devices.ts';
+import { RefractError } from '../kernel/errors.ts';
+import { fromNavigation } from '../kernel/failures.ts';
+import { findDevice } from '../plan/devices.ts';
 import type { GuardProxy } from './guard-proxy.ts';
 import { SELF_NAVIGATION_MS, isMainDocument, stopLoading } from './settle.ts';
 import { takeRefusal } from './context-guard.ts';

@@ -1,5 +1,5 @@
 import type { Page, Request } from 'playwright-core';
-import { RefractError } from '../errors.ts';
+import { RefractError } from '../kernel/errors.ts';
 
 /**
  * Pages that do not hold still: ones that navigate themselves (a script redirect, a reload loop), that build

@@ -1,4 +1,4 @@
-import { RefractError, timeoutError } from '../errors.ts';
+import { RefractError, timeoutError } from '../kernel/errors.ts';
 
 /** A bound on browser pages in flight, with a bounded queue of waiters (past it, EBUSY at once). */
 export interface Slots {

@@ -1,4 +1,4 @@
-import { RefractError } from '../errors.ts';
+import { RefractError } from '../kernel/errors.ts';
 import type { FetchResult } from './http.ts';
 
 /** One bot-protection provider and the signs of its challenge page. */

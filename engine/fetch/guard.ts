@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import ipaddr from 'ipaddr.js';
-import { RefractError } from '../errors.ts';
+import { RefractError } from '../kernel/errors.ts';
 
 type Addr = ipaddr.IPv4 | ipaddr.IPv6;
 type Resolver = (hostname: string) => Promise<LookupAddress[]>;

@@ -3,10 +3,10 @@ import https from 'node:https';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { getAgents, hooks, TransformHeadersAgent } from 'got-scraping';
-import { RefractError } from '../errors.ts';
+import { RefractError } from '../kernel/errors.ts';
 import type { Guard } from './guard.ts';
 import { decodeBody } from './charset.ts';
-import { fromNetwork } from '../failures.ts';
+import { fromNetwork } from '../kernel/failures.ts';
 import { requestHeaders } from './browser-headers.ts';
 
 /** What kind of resource the target is, from its Content-Type. */

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Guard } from './guard.ts';
 import { flatHeaders, kindOf, REDIRECT, resultOf, type FetchResult, type Hop } from './http.ts';
-import { fromNetwork } from '../failures.ts';
+import { fromNetwork } from '../kernel/failures.ts';
 
 /** Keep-alive connection pools of one engine's light GETs (probes, oEmbed, robots.txt, sitemaps). */
 export interface LightAgents {

@@ -8,8 +8,8 @@ import { LRUCache } from 'lru-cache';
 import type { FetchResult } from './http.ts';
 import { lightGet, type LightAgents } from './light.ts';
 import type { Guard } from './guard.ts';
-import { mediaType, prettyDuration, withSize, type Media } from '../media.ts';
-import { withDeadline } from '../deadline.ts';
+import { mediaType, prettyDuration, withSize, type Media } from '../kernel/media.ts';
+import { withDeadline } from '../kernel/deadline.ts';
 
 const run = promisify(execFile);
 const HEAD_BYTES = 256 * 1024;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Plan } from '../plan.ts';
+import type { Plan } from '../plan/plan.ts';
 
 function stable(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stable).join(',')}]`;

@@ -1,13 +1,13 @@
 import { load, type CheerioAPI } from 'cheerio';
 import type { Page } from 'playwright-core';
-import { documentText, parseHtml } from '../html.ts';
-import type { Context } from '../plugin.ts';
-import type { Plan } from '../plan.ts';
+import { documentText, parseHtml } from '../kernel/html.ts';
+import type { Context } from '../plan/plugin.ts';
+import type { Plan } from '../plan/plan.ts';
 import type { FetchResult } from '../fetch/http.ts';
 import { lightGet } from '../fetch/light.ts';
 import { createProber } from '../fetch/probe.ts';
 import type { Services } from './extraction.ts';
-import { readAsset } from '../assets/index.ts';
+import { readAsset } from '../store/assets.ts';
 
 /** Where the page of a browser request is: the live page and when it was opened (a video starts there). */
 export interface LivePage {

@@ -1,15 +1,15 @@
-import type { Registry } from '../registry.ts';
+import type { Registry } from '../plan/registry.ts';
 import type { Guard } from '../fetch/guard.ts';
 import type { FetchResult } from '../fetch/http.ts';
 import type { LightAgents } from '../fetch/light.ts';
 import type { HostMemory } from '../fetch/prerender.ts';
-import type { AssetStore } from '../assets/index.ts';
+import type { AssetStore } from '../store/assets.ts';
 import type { Browsers } from '../browser/browsers.ts';
 import type { Adblock } from '../browser/adblock.ts';
-import type { ProxyChooser } from '../proxies.ts';
+import type { ProxyChooser } from './proxies.ts';
 import type { ProbeMemory } from '../fetch/probe.ts';
-import type { PluginSettings } from '../plugin.ts';
-import type { Phase } from '../timing.ts';
+import type { PluginSettings } from '../plan/plugin.ts';
+import type { Phase } from '../kernel/timing.ts';
 
 /** Why a step produced no output, as the answer's `warnings` report it. */
 export interface Warning {

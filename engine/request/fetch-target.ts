@@ -1,6 +1,6 @@
-import type { Plan } from '../plan.ts';
+import type { Plan } from '../plan/plan.ts';
 import type { Lease } from './queue.ts';
-import { throughProxy } from '../failures.ts';
+import { throughProxy } from '../kernel/failures.ts';
 import { createGuard } from '../fetch/guard.ts';
 import { fetchTarget, type FetchResult } from '../fetch/http.ts';
 import type { Services } from './extraction.ts';

@@ -1,12 +1,12 @@
 import type { EventEmitter } from 'node:events';
-import { RefractError, isRefractError, type Code } from '../errors.ts';
-import type { Cache } from '../cache.ts';
-import { coded } from '../failures.ts';
+import { RefractError, isRefractError, type Code } from '../kernel/errors.ts';
+import type { Cache } from '../store/cache.ts';
+import { coded } from '../kernel/failures.ts';
 import { cacheKeyOf } from './cache-key.ts';
-import type { Plan } from '../plan.ts';
+import type { Plan } from '../plan/plan.ts';
 import type { CacheEntry, Extraction } from './extraction.ts';
-import type { Clock } from '../state.ts';
-import type { Logger } from '../log.ts';
+import type { Clock } from '../store/state.ts';
+import type { Logger } from '../kernel/log.ts';
 
 /** How an answer was obtained from the cache. */
 export type CacheStatus = 'HIT' | 'MISS' | 'STALE' | 'BYPASS';

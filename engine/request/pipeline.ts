@@ -1,7 +1,7 @@
 import type { CheerioAPI } from 'cheerio';
-import { parseHtml } from '../html.ts';
-import { hasCode, isRefractError } from '../errors.ts';
-import type { Plan } from '../plan.ts';
+import { parseHtml } from '../kernel/html.ts';
+import { hasCode, isRefractError } from '../kernel/errors.ts';
+import type { Plan } from '../plan/plan.ts';
 import type { Lease } from './queue.ts';
 import type { FetchResult } from '../fetch/http.ts';
 import { fetchPlanTarget } from './fetch-target.ts';
@@ -9,10 +9,10 @@ import { refuseChallenge } from '../fetch/antibot.ts';
 import { needsBrowser } from '../fetch/prerender.ts';
 import { renderPlan } from './render.ts';
 import { answer } from './steps.ts';
-import { untilAborted } from '../deadline.ts';
-import { withDeadline } from '../deadline.ts';
+import { untilAborted } from '../kernel/deadline.ts';
+import { withDeadline } from '../kernel/deadline.ts';
 import type { Extraction, Services } from './extraction.ts';
-import type { Trace } from '../timing.ts';
+import type { Trace } from '../kernel/timing.ts';
 
 /** Runs the steps on a fetched response (no browser). */
 async function fromFetch(

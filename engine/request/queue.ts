@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BasicCrawler, type BasicCrawlerOptions } from '@crawlee/basic';
 import { Configuration, Log, LogLevel, ProxyConfiguration, Request, type Session } from '@crawlee/core';
 import { ServerRequestManager } from './queue-store.ts';
-import { RefractError } from '../errors.ts';
+import { RefractError } from '../kernel/errors.ts';
 import { MemoryStorage } from '@crawlee/memory-storage';
 import { browserHeaders } from '../fetch/browser-headers.ts';
 

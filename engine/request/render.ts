@@ -1,15 +1,15 @@
 import type { Page, Response } from 'playwright-core';
-import { readsDocument } from '../plugin.ts';
-import type { Plan } from '../plan.ts';
-import type { Registry } from '../registry.ts';
+import { readsDocument } from '../plan/plugin.ts';
+import type { Plan } from '../plan/plan.ts';
+import type { Registry } from '../plan/registry.ts';
 import type { Lease } from './queue.ts';
-import { fromNetwork, throughProxy } from '../failures.ts';
+import { fromNetwork, throughProxy } from '../kernel/failures.ts';
 import { kindOf, type FetchResult } from '../fetch/http.ts';
 import { encodingOf, sniffCharset, validCharset } from '../fetch/charset.ts';
 import { lightGet } from '../fetch/light.ts';
 import { refuseChallenge } from '../fetch/antibot.ts';
 import { answer } from './steps.ts';
-import { untilAborted } from '../deadline.ts';
+import { untilAborted } from '../kernel/deadline.ts';
 import type { Extraction, Services, Warning } from './extraction.ts';
 import {
   contextOptions,
@@ -22,7 +22,7 @@ import {
 } from '../browser/page.ts';
 import { readContent, still, untilBuilt } from '../browser/settle.ts';
 import type { Preparation } from '../browser/browsers.ts';
-import type { Trace } from '../timing.ts';
+import type { Trace } from '../kernel/timing.ts';
 
 const CONSENT_CAP_MS = 3000;
 /** How long a page that navigates itself may take to come to rest before it is read. */

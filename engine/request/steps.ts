@@ -1,13 +1,13 @@
-import { isRefractError, timeoutError } from '../errors.ts';
-import { readsDocument, type Context, type Plugin } from '../plugin.ts';
-import type { Plan, Step } from '../plan.ts';
+import { isRefractError, timeoutError } from '../kernel/errors.ts';
+import { readsDocument, type Context, type Plugin } from '../plan/plugin.ts';
+import type { Plan, Step } from '../plan/plan.ts';
 import { finish, type Extraction, type Services, type Warning } from './extraction.ts';
 import type { CheerioAPI } from 'cheerio';
 import type { FetchResult } from '../fetch/http.ts';
 import { contextFor, linksOf, type LivePage } from './context.ts';
-import type { Trace } from '../timing.ts';
-import { deadline, stepCutoff, untilAborted } from '../deadline.ts';
-import { documentText, parseHtmlSliced, SLICED_PARSE_CHARS } from '../html.ts';
+import type { Trace } from '../kernel/timing.ts';
+import { deadline, stepCutoff, untilAborted } from '../kernel/deadline.ts';
+import { documentText, parseHtmlSliced, SLICED_PARSE_CHARS } from '../kernel/html.ts';
 
 /** Time kept back from a step for the rest of the answer: a step that hangs is cut off this long before the deadline. */
 const STEP_RESERVE_MS = 1000;

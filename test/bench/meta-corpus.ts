@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { load } from 'cheerio';
-import { parseHtml } from '../../engine/html.ts';
+import { parseHtml } from '../../engine/kernel/html.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/shared/page/helpers.ts';
 

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { gotScraping } from 'got-scraping';
 import { imageSize } from 'image-size';
-import { parseHtml } from '../../engine/html.ts';
+import { parseHtml } from '../../engine/kernel/html.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/shared/page/helpers.ts';
 import { measure, get, row, serveArticle, stats, type Stats } from './lib.ts';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { chromium, type Browser, type PageScreenshotOptions } from 'playwright-core';
 import { gotScraping } from 'got-scraping';
-import { parseHtml } from '../../engine/html.ts';
+import { parseHtml } from '../../engine/kernel/html.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/shared/page/helpers.ts';
 import { CHROME_ARGS } from '../../engine/browser/pool.ts';

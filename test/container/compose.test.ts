@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { ENV_DOCS } from '../../engine/config.ts';
+import { ENV_DOCS } from '../../engine/kernel/config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 interface Service {

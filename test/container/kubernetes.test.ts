@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { ENV_DOCS } from '../../engine/config.ts';
+import { ENV_DOCS } from '../../engine/kernel/config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 type Doc = { apiVersion: string; kind: string; metadata: { name: string }; spec: Record<string, any> };

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { untilAborted } from '../../engine/deadline.ts';
+import { untilAborted } from '../../engine/kernel/deadline.ts';
 
 test('untilAborted: past an abort the work is not started, and nothing is left to reject unobserved', async () => {
   const unhandled: unknown[] = [];

@@ -50,12 +50,51 @@ test('engine/ imports nothing from lib/, plugins/, crawl/, server/, bin/ or test
   );
 });
 
-test('engine/fetch/ and engine/browser/ are leaves: never the request path (engine/request/) or the engine', () => {
-  assert.match(doc, /`engine\/fetch\/` and `engine\/browser\/` are leaves/);
+/** engine/'s layers, lowest first, and what each may import besides itself (docs/architecture.md's drawing). */
+const LAYERS: Record<string, readonly string[]> = {
+  kernel: [],
+  plan: ['kernel'],
+  fetch: ['plan', 'kernel'],
+  store: ['plan', 'kernel'],
+  browser: ['fetch', 'plan', 'kernel'],
+  request: ['browser', 'fetch', 'store', 'plan', 'kernel'],
+};
+/** The one kind of import that points up: the plugin context's types, named by the plugin API (loads nothing). */
+const TYPES_UP = [
+  'engine/plan/plugin.ts -> engine/browser/page.ts',
+  'engine/plan/plugin.ts -> engine/fetch/guard.ts',
+  'engine/plan/plugin.ts -> engine/fetch/http.ts',
+  'engine/plan/plugin.ts -> engine/fetch/probe.ts',
+];
+const layerOf = (file: string) => /^engine\/([^/]+)\//.exec(file)?.[1];
+
+test('engine/ is in layers: each imports only those below it (kernel, plan, fetch and store, browser, request)', () => {
+  assert.match(doc, /engine\/ is in layers \(drawn above\): `engine\/kernel\/` imports no other part of the engine/);
+  for (const layer of Object.keys(LAYERS)) assert.ok(doc.includes(`engine/${layer}/`), `the drawing names ${layer}`);
+  const folders = readdirSync(path.join(ROOT, 'engine'), { withFileTypes: true }).filter((d) => d.isDirectory());
+  assert.equal(folders.map((d) => d.name).sort(), Object.keys(LAYERS).sort(), 'every folder of engine/ is a layer');
+  const typeOnly = (file: string, target: string) => {
+    const text = readFileSync(path.join(ROOT, file), 'utf8');
+    const spec = path.relative(path.dirname(path.join(ROOT, file)), path.join(ROOT, target));
+    return new RegExp(`^import type [^;]+ from '(\\./)?${spec.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}';`, 'm').test(
+      text,
+    );
+  };
+  const up = violations(['engine'], (target, file) => {
+    const from = layerOf(file);
+    const to = layerOf(target) ?? 'face';
+    return from !== undefined && from !== to && !LAYERS[from]!.includes(to);
+  });
   assert.equal(
-    violations(['engine/fetch', 'engine/browser'], (t) => t.startsWith('engine/request/') || t === 'engine/engine.ts'),
+    up.filter((edge) => !TYPES_UP.includes(edge)),
     [],
   );
+  for (const edge of TYPES_UP) {
+    const [file, target] = edge.split(' -> ') as [string, string];
+    assert.ok(up.includes(edge), `${edge} is still there (else drop it from the list)`);
+    assert.ok(typeOnly(file, target), `${edge} is a type import`);
+  }
+  assert.ok(importsOf('engine/browser/guard-proxy.ts').includes('engine/fetch/guard.ts'), 'layer imports are read');
 });
 
 test('lib/, crawl/, server/, bin/, testing/ and plugins/ import the engine only through engine/index.ts (or engine/about.ts, its light face)', () => {

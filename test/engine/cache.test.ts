@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createCache } from '../../engine/cache.ts';
+import { createCache } from '../../engine/store/cache.ts';
 import type { CacheEntry } from '../../engine/request/extraction.ts';
 
 const entry = (title: string, createdAt: number, ttl = 60_000): CacheEntry => ({

@@ -11,7 +11,7 @@ import { loadPlugins } from '../../engine/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 import { createEngine as createBareEngine } from '../../engine/engine.ts';
 import { createExecutor } from '../../engine/request/queue.ts';
-import { createLocalStore } from '../../engine/assets/local.ts';
+import { createLocalStore } from '../../engine/store/assets-local.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 

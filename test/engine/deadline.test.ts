@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { getEventListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { deadline, stepCutoff } from '../../engine/deadline.ts';
+import { deadline, stepCutoff } from '../../engine/kernel/deadline.ts';
 import { fetchTarget } from '../../engine/fetch/http.ts';
 import { createGuard } from '../../engine/fetch/guard.ts';
 import { serveFixtures } from '../util/serve.ts';

@@ -6,10 +6,10 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import * as api from '../../engine/index.ts';
 
-const source = readFileSync(new URL('../../engine/plugin.ts', import.meta.url), 'utf8');
+const source = readFileSync(new URL('../../engine/plan/plugin.ts', import.meta.url), 'utf8');
 const doc = readFileSync(new URL('../../docs/plugins.md', import.meta.url), 'utf8');
 
-/** Member names of an interface in engine/plugin.ts (one per line, two-space indent). */
+/** Member names of an interface in engine/plan/plugin.ts (one per line, two-space indent). */
 function members(name: string): string[] {
   const body = new RegExp(`export interface ${name}[^{]*\\{([\\s\\S]*?)\\n\\}`).exec(source)?.[1] ?? '';
   return [...body.matchAll(/^ {2}(?:get )?([\w$]+)[?(:<]/gm)].map((m) => m[1]!);

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { CODES } from '../../engine/errors.ts';
-import { ENV_DOCS, loadConfig, shownDefault } from '../../engine/config.ts';
+import { CODES } from '../../engine/kernel/errors.ts';
+import { ENV_DOCS, loadConfig, shownDefault } from '../../engine/kernel/config.ts';
 
 const SPEC_CODES =
   'EAUTH, ECACHEKEY, EBRWSRTIMEOUT, EFATAL, EFILENAME, EFATALCLIENT, EFORBIDDENURL, EHEADERS, EINVALURL, EINVALPROXY, EINVALURLCLIENT, EINVALTTL, EINVALEVAL, EINVALFUNCTION, EINVALDATA, EINVALQUERY, EINVALSTTL, EINVALOVERLAYBG, EINTEGRATION, EMAXREDIRECTS, EPAGERANGE, EPDFTOOLARGE, EPRO, EPROXY, EPROXYNEEDED, ERATE, ETIMEOUT, ETTL, ESTTL'.split(

@@ -4,7 +4,7 @@ import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import fc from '../util/fc.ts';
 import { createGuard, isPublicAddress } from '../../engine/fetch/guard.ts';
-import { RefractError } from '../../engine/errors.ts';
+import { RefractError } from '../../engine/kernel/errors.ts';
 
 const fakeDns = (table: Record<string, string[]>) => async (host: string) =>
   (table[host] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from '../util/fc.ts';
-import { parseHtml, parseHtmlSliced, documentText } from '../../engine/html.ts';
+import { parseHtml, parseHtmlSliced, documentText } from '../../engine/kernel/html.ts';
 import { metaSource, META_WHOLE_CHARS } from '../../plugins/meta/source.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/shared/page/helpers.ts';

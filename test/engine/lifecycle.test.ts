@@ -4,10 +4,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventEmitter, once } from 'node:events';
 import { createLifecycle, cacheStatusOf } from '../../engine/request/lifecycle.ts';
-import { createCache } from '../../engine/cache.ts';
-import { RefractError, isRefractError } from '../../engine/errors.ts';
+import { createCache } from '../../engine/store/cache.ts';
+import { RefractError, isRefractError } from '../../engine/kernel/errors.ts';
 import type { CacheEntry, Extraction, Warning } from '../../engine/request/extraction.ts';
-import type { Plan } from '../../engine/plan.ts';
+import type { Plan } from '../../engine/plan/plan.ts';
 
 const HOUR = 3_600_000;
 const FAILURE_TTL = 30_000;

@@ -5,8 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { coreSchema } from '../../engine/options.ts';
-import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../engine/signing.ts';
+import { coreSchema } from '../../engine/plan/options.ts';
+import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../engine/kernel/signing.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

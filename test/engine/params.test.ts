@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseQuery, camelCase } from '../../engine/params.ts';
+import { parseQuery, camelCase } from '../../engine/plan/params.ts';
 
 test('dotted keys nest and snake_case top-level names become camelCase', () => {
   const q = parseQuery(

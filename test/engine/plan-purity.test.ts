@@ -24,8 +24,8 @@ function loadedAfter(script: string): string[] {
 
 test('planning a query loads no browser library, crawler or Redis client', () => {
   const loaded = loadedAfter(`
-    const { buildPlan } = await import('./engine/plan.ts');
-    const { createRegistry } = await import('./engine/registry.ts');
+    const { buildPlan } = await import('./engine/plan/plan.ts');
+    const { createRegistry } = await import('./engine/plan/registry.ts');
     const registry = createRegistry([]);
     const plan = buildPlan({ url: 'https://example.com/', viewport: { width: '800' } }, registry, 'free', { defaultTimeoutMs: 28000, maxTimeoutMs: 60000, testHooks: false });
     if (plan.url !== 'https://example.com/') throw new Error('no plan');`);
@@ -34,8 +34,8 @@ test('planning a query loads no browser library, crawler or Redis client', () =>
 
 test('a device named in a query is checked against the registry of Playwright, read then', () => {
   const loaded = loadedAfter(`
-    const { buildPlan } = await import('./engine/plan.ts');
-    const { createRegistry } = await import('./engine/registry.ts');
+    const { buildPlan } = await import('./engine/plan/plan.ts');
+    const { createRegistry } = await import('./engine/plan/registry.ts');
     const limits = { defaultTimeoutMs: 28000, maxTimeoutMs: 60000, testHooks: false };
     buildPlan({ url: 'https://example.com/', device: 'iPhone 12' }, createRegistry([]), 'free', limits);
     let refused = '';

@@ -1,13 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildPlan, retarget } from '../../engine/plan.ts';
-import { createRegistry } from '../../engine/registry.ts';
-import { definePlugin } from '../../engine/plugin.ts';
-import { parseQuery } from '../../engine/params.ts';
-import { options } from '../../engine/schema.ts';
-import { RefractError } from '../../engine/errors.ts';
+import { buildPlan, retarget } from '../../engine/plan/plan.ts';
+import { createRegistry } from '../../engine/plan/registry.ts';
+import { definePlugin } from '../../engine/plan/plugin.ts';
+import { parseQuery } from '../../engine/plan/params.ts';
+import { options } from '../../engine/plan/schema.ts';
+import { RefractError } from '../../engine/kernel/errors.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
-import { parseDuration } from '../../engine/duration.ts';
+import { parseDuration } from '../../engine/kernel/duration.ts';
 import fc from '../util/fc.ts';
 
 const registry = createRegistry(defaultPlugins);

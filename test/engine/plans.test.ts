@@ -1,11 +1,11 @@
-// The plans the engine keeps for queries that come again (engine/plans.ts): the same query answers the same plan,
+// The plans the engine keeps for queries that come again (engine/plan/plans.ts): the same query answers the same plan,
 // a query that differs only in its target answers the kept plan retargeted (equal to a fresh one), tiers apart.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildPlan, type Plan, type Tier } from '../../engine/plan.ts';
-import { createPlans } from '../../engine/plans.ts';
-import { createRegistry } from '../../engine/registry.ts';
-import { parseQuery, type RawObject } from '../../engine/params.ts';
+import { buildPlan, type Plan, type Tier } from '../../engine/plan/plan.ts';
+import { createPlans } from '../../engine/plan/plans.ts';
+import { createRegistry } from '../../engine/plan/registry.ts';
+import { parseQuery, type RawObject } from '../../engine/plan/params.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 
 const registry = createRegistry(defaultPlugins);

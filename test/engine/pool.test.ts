@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BrowserPool, PlaywrightPlugin } from '@crawlee/browser-pool';
 import { chromium } from 'playwright-core';
-import { loadConfig } from '../../engine/config.ts';
+import { loadConfig } from '../../engine/kernel/config.ts';
 import { createBrowserPool, CHROME_ARGS, type PoolLimiter } from '../../engine/browser/pool.ts';
 import { createGuardProxy } from '../../engine/browser/guard-proxy.ts';
 import { createGuard } from '../../engine/fetch/guard.ts';

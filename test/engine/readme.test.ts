@@ -5,8 +5,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { ENV_DOCS } from '../../engine/config.ts';
-import { coreSchema, TEST_HOOK_PARAMS } from '../../engine/options.ts';
+import { ENV_DOCS } from '../../engine/kernel/config.ts';
+import { coreSchema, TEST_HOOK_PARAMS } from '../../engine/plan/options.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 import { jsonSchemaOf } from '../../server/openapi.ts';
 import { ALLOCATOR_ENV } from '../util/child.ts';
@@ -62,7 +62,7 @@ test('every setting the code reads is documented', () => {
   const read = new Set([
     ...[...text.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!),
     ...[...text.matchAll(/['"`](REFRACT_[A-Z0-9_]+)['"`]/g)].map((m) => m[1]!),
-    // The settings declared in engine/config.ts.
+    // The settings declared in engine/kernel/config.ts.
     ...[...text.matchAll(/\bsetting\(\s*'([A-Z][A-Z0-9_]+)'/g)].map((m) => m[1]!),
   ]);
   read.delete('PATH');

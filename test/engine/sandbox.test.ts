@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { useSandbox, sandboxPossible, chromeArgs } from '../../engine/index.ts';
-import { loadConfig } from '../../engine/config.ts';
+import { loadConfig } from '../../engine/kernel/config.ts';
 
 test('off and on are kept; auto follows what the machine allows', () => {
   assert.is(useSandbox('off'), false);

@@ -3,9 +3,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from '../util/fc.ts';
-import { checkTargetUrl, validHostName } from '../../engine/fetch/url.ts';
-import { fromNetwork } from '../../engine/failures.ts';
-import { isRefractError } from '../../engine/errors.ts';
+import { checkTargetUrl, validHostName } from '../../engine/plan/url.ts';
+import { fromNetwork } from '../../engine/kernel/failures.ts';
+import { isRefractError } from '../../engine/kernel/errors.ts';
 
 // Labels start with a letter: a name ending in a number is parsed as an IPv4 address (another check).
 const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,78}[a-z0-9])?$/);

@@ -3,7 +3,7 @@
 // meta-corpus.test.ts.)
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseHtml } from '../../engine/html.ts';
+import { parseHtml } from '../../engine/kernel/html.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/shared/page/helpers.ts';
 

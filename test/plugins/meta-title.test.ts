@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseHtml } from '../../engine/html.ts';
+import { parseHtml } from '../../engine/kernel/html.ts';
 import { createDoc } from '../../plugins/shared/page/helpers.ts';
 import { pageTitle } from '../../plugins/shared/page/rules/title.ts';
 

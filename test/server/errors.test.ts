@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CODES } from '../../engine/errors.ts';
+import { CODES } from '../../engine/kernel/errors.ts';
 import { serveFixtures, freePort, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';

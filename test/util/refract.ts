@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Plugin } from '../../engine/index.ts';
 import { startApp, type App } from '../../server/app.ts';
-import type { Clock } from '../../engine/state.ts';
+import type { Clock } from '../../engine/store/state.ts';
 
 /** A clock that moves only when told: quota windows and cache ages are tested without sleeping. */
 export function manualClock(

@@ -1,10 +1,10 @@
-import { RefractError, type Code } from './errors.ts';
+import { RefractError, type Code } from '../kernel/errors.ts';
 import { NEED_RANK, needOf, type Need, type Plugin } from './plugin.ts';
 import type { Registry } from './registry.ts';
 import type { RawObject, Raw } from './params.ts';
 import { coreSchema, CORE_PARAMS, INVALID_CODES, PRO_ONLY, type CoreOptions } from './options.ts';
 import { describeIssue, toBoolean, unknownKeys, z } from './schema.ts';
-import { checkTargetUrl } from './fetch/url.ts';
+import { checkTargetUrl } from './url.ts';
 
 /** The plan tier a request is served under. */
 export type Tier = 'free' | 'pro';

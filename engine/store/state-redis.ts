@@ -2,7 +2,7 @@
 // its locks and the response cache's store.
 import type { Redis } from 'ioredis';
 import type Keyv from 'keyv';
-import type { Logger } from './log.ts';
+import type { Logger } from '../kernel/log.ts';
 import type { Counters, Locks } from './state.ts';
 
 /** How long one Redis operation may take before its fallback answers (a hung server answers nothing). */

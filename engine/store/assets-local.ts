@@ -2,9 +2,9 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { EventEmitter } from 'node:events';
-import { withSize } from '../media.ts';
-import type { Logger } from '../log.ts';
-import { assetLink, linkBase, nameUnder, storedNameOf, type AssetStore } from './index.ts';
+import { withSize } from '../kernel/media.ts';
+import type { Logger } from '../kernel/log.ts';
+import { assetLink, linkBase, nameUnder, storedNameOf, type AssetStore } from './assets.ts';
 
 /** Bounds of a local asset folder: total bytes and age of a file (0: unbounded). */
 export interface Retention {

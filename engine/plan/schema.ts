@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { camelCase } from './params.ts';
-import { parseDuration } from './duration.ts';
-import { deviceProblem } from './browser/devices.ts';
+import { parseDuration } from '../kernel/duration.ts';
+import { deviceProblem } from './devices.ts';
 
 export { z };
 

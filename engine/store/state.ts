@@ -1,6 +1,6 @@
 import { redisCounters, redisLocks, redisStore, watchLink } from './state-redis.ts';
 import type Keyv from 'keyv';
-import type { Logger } from './log.ts';
+import type { Logger } from '../kernel/log.ts';
 
 /** Where "now" comes from: the wall clock in production, a hand-moved one in tests (no sleeps). */
 export interface Clock {

@@ -1,14 +1,14 @@
 import type { CheerioAPI } from 'cheerio';
 import type { z } from 'zod';
-import type { FetchResult } from './fetch/http.ts';
+import type { FetchResult } from '../fetch/http.ts';
 import type { CoreOptions } from './options.ts';
-import type { Prober } from './fetch/probe.ts';
+import type { Prober } from '../fetch/probe.ts';
 import type { Page } from 'playwright-core';
-import type { PageSetup } from './browser/page.ts';
-import type { Media } from './media.ts';
-import type { Code } from './errors.ts';
-import type { Config } from './config.ts';
-import type { Guard } from './fetch/guard.ts';
+import type { PageSetup } from '../browser/page.ts';
+import type { Media } from '../kernel/media.ts';
+import type { Code } from '../kernel/errors.ts';
+import type { Config } from '../kernel/config.ts';
+import type { Guard } from '../fetch/guard.ts';
 
 /** What a step consumes: the HTTP response only, the parsed document, or a live browser page. */
 export type Need = 'http' | 'html' | 'browser';

@@ -1,4 +1,4 @@
-import { RefractError } from './errors.ts';
+import { RefractError } from '../kernel/errors.ts';
 import { text, z } from './schema.ts';
 
 /** How the stored Data object is answered: read here (`filter`, `embed`) and by the asset store (`filename`). */

@@ -1,4 +1,4 @@
-import { text, toBoolean, z } from '../schema.ts';
+import { text, toBoolean, z } from './schema.ts';
 
 /** How the target is fetched: read by engine/request/pipeline.ts and fetch-target.ts (and render.ts for the browser's). */
 export const fetchOptions = {

@@ -6,8 +6,8 @@ import {
   HeadObjectCommand,
   CreateBucketCommand,
 } from '@aws-sdk/client-s3';
-import { withSize } from '../media.ts';
-import { assetLink, linkBase, nameUnder, storedNameOf, type AssetStore } from './index.ts';
+import { withSize } from '../kernel/media.ts';
+import { assetLink, linkBase, nameUnder, storedNameOf, type AssetStore } from './assets.ts';
 
 /** `s3://bucket/prefix` split; the prefix ends with `/` unless empty. */
 export function parseS3Url(raw: string): { bucket: string; prefix: string } {

@@ -1,4 +1,4 @@
-import { bool, duration, text, toBoolean, z } from '../schema.ts';
+import { bool, duration, text, toBoolean, z } from './schema.ts';
 
 /** The range of `ttl`: one minute to 31 days (SPEC limits). */
 export const TTL_MIN = 60_000;

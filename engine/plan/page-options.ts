@@ -1,4 +1,4 @@
-import { bool, device, duration, list, num, oneOf, options, text, z } from '../schema.ts';
+import { bool, device, duration, list, num, oneOf, options, text, z } from './schema.ts';
 
 /** The viewport fields a request (`viewport.*`) or an output (`screenshot.width`...) may set. */
 export const viewportFields = {

@@ -1,4 +1,4 @@
-import { RefractError } from '../errors.ts';
+import { RefractError } from '../kernel/errors.ts';
 
 /** Parses a target address; only absolute http(s) URLs with a host are accepted (EINVALURL otherwise). */
 export function checkTargetUrl(text: string): URL {

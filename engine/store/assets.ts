@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import parseRange from 'range-parser';
-import type { Media } from '../media.ts';
-import { RefractError } from '../errors.ts';
+import type { Media } from '../kernel/media.ts';
+import { RefractError } from '../kernel/errors.ts';
 
 // Generated files (screenshots, PDFs, videos) are content-addressed: `<sha256>.<ext>`, or with the caller's
 // `filename`, `<sha256>/<filename>.<ext>` (the same bytes, named). Stores keep `<sha256>.<ext>` only.

@@ -1,6 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { createRequire } from 'node:module';
-import { RefractError } from '../errors.ts';
+import { RefractError } from '../kernel/errors.ts';
 
 /** What a device preset sets on the browser context. */
 export interface DevicePreset {

@@ -1,12 +1,12 @@
 import { z, duration } from './schema.ts';
-import { cacheOptions } from './request/cache-options.ts';
-import { pageOptions } from './browser/page-options.ts';
-import { fetchOptions } from './fetch/fetch-options.ts';
-import { proxyOptions } from './proxies.ts';
+import { cacheOptions } from './cache-options.ts';
+import { pageOptions } from './page-options.ts';
+import { fetchOptions } from './fetch-options.ts';
+import { proxyOptions } from './proxy-options.ts';
 import { outputOptions } from './filter.ts';
 
-export { TTL_MIN, TTL_MAX } from './request/cache-options.ts';
-export { viewportFields } from './browser/page-options.ts';
+export { TTL_MIN, TTL_MAX } from './cache-options.ts';
+export { viewportFields } from './page-options.ts';
 
 /** Pro-only parameters and the code each is refused with on the free plan. */
 export const PRO_ONLY = {
