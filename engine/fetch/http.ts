@@ -2,12 +2,13 @@ import http from 'node:http';
 import https from 'node:https';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { getAgents, hooks, TransformHeadersAgent } from 'got-scraping';
+import { getAgents, TransformHeadersAgent } from 'got-scraping';
 import { RefractError } from '../kernel/errors.ts';
 import type { Guard } from './guard.ts';
 import { decodeBody } from './charset.ts';
 import { fromNetwork } from '../kernel/failures.ts';
 import { requestHeaders } from './browser-headers.ts';
+import { tlsProfile } from './tls-profile.ts';
 
 /** What kind of resource the target is, from its Content-Type. */
 export type TargetKind = 'html' | 'text' | 'image' | 'video' | 'audio' | 'pdf' | 'other';
@@ -85,32 +86,6 @@ const DIRECT = {
 };
 
 type Agents = { http: http.Agent; https: https.Agent };
-type TlsProfile = Pick<https.RequestOptions, 'ciphers' | 'sigalgs' | 'ecdhCurve' | 'minVersion' | 'maxVersion'> & {
-  requestOCSP?: boolean;
-};
-const tlsProfiles = new Map<string, TlsProfile>();
-
-/** The TLS settings of the browser the user agent names, as got-scraping's tlsHook chooses them (kept per user agent). */
-function tlsProfile(headers: Record<string, string>): TlsProfile {
-  const agent = Object.entries(headers).find(([name]) => name.toLowerCase() === 'user-agent')?.[1] ?? '';
-  let profile = tlsProfiles.get(agent);
-  if (!profile) {
-    const probe = { headers, https: {} as Record<string, never>, _unixOptions: {} as { requestOCSP?: boolean } };
-    hooks.tlsHook(probe as never);
-    const { ciphers, signatureAlgorithms, ecdhCurve, minVersion, maxVersion } = probe.https as Record<string, never>;
-    profile = {
-      ciphers,
-      sigalgs: signatureAlgorithms,
-      ecdhCurve,
-      minVersion,
-      maxVersion,
-      requestOCSP: probe._unixOptions.requestOCSP,
-    };
-    if (tlsProfiles.size < 16) tlsProfiles.set(agent, profile);
-  }
-  return profile;
-}
-
 const FLUSH = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
 
 /**

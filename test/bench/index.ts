@@ -8,6 +8,7 @@ import { benchCache } from './cache.ts';
 import { benchCrawl } from './crawl.ts';
 import { benchVersus } from './versus.ts';
 import { benchSoak } from './soak.ts';
+import { benchBorrowed } from './borrowed.ts';
 
 const only = process.argv[2];
 console.log(
@@ -43,6 +44,10 @@ if (!only || only === 'screenshot') {
 if (!only || only === 'crawl') {
   console.log('\n# crawl throughput, links followed on loopback fixture sites (bare Crawlee crawler vs engine.crawl)');
   for (const line of await benchCrawl()) console.log(line);
+}
+if (only === 'borrowed') {
+  console.log('\n# borrowed internals: what each buys (docs/architecture.md), side by side in one run');
+  for (const line of await benchBorrowed()) console.log(line);
 }
 if (only === 'soak') {
   console.log(

@@ -6,9 +6,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { BasicCrawler } from '@crawlee/basic';
-import { hooks } from 'got-scraping';
 import { parseHTML } from 'linkedom';
 import { fragmentToMarkdown } from '../../plugins/shared/content/markdown.ts';
+import { tlsProfile } from '../../engine/fetch/tls-profile.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const require = createRequire(import.meta.url);
@@ -27,19 +27,14 @@ test("Crawlee: the crawler still decides a task's domain delay in delayRequest, 
   );
 });
 
-test("got-scraping: tlsHook still sets a browser's TLS settings on the options it is given", () => {
-  const probe = {
-    headers: {
-      'user-agent':
-        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
-    },
-    https: {} as Record<string, unknown>,
-    _unixOptions: {} as Record<string, unknown>,
-  };
-  hooks.tlsHook(probe as never);
-  assert.type(probe.https.ciphers, 'string', 'engine/fetch/http.ts reads ciphers');
-  assert.ok(String(probe.https.ciphers).includes('TLS_AES_128_GCM_SHA256'));
-  assert.type(probe.https.signatureAlgorithms, 'string');
+test("got-scraping: tlsHook still sets a browser's TLS settings on a got Options, requestOCSP among its Unix options", () => {
+  const ua = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+  const profile = tlsProfile({ 'user-agent': ua });
+  assert.type(profile.ciphers, 'string', 'engine/fetch/tls-profile.ts reads ciphers');
+  assert.ok(String(profile.ciphers).includes('TLS_AES_128_GCM_SHA256'));
+  assert.type(profile.sigalgs, 'string');
+  // The one private read: got keeps the hook's requestOCSP in `_unixOptions`; a got that moves it fails here.
+  assert.is(profile.requestOCSP, true, "Chrome's profile asks for OCSP stapling");
 });
 
 test('linkedom: tables still lack rows (Refract gives them), and a table converts to a GFM table through them', () => {

@@ -1,11 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveFixtures, recordingServer, socketProbe, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 
 /** Flattens nested rules into dotted query parameters, as Microlink's client does. */
 function flatten(value: unknown, prefix: string, out: URLSearchParams): URLSearchParams {
@@ -18,7 +17,7 @@ function flatten(value: unknown, prefix: string, out: URLSearchParams): URLSearc
 async function extract(page: string, rules: Record<string, unknown>, extra = '') {
   const query = flatten(rules, 'data', new URLSearchParams({ url: `${fx.url}/sites/data/${page}` }));
   if (!extra.includes('meta=')) query.set('meta', 'false');
-  return call(app.freeUrl, `${query}${extra}`);
+  return call(app.free, `${query}${extra}`);
 }
 
 async function data(page: string, rules: Record<string, unknown>, extra = '') {
@@ -29,7 +28,7 @@ async function data(page: string, rules: Record<string, unknown>, extra = '') {
 
 test.before(async () => {
   fx = await serveFixtures();
-  app = await startRefract();
+  app = await startHandlers();
 });
 
 test.after(async () => {
@@ -307,7 +306,7 @@ test('broken rules fail with EINVALDATA naming the rule, before any fetch', asyn
     assert.is(res.body.code, 'EINVALDATA');
     assert.ok(String(res.body.data?.param).startsWith(param), `${res.body.data?.param} for ${JSON.stringify(rules)}`);
   }
-  const bare = await call(app.freeUrl, `url=${q(`${fx.url}/sites/data/product.html`)}&data=true`);
+  const bare = await call(app.free, `url=${q(`${fx.url}/sites/data/product.html`)}&data=true`);
   assert.is(bare.body.code, 'EINVALDATA');
   assert.is(fx.hits.length, before, 'no request reached the target');
   const thrown = await extract('doc.html', { oops: { evaluate: 'window.nothing.here' } });

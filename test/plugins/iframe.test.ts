@@ -5,12 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, recordingServer, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 import { findEndpoint, loadProviders } from '../../plugins/iframe/providers.ts';
-import type { App } from '../../server/app.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 let privateHost: Awaited<ReturnType<typeof recordingServer>>;
 const asked: URL[] = [];
 
@@ -71,7 +70,7 @@ test.before(async () => {
       { provider_name: 'Loopback', endpoints: [{ schemes: [`${fx.url}/listed/*`], url: `${fx.url}/oembed` }] },
     ]),
   );
-  app = await startRefract({ REFRACT_OEMBED_PROVIDERS: file });
+  app = await startHandlers({ REFRACT_OEMBED_PROVIDERS: file });
 });
 
 test.after(async () => {
@@ -81,7 +80,7 @@ test.after(async () => {
 });
 
 const iframe = async (name: string, extra = '') => {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/${name}`)}&iframe${extra}`);
+  const res = await call(app.free, `url=${q(`${fx.url}/${name}`)}&iframe${extra}`);
   assert.is(res.status, 200, JSON.stringify(res.body));
   return res.body.data.iframe;
 };
@@ -131,7 +130,7 @@ test('no embed: null when nothing provides one, and a discovery link to a privat
   assert.is(await iframe('private'), null);
   // Its discovery link names a private host, which was never contacted (the guard refused it).
   assert.equal(privateHost.seen, []);
-  const bad = await call(app.freeUrl, `url=${q(`${fx.url}/plain`)}&iframe.maxWidth=wide`);
+  const bad = await call(app.free, `url=${q(`${fx.url}/plain`)}&iframe.maxWidth=wide`);
   assert.is(bad.status, 400);
   assert.is(bad.body.data.param, 'iframe.maxWidth');
 });

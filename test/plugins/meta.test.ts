@@ -5,16 +5,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fixtureFile, serveFixtures, sendBytes, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 let late: Buffer;
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'refract-meta-'));
 
 const page = (name: string) => q(`${fx.url}/sites/rules/${name}`);
-const meta = async (name: string, extra = '') => (await call(app.freeUrl, `url=${page(name)}${extra}`)).body.data;
+const meta = async (name: string, extra = '') => (await call(app.free, `url=${page(name)}${extra}`)).body.data;
 
 const challenge =
   (status: number, headers: Record<string, string>, html: string) =>
@@ -105,7 +104,7 @@ test.before(async () => {
       '<html><head><title>Contact us</title><script src="https://hcaptcha.com/1/api.js"></script></head><body><form><div class="h-captcha"></div></form></body></html>',
     ),
   });
-  app = await startRefract();
+  app = await startHandlers();
 });
 
 test.after(async () => {
@@ -201,7 +200,7 @@ test('every Media field carries size, type and dimensions or duration', async ()
 test("a site's image and icon are probed once for its pages (the engine remembers media facts), again under force", async () => {
   const probes = () => fx.hits.filter((h) => h === '/shop/pic.png' || h === '/shop/icon.png').length;
   const item = async (n: number, extra = '') =>
-    (await call(app.freeUrl, `url=${q(`${fx.url}/shop/item.html?n=${n}`)}${extra}`)).body.data;
+    (await call(app.free, `url=${q(`${fx.url}/shop/item.html?n=${n}`)}${extra}`)).body.data;
   const first = await item(1);
   assert.is(probes(), 2, 'the first page probes its image and its icon');
   const second = await item(2);
@@ -247,35 +246,35 @@ test('meta as an object selects fields: true answers only those (and url), false
   const all = await meta('opengraph.html');
   assert.equal(metaKeys(all), META_KEYS, 'no selection: every field, as before');
   // A selection with the top-level video: the video is answered beside the selected field.
-  const clip = (await call(app.freeUrl, `url=${q(`${fx.url}/late.html`)}&video&meta.title`)).body.data;
+  const clip = (await call(app.free, `url=${q(`${fx.url}/late.html`)}&video&meta.title`)).body.data;
   assert.equal(metaKeys(clip), ['title', 'url', 'video']);
   assert.is(clip.video.type, 'mp4');
   // A file target answers the same selection.
-  const file = (await call(app.freeUrl, `url=${q(`${fx.url}/late.mp4`)}&meta.date=false&meta.title`)).body.data;
+  const file = (await call(app.free, `url=${q(`${fx.url}/late.mp4`)}&meta.date=false&meta.title`)).body.data;
   assert.equal(metaKeys(file), ['title', 'url']);
   assert.is(file.title, 'late.mp4');
 });
 
 test('an unselected media field is never probed; a misspelt field is refused', async () => {
   const probes = (path: string) => fx.hits.filter((h) => h === path).length;
-  const d = (await call(app.freeUrl, `url=${q(`${fx.url}/pick/item.html`)}&meta.title&meta.description`)).body.data;
+  const d = (await call(app.free, `url=${q(`${fx.url}/pick/item.html`)}&meta.title&meta.description`)).body.data;
   assert.equal([d.title, d.description], ['pick', 'A pick']);
   assert.equal([probes('/pick/pic.png'), probes('/pick/icon.png')], [0, 0], 'neither image nor logo probed');
-  const noImage = (await call(app.freeUrl, `url=${q(`${fx.url}/pick/item.html?n=2`)}&meta.image=false`)).body.data;
+  const noImage = (await call(app.free, `url=${q(`${fx.url}/pick/item.html?n=2`)}&meta.image=false`)).body.data;
   assert.is(noImage.image, undefined);
   assert.is(noImage.logo.width, 32);
   assert.equal([probes('/pick/pic.png'), probes('/pick/icon.png')], [0, 1], 'only the logo probed');
-  const typo = await call(app.freeUrl, `url=${q(`${fx.url}/pick/item.html`)}&meta.titel=true`);
+  const typo = await call(app.free, `url=${q(`${fx.url}/pick/item.html`)}&meta.titel=true`);
   assert.is(typo.status, 200);
   assert.is(typo.headers.get('x-refract-unknown-params'), 'meta.titel', 'named, as every unknown option is');
-  const bad = await call(app.freeUrl, `url=${q(`${fx.url}/pick/item.html`)}&meta.title=maybe`);
+  const bad = await call(app.free, `url=${q(`${fx.url}/pick/item.html`)}&meta.title=maybe`);
   assert.is(bad.status, 400);
   assert.match(bad.body.message, /meta\.title/);
 });
 
 test('a video whose index sits at its end gets its duration from a ranged tail read', async () => {
   assert.ok(late.length > 2 * 256 * 1024, `fixture video (${late.length} bytes) is larger than a head and a tail read`);
-  const d = (await call(app.freeUrl, `url=${q(`${fx.url}/late.html`)}&video`)).body.data;
+  const d = (await call(app.free, `url=${q(`${fx.url}/late.html`)}&video`)).body.data;
   assert.is(d.video.size, late.length);
   assert.equal([d.video.width, d.video.height], [640, 360]);
   assert.ok(Math.abs(d.video.duration - 4) < 0.2, `duration ${d.video.duration}`);
@@ -284,7 +283,7 @@ test('a video whose index sits at its end gets its duration from a ranged tail r
 });
 
 test('a video target is described with its duration', async () => {
-  const d = (await call(app.freeUrl, `url=${q(`${fx.url}/late.mp4`)}`)).body.data;
+  const d = (await call(app.free, `url=${q(`${fx.url}/late.mp4`)}`)).body.data;
   assert.is(d.video.type, 'mp4');
   assert.ok(Math.abs(d.video.duration - 4) < 0.2);
 });
@@ -299,13 +298,13 @@ test('bot challenges never come back as metadata: EPROXYNEEDED names the provide
     ['/imperva', 'Imperva'],
   ];
   for (const [route, provider] of cases) {
-    const { status, body } = await call(app.freeUrl, `url=${q(fx.url + route)}`);
+    const { status, body } = await call(app.free, `url=${q(fx.url + route)}`);
     assert.is(status, 403, route);
     assert.is(body.code, 'EPROXYNEEDED', route);
     assert.is(body.data.provider, provider, route);
     assert.match(body.message, new RegExp(provider));
   }
-  const form = await call(app.freeUrl, `url=${q(`${fx.url}/contact-form`)}`);
+  const form = await call(app.free, `url=${q(`${fx.url}/contact-form`)}`);
   assert.is(form.status, 200, 'a page that merely embeds a captcha is not a challenge');
   assert.is(form.body.data.title, 'Contact us');
 });

@@ -2,13 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import sharp from 'sharp';
 import { serveFixtures, sendBytes, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 import { contrast } from '../../plugins/palette/contrast.ts';
-import type { App } from '../../server/app.ts';
 import { definePlugin, options } from '../../engine/index.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 
 /** A PNG of horizontal bands: [hex colour, height in pixels] from top to bottom. */
 async function bands(width: number, rows: [string, number][]): Promise<Buffer> {
@@ -71,7 +70,7 @@ test.before(async () => {
       '<html><head><title>Blue</title><style>html,body{margin:0;background:#1e90ff}</style></head><body></body></html>',
     ),
   });
-  app = await startRefract();
+  app = await startHandlers();
 });
 
 test.after(async () => {
@@ -80,7 +79,7 @@ test.after(async () => {
 });
 
 test('palette of the image and logo: exact colours by dominance, WCAG-chosen background and text colours', async () => {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/page`)}&palette`);
+  const res = await call(app.free, `url=${q(`${fx.url}/page`)}&palette`);
   assert.is(res.status, 200, JSON.stringify(res.body));
   const { image, logo } = res.body.data;
   assert.equal(image.palette, ['#ffffff', '#111111', '#ff0000']);
@@ -93,14 +92,14 @@ test('palette of the image and logo: exact colours by dominance, WCAG-chosen bac
   assert.is(logo.background_color, '#ffcc00');
   assert.is(logo.color, '#000000');
   // Without palette=true the Media objects carry none of it.
-  const plain = await call(app.freeUrl, `url=${q(`${fx.url}/page`)}`);
+  const plain = await call(app.free, `url=${q(`${fx.url}/page`)}`);
   assert.is(plain.body.data.image.palette, undefined);
   assert.is(plain.body.data.palette, undefined);
 });
 
 test('a photo is quantized: a few hex colours, most dominant first, the same on every run', async () => {
-  const first = await call(app.freeUrl, `url=${q(`${fx.url}/photo`)}&palette=true`);
-  const again = await call(app.freeUrl, `url=${q(`${fx.url}/photo`)}&palette=true&force=true`);
+  const first = await call(app.free, `url=${q(`${fx.url}/photo`)}&palette=true`);
+  const again = await call(app.free, `url=${q(`${fx.url}/photo`)}&palette=true&force=true`);
   const { palette, background_color: bg, color, alternative_color: alt } = first.body.data.image;
   assert.ok(palette.length >= 3 && palette.length <= 6, JSON.stringify(palette));
   for (const c of palette) assert.match(c, /^#[0-9a-f]{6}$/);
@@ -112,7 +111,7 @@ test('a photo is quantized: a few hex colours, most dominant first, the same on 
 });
 
 test('the screenshot gets a palette too (its dominant colour is the page background)', async () => {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/blue`)}&screenshot=true&palette=true&meta=false`);
+  const res = await call(app.free, `url=${q(`${fx.url}/blue`)}&screenshot=true&palette=true&meta=false`);
   assert.is(res.status, 200, JSON.stringify(res.body));
   const shot = res.body.data.screenshot;
   assert.is(shot.palette[0], '#1e90ff');
@@ -121,7 +120,7 @@ test('the screenshot gets a palette too (its dominant colour is the page backgro
 
 test('a WebP or AVIF screenshot gets its palette too', async () => {
   for (const type of ['webp', 'avif']) {
-    const res = await call(app.freeUrl, `url=${q(`${fx.url}/blue`)}&screenshot.type=${type}&palette=true&meta=false`);
+    const res = await call(app.free, `url=${q(`${fx.url}/blue`)}&screenshot.type=${type}&palette=true&meta=false`);
     assert.is(res.status, 200, JSON.stringify(res.body));
     const shot = res.body.data.screenshot;
     assert.is(shot.type, type);
@@ -132,7 +131,7 @@ test('a WebP or AVIF screenshot gets its palette too', async () => {
 });
 
 test("a white page: white is its palette's first colour and its background, the text dark over it", async () => {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/white`)}&screenshot=true&palette=true&meta=false`);
+  const res = await call(app.free, `url=${q(`${fx.url}/white`)}&screenshot=true&palette=true&meta=false`);
   assert.is(res.status, 200, JSON.stringify(res.body));
   const shot = res.body.data.screenshot;
   assert.is(shot.palette[0], '#ffffff', JSON.stringify(shot.palette));
@@ -160,9 +159,9 @@ test("enrichers compose: a third-party plugin's image gets a palette and is ping
     params: options({}),
     run: () => ({ url: `${fx.url}/missing.png`, type: 'png' }),
   });
-  const other = await startRefract({}, [thumbs, gone]);
+  const other = await startHandlers({}, [thumbs, gone]);
   try {
-    const res = await call(other.freeUrl, `url=${q(`${fx.url}/page`)}&thumbs&gone&palette&ping`);
+    const res = await call(other.free, `url=${q(`${fx.url}/page`)}&thumbs&gone&palette&ping`);
     assert.is(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.data.thumbs.palette, ['#ffcc00'], 'a plugin registered after palette still gets one');
     assert.is(res.body.data.gone, null, 'ping ran after it too');

@@ -2,11 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, freePort, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 let dead: string;
 
 test.before(async () => {
@@ -19,7 +18,7 @@ test.before(async () => {
       );
     },
   });
-  app = await startRefract();
+  app = await startHandlers();
 });
 
 test.after(async () => {
@@ -28,7 +27,7 @@ test.after(async () => {
 });
 
 const data = async (extra: string) => {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/page`)}${extra}`);
+  const res = await call(app.free, `url=${q(`${fx.url}/page`)}${extra}`);
   assert.is(res.status, 200, JSON.stringify(res.body));
   return res.body.data;
 };
@@ -52,7 +51,7 @@ test('ping per field: a field turned off is not checked, naming fields checks on
   assert.is(onlyLogo.image.url, dead);
   assert.ok(onlyLogo.logo);
   assert.is((await data('&ping.image=true')).image, null);
-  const bad = await call(app.freeUrl, `url=${q(`${fx.url}/page`)}&ping.image=maybe`);
+  const bad = await call(app.free, `url=${q(`${fx.url}/page`)}&ping.image=maybe`);
   assert.is(bad.status, 400);
   assert.is(bad.body.data.param, 'ping.image');
 });

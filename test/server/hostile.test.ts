@@ -175,18 +175,25 @@ const TARGETS = [
   'popups',
 ];
 
-/** Sends every hostile target once, with and without a screenshot, checking each answer; returns what came back. */
-async function expose(): Promise<string[]> {
+/**
+ * Sends every hostile target once, with and without a screenshot, checking each answer; returns what came back.
+ * One at a time, each answer is held to its deadline; `inFlight` > 1 sends that many at once (a load of hostile
+ * pages, for what the server keeps after them), each answer still typed and none lost.
+ */
+async function expose(inFlight = 1): Promise<string[]> {
   const seen: string[] = [];
-  for (const name of TARGETS) {
-    for (const extra of ['', '&screenshot']) {
+  const sends = TARGETS.flatMap((name) => ['', '&screenshot'].map((extra) => [name, extra] as const));
+  const limit = inFlight === 1 ? TIMEOUT_MS * 1.1 + 2000 : TIMEOUT_MS * 4 + 10_000;
+  const worker = async () => {
+    for (let next = sends.shift(); next; next = sends.shift()) {
+      const [name, extra] = next;
       const started = performance.now();
       const label = `${name}${extra}`;
       // The client gives up a little after the promised time, so that a request never answered fails here.
       const { status, body } = await call(
         app.url,
         `url=${q(`${fx.url}/${name}`)}&timeout=${TIMEOUT_MS}${extra}&force`,
-        { signal: AbortSignal.timeout(TIMEOUT_MS * 1.1 + 2000) },
+        { signal: AbortSignal.timeout(limit) },
       ).catch((err: Error) => {
         throw new Error(`${label}: no answer (${err.message}); before: ${seen.join('; ')}`);
       });
@@ -203,12 +210,14 @@ async function expose(): Promise<string[]> {
       seen.push(`${label}: ${status} ${body.code ?? body.data?.title ?? ''} ${Math.round(took)} ms`);
       // Within its timeout + 10%, and SLACK_MS for a 2-core machine where the target's busy Chromium delays this
       // process (answers came 300-1700 ms past a 3 s timeout on such a machine).
-      assert.ok(took <= TIMEOUT_MS * 1.1 + SLACK_MS, `${label} answered in ${Math.round(took)} ms`);
+      if (inFlight === 1) assert.ok(took <= TIMEOUT_MS * 1.1 + SLACK_MS, `${label} answered in ${Math.round(took)} ms`);
       assert.ok(['success', 'fail', 'error'].includes(body.status), `${label}: JSend`);
       if (body.status !== 'success') assert.match(body.code, /^E[A-Z]+$/, `${label}: a code`);
       if (status >= 500) assert.is(body.code, 'EFATALCLIENT', `${label}: no 5xx but an unreachable target`);
     }
-  }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  assert.is(seen.length, TARGETS.length * 2, 'every target answered');
   return seen;
 }
 
@@ -244,9 +253,9 @@ test('every hostile target gets a typed answer within its timeout + 10% (+2 s on
   const after = await call(app.url, `url=${q(`${fx.url}/sites/article/index.html?after`)}&screenshot&meta=false`);
   assert.is(after.status, 200, 'the server still takes screenshots');
   // Memory, read after full collections: back within 50 MB of the start once all of them were answered, and a
-  // second exposure to the same targets does not grow it again.
+  // second exposure to the same targets, four at a time, does not grow it again.
   const first = await settledRss();
-  await expose();
+  await expose(4);
   const second = await settledRss();
   const report = `RSS after a full GC: ${Math.round(start / 1048576)} MB at the start, ${Math.round(first / 1048576)} MB after one exposure, ${Math.round(second / 1048576)} MB after two (heap ${heaps.map((h) => Math.round(h / 1048576)).join(', ')} MB)`;
   console.log(`  hostile: ${report}`);

@@ -3,18 +3,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 const KEY = 'sekret-key-4711';
 const PROXY_PASSWORD = 'pr0xy-pa55word';
 const CONTROL = 'control-marker-42';
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 
 test.before(async () => {
   fx = await serveFixtures();
-  app = await startRefract({
+  app = await startHandlers({
     REFRACT_PLUGINS: './fixtures/plugins/snoop/index.ts',
     REFRACT_API_KEYS: KEY,
     REFRACT_PROXY_LOCATIONS: `us=http://user:${PROXY_PASSWORD}@127.0.0.1:9`,
@@ -30,7 +29,7 @@ test('a plugin loaded through REFRACT_PLUGINS cannot find the key ring or a prox
   const markers = [KEY, PROXY_PASSWORD, CONTROL].map((m) => `snoop.markers=${m}`).join('&');
   // The user agent is the caller's own option, which plugins may read: the walk must find it (it reaches ctx.options).
   const res = await call(
-    app.proUrl,
+    app.pro,
     `url=${q(`${fx.url}/sites/article/index.html`)}&${markers}&userAgent=${CONTROL}&meta=false`,
     { headers: { 'x-api-key': KEY } },
   );

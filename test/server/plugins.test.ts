@@ -1,12 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 import { definePlugin, options } from '../../engine/index.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 
 const broken = definePlugin({
   name: 'broken',
@@ -36,7 +35,7 @@ const odd = definePlugin({
 
 test.before(async () => {
   fx = await serveFixtures();
-  app = await startRefract({ REFRACT_PLUGINS: './fixtures/plugins/word-count/index.ts' }, [broken, stalled, odd]);
+  app = await startHandlers({ REFRACT_PLUGINS: './fixtures/plugins/word-count/index.ts' }, [broken, stalled, odd]);
 });
 
 test.after(async () => {
@@ -46,7 +45,7 @@ test.after(async () => {
 
 test('a third-party plugin loaded from configuration answers through the API', async () => {
   const { body } = await call(
-    app.freeUrl,
+    app.free,
     `url=${q(`${fx.url}/sites/article/index.html`)}&word_count.selector=article%20p&wordCount.min_length=4`,
   );
   assert.is(body.status, 'success');
@@ -60,7 +59,7 @@ test('a third-party plugin loaded from configuration answers through the API', a
 
 test('a third-party plugin option is validated like a built-in one', async () => {
   const { status, body } = await call(
-    app.freeUrl,
+    app.free,
     `url=${q(`${fx.url}/sites/article/index.html`)}&wordCount.minLength=500`,
   );
   assert.is(status, 400);
@@ -69,7 +68,7 @@ test('a third-party plugin option is validated like a built-in one', async () =>
 });
 
 test('a plugin that throws is contained: null output, a typed warning, the rest intact', async () => {
-  const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&broken`);
+  const { status, body } = await call(app.free, `url=${q(`${fx.url}/sites/article/index.html`)}&broken`);
   assert.is(status, 200);
   assert.is(body.data.broken, null);
   assert.equal(body.warnings, [
@@ -80,7 +79,7 @@ test('a plugin that throws is contained: null output, a typed warning, the rest 
 
 test('a plugin that hangs or returns something that is not JSON is contained the same way', async () => {
   const { status, body } = await call(
-    app.freeUrl,
+    app.free,
     `url=${q(`${fx.url}/sites/article/index.html`)}&stalled&odd&wordCount&timeout=3s`,
   );
   assert.is(status, 200, JSON.stringify(body));

@@ -1,8 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, type Plugin } from '../../engine/index.ts';
+import { createEngine, loadConfig, systemClock, type Config, type Engine, type Plugin } from '../../engine/index.ts';
+import { enginePlugins } from '../../lib/compose.ts';
 import { startApp, type App } from '../../server/app.ts';
+import { createHandler, type HandlerRequest, type HandlerResponse } from '../../server/handler.ts';
+import { createKeyRing } from '../../server/keys.ts';
+import { createQuota } from '../../server/quota.ts';
 import type { Clock } from '../../engine/store/state.ts';
 
 /** A clock that moves only when told: quota windows and cache ages are tested without sleeping. */
@@ -33,12 +37,9 @@ function logUnhandled(): void {
   );
 }
 
-export async function startRefract(
-  env: Record<string, string> = {},
-  plugins: Plugin[] = [],
-  opts: { clock?: Clock } = {},
-): Promise<App> {
-  const config = loadConfig({
+/** The configuration every test server starts with: ephemeral ports, the loopback allowlist, a key, fresh folders. */
+function testConfig(env: Record<string, string>): Config {
+  return loadConfig({
     PORT: '0',
     PRO_PORT: '0',
     HOST: '127.0.0.1',
@@ -52,17 +53,83 @@ export async function startRefract(
     ...(process.env.CHROME_PATH ? { CHROME_PATH: process.env.CHROME_PATH } : {}),
     ...env,
   });
-  logUnhandled();
-  return startApp(config, plugins, opts);
 }
 
-/** Calls Refract and returns status, headers and the parsed JSON body (or raw bytes when not JSON). */
-export async function call(base: string, query: string, init: RequestInit = {}) {
-  const res = await fetch(`${base}/?${query}`, init);
-  const buf = Buffer.from(await res.arrayBuffer());
-  const type = res.headers.get('content-type') ?? '';
+export async function startRefract(
+  env: Record<string, string> = {},
+  plugins: Plugin[] = [],
+  opts: { clock?: Clock } = {},
+): Promise<App> {
+  logUnhandled();
+  return startApp(testConfig(env), plugins, opts);
+}
+
+/** The API's handler: a request in, a response out, with no socket. */
+export type Handle = (req: HandlerRequest) => Promise<HandlerResponse>;
+
+/** The API without its server: the engine, plugins, quotas and keys `startApp` composes, and its two handlers. */
+export interface Handlers {
+  engine: Engine;
+  free: Handle;
+  pro: Handle;
+  close(): Promise<void>;
+}
+
+/**
+ * Composes the API as the server does (the built-in plugins, REFRACT_PLUGINS and `plugins`; quotas; keys), with no
+ * socket: for tests of what the API answers, where the server's own part (sockets, compression, draining) is not
+ * what is tested. Generated files are linked under PUBLIC_URL (http://refract.test unless `env` says).
+ */
+export async function startHandlers(
+  env: Record<string, string> = {},
+  plugins: Plugin[] = [],
+  opts: { clock?: Clock } = {},
+): Promise<Handlers> {
+  const config = testConfig({ PUBLIC_URL: 'http://refract.test', ...env });
+  const clock = opts.clock ?? systemClock;
+  const engine = await createEngine({ config, plugins: await enginePlugins(config, plugins), clock });
+  const deps = {
+    engine,
+    quota: createQuota(engine.shared.counters, clock),
+    keys: createKeyRing(config.apiKeys),
+    docsUrl: `${config.publicUrl}/docs/errors`,
+    clock,
+  };
+  return {
+    engine,
+    free: createHandler({ ...deps, tier: 'free' }),
+    pro: createHandler({ ...deps, tier: 'pro' }),
+    close: () => engine.close(),
+  };
+}
+
+/**
+ * Calls Refract and returns status, headers and the parsed JSON body (or raw bytes when not JSON): over HTTP when
+ * `base` is a server's address, or through a handler of `startHandlers` (from 127.0.0.1).
+ */
+export async function call(base: string | Handle, query: string, init: RequestInit = {}) {
+  let status: number;
+  let headers: Headers;
+  let buf: Buffer;
+  if (typeof base === 'string') {
+    const res = await fetch(`${base}/?${query}`, init);
+    status = res.status;
+    headers = res.headers;
+    buf = Buffer.from(await res.arrayBuffer());
+  } else {
+    const res = await base({
+      method: init.method ?? 'GET',
+      url: `/?${query}`,
+      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      ip: '127.0.0.1',
+    });
+    status = res.status;
+    headers = new Headers(res.headers);
+    buf = res.stream ? Buffer.concat(await res.stream.toArray()) : Buffer.from(res.body);
+  }
+  const type = headers.get('content-type') ?? '';
   const body = type.includes('json') ? JSON.parse(buf.toString('utf8')) : buf;
-  return { status: res.status, headers: res.headers, body, raw: buf };
+  return { status, headers, body, raw: buf };
 }
 
 /** Escapes a target URL as a query value. */
