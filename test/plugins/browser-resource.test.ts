@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
+import { startHandlers, call, q } from '../util/refract.ts';
 
 /** PIDs of the Chromium processes this test process started (direct children), newest last. */
 function chromiumChildren(): number[] {
@@ -48,14 +48,14 @@ test.after(async () => {
 });
 
 test('a Chromium killed mid-request is replaced and the request retried; no process is left behind', async () => {
-  const app = await startRefract();
+  const app = await startHandlers();
   try {
-    const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/crash`)}&screenshot&retry=2`);
+    const { status, body } = await call(app.free, `url=${q(`${fx.url}/crash`)}&screenshot&retry=2`);
     assert.is(status, 200, JSON.stringify(body).slice(0, 300));
     assert.is(body.data.title, 'Survived');
     assert.is(crashes, 2, 'the page was loaded twice: once in the killed browser, once in its replacement');
     assert.ok(app.engine.browsers.stats().launched >= 2, 'a new browser was launched');
-    const again = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html`)}&screenshot`);
+    const again = await call(app.free, `url=${q(`${fx.url}/sites/browser/clear.html`)}&screenshot`);
     assert.is(again.status, 200);
   } finally {
     await app.close();
@@ -64,10 +64,10 @@ test('a Chromium killed mid-request is replaced and the request retried; no proc
 });
 
 test('browsers are recycled after their page count', async () => {
-  const app = await startRefract({ REFRACT_BROWSER_RETIRE_AFTER: '2' });
+  const app = await startHandlers({ REFRACT_BROWSER_RETIRE_AFTER: '2' });
   try {
     for (let i = 0; i < 5; i++) {
-      const { status } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html?i=${i}`)}&screenshot`);
+      const { status } = await call(app.free, `url=${q(`${fx.url}/sites/browser/clear.html?i=${i}`)}&screenshot`);
       assert.is(status, 200);
     }
     assert.ok(app.engine.browsers.stats().launched >= 2, `launched ${app.engine.browsers.stats().launched}`);
@@ -77,10 +77,10 @@ test('browsers are recycled after their page count', async () => {
 });
 
 test('browsers are replaced once their memory passes the ceiling', async () => {
-  const app = await startRefract({ REFRACT_BROWSER_MAX_MEMORY: String(1024 * 1024) });
+  const app = await startHandlers({ REFRACT_BROWSER_MAX_MEMORY: String(1024 * 1024) });
   try {
     for (let i = 0; i < 3; i++) {
-      const { status } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html?m=${i}`)}&screenshot`);
+      const { status } = await call(app.free, `url=${q(`${fx.url}/sites/browser/clear.html?m=${i}`)}&screenshot`);
       assert.is(status, 200);
     }
     assert.ok(
@@ -93,18 +93,18 @@ test('browsers are replaced once their memory passes the ceiling', async () => {
 });
 
 test('past the browser queue a request is refused at once with EBUSY (503)', async () => {
-  const app = await startRefract({ REFRACT_BROWSER_CONCURRENCY: '1', REFRACT_BROWSER_QUEUE: '0' });
+  const app = await startHandlers({ REFRACT_BROWSER_CONCURRENCY: '1', REFRACT_BROWSER_QUEUE: '0' });
   try {
     const reachedHold = new Promise<void>((r) => {
       reached = r;
     });
     let firstDone = false;
-    const first = call(app.freeUrl, `url=${q(`${fx.url}/hold`)}&screenshot`).finally(() => {
+    const first = call(app.free, `url=${q(`${fx.url}/hold`)}&screenshot`).finally(() => {
       firstDone = true;
     });
     await reachedHold;
     const clearHits = fx.hits.filter((h) => h.includes('clear.html')).length;
-    const second = await call(app.freeUrl, `url=${q(`${fx.url}/sites/browser/clear.html`)}&screenshot`);
+    const second = await call(app.free, `url=${q(`${fx.url}/sites/browser/clear.html`)}&screenshot`);
     assert.is(second.status, 503);
     assert.is(second.body.code, 'EBUSY');
     assert.is(second.body.status, 'error');

@@ -3,16 +3,15 @@ import * as assert from 'uvu/assert';
 import zlib from 'node:zlib';
 import LZString from 'lz-string';
 import { serveFixtures, recordingServer, socketProbe, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 let privateHost: Awaited<ReturnType<typeof recordingServer>>;
 
 test.before(async () => {
   fx = await serveFixtures();
-  app = await startRefract();
+  app = await startHandlers();
   // 127.0.0.2 is loopback but not on the tests' allowlist: it stands for any host the sandbox must not reach.
   privateHost = await recordingServer('127.0.0.2');
 });
@@ -25,7 +24,7 @@ test.after(async () => {
 
 const page = () => `${fx.url}/sites/function/index.html`;
 const run = (source: string, extra = '') =>
-  call(app.freeUrl, `url=${q(page())}&function=${encodeURIComponent(source)}${extra}`);
+  call(app.free, `url=${q(page())}&function=${encodeURIComponent(source)}${extra}`);
 
 async function value(source: string, extra = '') {
   const res = await run(source, extra);
@@ -34,7 +33,7 @@ async function value(source: string, extra = '') {
 }
 
 async function healthy() {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html`)}&force`);
+  const res = await call(app.free, `url=${q(`${fx.url}/sites/article/index.html`)}&force`);
   assert.is(res.status, 200, 'the server still answers');
 }
 
@@ -90,7 +89,7 @@ test("the query's other parameters reach the function as given (not reported unk
   assert.is(three.headers.get('x-cache-status'), 'MISS', 'another value is another answer');
   assert.equal(three.body.data.function.value, { n: '3', greeting: 'hello', deep: { a: '1' } });
   // Without a function, the same names are unknown and named.
-  const none = await call(app.freeUrl, `url=${q(page())}&n=2`);
+  const none = await call(app.free, `url=${q(page())}&n=2`);
   assert.is(none.headers.get('x-refract-unknown-params'), 'n');
 });
 

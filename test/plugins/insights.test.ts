@@ -3,11 +3,10 @@ import * as assert from 'uvu/assert';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { spawnSync } from 'node:child_process';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 
 const STACK = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Built with things</title>
 <meta name="generator" content="WordPress 6.4.2">
@@ -33,7 +32,7 @@ test.before(async () => {
     // Only the running page shows this one: its file name and the HTML say nothing of Vue.
     '/js/app.js': js('window.Vue = { version: "3.4.21" };'),
   });
-  app = await startRefract();
+  app = await startHandlers();
 });
 
 test.after(async () => {
@@ -51,10 +50,7 @@ type Tech = {
 const find = (list: Tech[], name: string) => list.find((t) => t.name === name);
 
 test('technologies from script URLs, headers and the meta generator, with versions and categories', async () => {
-  const res = await call(
-    app.freeUrl,
-    `url=${q(`${fx.url}/stack`)}&insights.technologies=true&meta=false&prerender=false`,
-  );
+  const res = await call(app.free, `url=${q(`${fx.url}/stack`)}&insights.technologies=true&meta=false&prerender=false`);
   assert.is(res.status, 200, JSON.stringify(res.body));
   const list: Tech[] = res.body.data.insights.technologies;
   assert.is(find(list, 'jQuery')?.version, '3.7.1');
@@ -69,10 +65,7 @@ test('technologies from script URLs, headers and the meta generator, with versio
 });
 
 test('a rendered page adds what its JavaScript globals reveal', async () => {
-  const res = await call(
-    app.freeUrl,
-    `url=${q(`${fx.url}/stack`)}&insights.technologies=true&meta=false&prerender=true`,
-  );
+  const res = await call(app.free, `url=${q(`${fx.url}/stack`)}&insights.technologies=true&meta=false&prerender=true`);
   assert.is(res.status, 200, JSON.stringify(res.body));
   const list: Tech[] = res.body.data.insights.technologies;
   assert.is(find(list, 'Vue.js')?.version, '3.4.21');
@@ -82,7 +75,7 @@ test('a rendered page adds what its JavaScript globals reveal', async () => {
 test('Lighthouse: category scores in the JSON report, and HTML and CSV reports served by embed', async () => {
   const target = q(`${fx.url}/sites/article/index.html`);
   const json = await call(
-    app.freeUrl,
+    app.free,
     `url=${target}&insights.lighthouse.categories=performance,seo&insights.lighthouse.preset=desktop&meta=false&timeout=60s`,
   );
   assert.is(json.status, 200, JSON.stringify(json.body).slice(0, 500));
@@ -93,7 +86,7 @@ test('Lighthouse: category scores in the JSON report, and HTML and CSV reports s
   assert.is(lh.finalDisplayedUrl ?? lh.finalUrl, `${fx.url}/sites/article/index.html`);
   assert.ok(lh.audits['first-contentful-paint'], 'the audits come with the report');
   const html = await call(
-    app.freeUrl,
+    app.free,
     `url=${target}&insights.lighthouse.output=html&insights.lighthouse.categories=seo&meta=false&timeout=60s&embed=insights.lighthouse.report.url`,
   );
   assert.is(html.status, 200);
@@ -102,7 +95,7 @@ test('Lighthouse: category scores in the JSON report, and HTML and CSV reports s
   assert.match(html.raw.toString('utf8').slice(0, 200).toLowerCase(), /<!doctype html>/);
   assert.ok(html.raw.toString('utf8').includes('Lighthouse'));
   const csv = await call(
-    app.freeUrl,
+    app.free,
     `url=${target}&insights.lighthouse.output=csv&insights.lighthouse.categories=seo&meta=false&timeout=60s&embed=insights.lighthouse.report.url`,
   );
   assert.is(csv.status, 200);

@@ -9,9 +9,8 @@ import tls from 'node:tls';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { startRefract, call, q } from '../util/refract.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 import { browserHeaders, requestHeaders } from '../../engine/fetch/browser-headers.ts';
-import type { App } from '../../server/app.ts';
 
 const TLS = path.resolve(import.meta.dirname, '../../fixtures/tls');
 const cert = readFileSync(path.join(TLS, 'localhost-cert.pem'), 'utf8');
@@ -22,8 +21,8 @@ let port: number;
 let connections = 0;
 const offers: string[][] = [];
 const requests: { url: string; headers: import('node:http').IncomingHttpHeaders }[] = [];
-let app: App;
-let closed: App;
+let app: Handlers;
+let closed: Handlers;
 
 test.before(async () => {
   // The fixture's certificate is trusted in this process only (the server under test runs here).
@@ -47,9 +46,9 @@ test.before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
-  app = await startRefract();
+  app = await startHandlers();
   // No private host allowed at all: `localhost` is refused like any name that resolves to a private address.
-  closed = await startRefract({ REFRACT_ALLOW_PRIVATE_HOSTS: '' });
+  closed = await startHandlers({ REFRACT_ALLOW_PRIVATE_HOSTS: '' });
 });
 
 test.after(async () => {
@@ -64,10 +63,7 @@ test("an https target is read over one TLS connection per fetch, with a desktop 
   offers.length = 0;
   requests.length = 0;
   for (const [i, prerender] of ['false', 'auto'].entries()) {
-    const res = await call(
-      app.freeUrl,
-      `url=${q(`https://127.0.0.1:${port}/page?n=${i}`)}&prerender=${prerender}&force`,
-    );
+    const res = await call(app.free, `url=${q(`https://127.0.0.1:${port}/page?n=${i}`)}&prerender=${prerender}&force`);
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     assert.is(res.body.data.title, 'Over TLS');
     assert.is(res.body.data.description, 'A page served over https.');
@@ -96,7 +92,7 @@ test('an https host the guard refuses is never connected to, not even to learn i
   offers.length = 0;
   requests.length = 0;
   for (const query of ['prerender=false', 'prerender=auto', 'meta=false&data.t.selector=title']) {
-    const res = await call(closed.freeUrl, `url=${q(`https://localhost:${port}/secret`)}&${query}&force`);
+    const res = await call(closed.free, `url=${q(`https://localhost:${port}/secret`)}&${query}&force`);
     assert.is(res.status, 403, `${query}: ${JSON.stringify(res.body).slice(0, 300)}`);
     assert.is(res.body.code, 'EFORBIDDENURL', query);
   }

@@ -2,11 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Server } from 'proxy-chain';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 const proxies: { server: Server; seen: string[] }[] = [];
 
 test.before(async () => {
@@ -25,7 +24,7 @@ test.before(async () => {
     await server.listen();
     proxies.push({ server, seen });
   }
-  app = await startRefract({ PROXY_URLS: proxies.map((p) => `http://127.0.0.1:${p.server.port}`).join(',') });
+  app = await startHandlers({ PROXY_URLS: proxies.map((p) => `http://127.0.0.1:${p.server.port}`).join(',') });
 });
 
 test.after(async () => {
@@ -37,7 +36,7 @@ test.after(async () => {
 test('requests rotate over the configured proxies through the session pool', async () => {
   const n = 10;
   for (let i = 0; i < n; i++) {
-    const { body } = await call(app.freeUrl, `url=${q(`${fx.url}/sites/article/index.html?i=${i}`)}`);
+    const { body } = await call(app.free, `url=${q(`${fx.url}/sites/article/index.html?i=${i}`)}`);
     assert.is(body.status, 'success');
     assert.is(body.data.title, 'The man who built a & firm in his basement');
   }
@@ -50,25 +49,21 @@ const seenVia = (i: number, path: string) => proxies[i]!.seen.filter((u) => u.in
 const proxyUrl = (i: number) => `http://127.0.0.1:${proxies[i]!.server.port}`;
 
 test("proxy: the caller's own proxy for the fetch and for the browser; proxy.location from the country pool", async () => {
-  const pro = await startRefract({ REFRACT_API_KEYS: 'k1', REFRACT_PROXY_LOCATIONS: `de=${proxyUrl(1)}` });
+  const pro = await startHandlers({ REFRACT_API_KEYS: 'k1', REFRACT_PROXY_LOCATIONS: `de=${proxyUrl(1)}` });
   try {
     const key = { headers: { 'x-api-key': 'k1' } };
-    const own = await call(
-      pro.proUrl,
-      `url=${q(`${fx.url}/sites/article/index.html?own`)}&proxy=${q(proxyUrl(0))}`,
-      key,
-    );
+    const own = await call(pro.pro, `url=${q(`${fx.url}/sites/article/index.html?own`)}&proxy=${q(proxyUrl(0))}`, key);
     assert.is(own.status, 200, JSON.stringify(own.body));
     assert.is(seenVia(0, '?own'), 1);
     assert.is(seenVia(1, '?own'), 0);
     const shot = await call(
-      pro.proUrl,
+      pro.pro,
       `url=${q(`${fx.url}/sites/browser/clear.html?shot`)}&proxy.url=${q(proxyUrl(0))}&screenshot&meta=false`,
       key,
     );
     assert.is(shot.status, 200, JSON.stringify(shot.body));
     assert.ok(seenVia(0, 'clear.html?shot') >= 1, 'the browser navigated through the proxy');
-    const located = await call(pro.proUrl, `url=${q(`${fx.url}/sites/article/index.html?de`)}&proxy.location=DE`, key);
+    const located = await call(pro.pro, `url=${q(`${fx.url}/sites/article/index.html?de`)}&proxy.location=DE`, key);
     assert.is(located.status, 200);
     assert.is(seenVia(1, '?de'), 1);
   } finally {
@@ -77,7 +72,7 @@ test("proxy: the caller's own proxy for the fetch and for the browser; proxy.loc
 });
 
 test('proxy errors: EINVALPROXY for a malformed one or an unserved location, EPROXY when it fails, the guard for private ones', async () => {
-  const pro = await startRefract({ REFRACT_API_KEYS: 'k1', REFRACT_PROXY_LOCATIONS: `de=${proxyUrl(1)}` });
+  const pro = await startHandlers({ REFRACT_API_KEYS: 'k1', REFRACT_PROXY_LOCATIONS: `de=${proxyUrl(1)}` });
   try {
     const key = { headers: { 'x-api-key': 'k1' } };
     const target = `url=${q(`${fx.url}/sites/article/index.html?err`)}`;
@@ -88,11 +83,11 @@ test('proxy errors: EINVALPROXY for a malformed one or an unserved location, EPR
       ['proxy.location=germany', 'EINVALPROXY', 400],
       ['proxy=http%3A%2F%2F127.0.0.2%3A8080', 'EFORBIDDENURL', 403],
     ] as const) {
-      const res = await call(pro.proUrl, `${target}&${param}`, key);
+      const res = await call(pro.pro, `${target}&${param}`, key);
       assert.is(res.body.code, code, param);
       assert.is(res.status, status, param);
     }
-    const dead = await call(pro.proUrl, `${target}&proxy=${q('http://127.0.0.1:1')}`, key);
+    const dead = await call(pro.pro, `${target}&proxy=${q('http://127.0.0.1:1')}`, key);
     assert.is(dead.body.code, 'EPROXY', JSON.stringify(dead.body));
   } finally {
     await pro.close();
@@ -117,12 +112,12 @@ test('on pro a challenge page is retried through the pool; on free it is EPROXYN
       }
     },
   });
-  const app2 = await startRefract({ REFRACT_API_KEYS: 'k1', REFRACT_PROXY_LOCATIONS: `us=${proxyUrl(0)}` });
+  const app2 = await startHandlers({ REFRACT_API_KEYS: 'k1', REFRACT_PROXY_LOCATIONS: `us=${proxyUrl(0)}` });
   try {
-    const free = await call(app2.freeUrl, `url=${q(`${guarded.url}/guarded?free`)}`);
+    const free = await call(app2.free, `url=${q(`${guarded.url}/guarded?free`)}`);
     assert.is(free.body.code, 'EPROXYNEEDED');
     const before = seenVia(0, '/guarded');
-    const pro = await call(app2.proUrl, `url=${q(`${guarded.url}/guarded?pro`)}`, { headers: { 'x-api-key': 'k1' } });
+    const pro = await call(app2.pro, `url=${q(`${guarded.url}/guarded?pro`)}`, { headers: { 'x-api-key': 'k1' } });
     assert.is(pro.status, 200, JSON.stringify(pro.body));
     assert.is(pro.body.data.title, 'Behind the wall');
     assert.is(seenVia(0, '/guarded') - before, 1, 'the retry went through the pool proxy');

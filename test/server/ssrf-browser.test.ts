@@ -6,11 +6,10 @@ import * as assert from 'uvu/assert';
 import fc from '../util/fc.ts';
 import dgram from 'node:dgram';
 import { serveFixtures, recordingServer, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 let forbidden: Awaited<ReturnType<typeof recordingServer>>;
 
 const html = (res: import('node:http').ServerResponse, body: string) => {
@@ -51,7 +50,7 @@ test.before(async () => {
       );
     },
   });
-  app = await startRefract();
+  app = await startHandlers();
 });
 
 test.after(async () => {
@@ -73,7 +72,7 @@ const urlOf = (kind: (typeof KINDS)[number]) =>
 
 test('an HTTP redirect to a private address followed inside the browser is 403 EFORBIDDENURL, and never reaches it', async () => {
   for (const output of ['prerender=true', 'screenshot', 'pdf']) {
-    const res = await call(app.freeUrl, `url=${q(`${fx.url}/redirect?code=302`)}&${output}&force`);
+    const res = await call(app.free, `url=${q(`${fx.url}/redirect?code=302`)}&${output}&force`);
     assert.is(res.status, 403, `${output}: ${JSON.stringify(res.body).slice(0, 300)}`);
     assert.is(res.body.code, 'EFORBIDDENURL', output);
   }
@@ -83,7 +82,7 @@ test('an HTTP redirect to a private address followed inside the browser is 403 E
 test('property: every redirect kind through the browser, with every output, never reaches the private host', async () => {
   await fc.assert(
     fc.asyncProperty(fc.constantFrom(...KINDS), fc.constantFrom(...OUTPUTS), async (kind, output) => {
-      const res = await call(app.freeUrl, `url=${q(urlOf(kind))}&${output}&force`);
+      const res = await call(app.free, `url=${q(urlOf(kind))}&${output}&force`);
       assert.ok(res.status < 500, `${kind} ${output}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       assert.not.ok(res.raw.includes('reached'), `${kind} ${output}: the private page's body is not in the answer`);
       assert.not.ok(res.raw.includes('chrome-error'), `${kind} ${output}: ${res.raw.slice(0, 200)}`);
@@ -97,7 +96,7 @@ test('property: every redirect kind through the browser, with every output, neve
 test("the page's own navigation to a private address (refresh, script, form POST, a late script) is 403 EFORBIDDENURL, never the browser's error page", async () => {
   for (const path of ['/meta-refresh', '/script-nav', '/form-post', '/late-refresh']) {
     for (const output of ['prerender=true', 'screenshot&meta=false']) {
-      const res = await call(app.freeUrl, `url=${q(`${fx.url}${path}`)}&${output}&force`);
+      const res = await call(app.free, `url=${q(`${fx.url}${path}`)}&${output}&force`);
       assert.not.ok(res.raw.includes('chrome-error'), `${path} ${output}: ${res.raw.slice(0, 300)}`);
       // A script that navigates 50 ms after load may do so after the capture (the page as loaded, answered), or
       // before it (refused): both are right; the browser's error page never is.
@@ -114,7 +113,7 @@ test("the page's own navigation to a private address (refresh, script, form POST
 
 test('subresources that redirect to a private address (img, iframe, fetch, video, favicon, worker) never reach it', async () => {
   for (const output of ['prerender=true', 'screenshot']) {
-    const res = await call(app.freeUrl, `url=${q(`${fx.url}/subresources`)}&${output}&force`);
+    const res = await call(app.free, `url=${q(`${fx.url}/subresources`)}&${output}&force`);
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     assert.is(res.body.data.title, 'Resources');
   }
@@ -128,7 +127,7 @@ test('subresources that redirect to a private address (img, iframe, fetch, video
 test('user code that navigates to a redirector does not get the private page', async () => {
   const fn = `async ({ page }) => { await page.goto(${JSON.stringify(`${fx.url}/redirect?code=307`)}).catch(() => null); return { html: await page.content() }; }`;
   const res = await call(
-    app.freeUrl,
+    app.free,
     `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`,
   );
   assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
@@ -162,7 +161,7 @@ test('WebRTC in the page sends nothing past the guard: no UDP to a private STUN 
       return { candidates, state: pc.iceGatheringState };
     })`;
     const res = await call(
-      app.freeUrl,
+      app.free,
       `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`,
     );
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
@@ -185,7 +184,7 @@ test('WebTransport in the page (HTTP/3 over UDP, which no HTTP proxy carries) se
       } catch (e) { return 'thrown: ' + e; }
     })`;
     const res = await call(
-      app.freeUrl,
+      app.free,
       `url=${q(`${fx.url}/sites/article/index.html`)}&function=${encodeURIComponent(fn)}&force`,
     );
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
@@ -198,7 +197,7 @@ test('WebTransport in the page (HTTP/3 over UDP, which no HTTP proxy carries) se
 
 test('an allowed redirect chain still loads through the browser', async () => {
   const res = await call(
-    app.freeUrl,
+    app.free,
     `url=${q(`${fx.url}/redirect?code=301&to=${encodeURIComponent(`${fx.url}/sites/article/index.html`)}`)}&prerender=true&force`,
   );
   assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
@@ -212,7 +211,7 @@ test('an allowed redirect chain still loads through the browser', async () => {
 test('IPv6 literals that embed a private IPv4 address are 403 EFORBIDDENURL (never attempted), with and without a browser', async () => {
   for (const host of ['[::127.0.0.2]', '[::ffff:0:7f00:2]', '[::ffff:127.0.0.2]', '[64:ff9b::7f00:2]']) {
     for (const extra of ['', '&prerender=true', '&screenshot']) {
-      const res = await call(app.freeUrl, `url=${q(`http://${host}:${fx.port}/`)}${extra}&force`);
+      const res = await call(app.free, `url=${q(`http://${host}:${fx.port}/`)}${extra}&force`);
       assert.is(res.status, 403, `${host}${extra}: ${JSON.stringify(res.body).slice(0, 200)}`);
       assert.is(res.body.code, 'EFORBIDDENURL', host);
     }
