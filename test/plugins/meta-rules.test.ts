@@ -244,6 +244,46 @@ field('author', [
     '<p>Cy Dorn</p>',
     'Ann Lee; Bo Chan; Cy Dorn',
   ],
+  [
+    'beyond: a JSON-LD author given by reference (@id) to a person of the graph, whom the page shows',
+    ld({
+      '@graph': [
+        { '@type': 'WebPage', author: { '@id': 'https://x.example/#/person/1' } },
+        { '@type': 'Person', '@id': 'https://x.example/#/person/1', name: 'Harald Brauer' },
+      ],
+    }),
+    '<h1>Title</h1><p>Text.</p><div class="box"><p>Harald Brauer</p></div>',
+    'Harald Brauer',
+  ],
+  [
+    'beyond: a person referred to by @id whom the page never shows is not its author (the account that posted)',
+    ld({
+      '@graph': [
+        { '@type': 'WebPage', author: { '@id': '#p' } },
+        { '@type': 'Person', '@id': '#p', name: 'Webmaster Account' },
+      ],
+    }),
+    '<h1>Title</h1><p>Text.</p>',
+    null,
+  ],
+  [
+    'beyond: Dublin Core dc.creator, shown',
+    '<meta name="dc.creator" content="Eliza Gibbon">',
+    '<h3>Eliza Gibbon</h3>',
+    'Eliza Gibbon',
+  ],
+  [
+    "beyond: a byline naming the site gives way to a later one naming a person (a syndicated post's credit)",
+    '<meta property="og:site_name" content="The Planet Press">',
+    '<h1>Title</h1><p>By The Planet Press - January 17, 2020</p><p><em>Written by: <a href="/x">Julia Moll</a></em></p>',
+    'Julia Moll',
+  ],
+  [
+    "beyond: a layout wrapper named after its sidebar holding the headline is read for the byline's text",
+    '',
+    '<div class="panel-display one-sidebar-second"><h1>Title</h1><span class="signature">Par&nbsp;<a href="/n/m">Matt Hylan</a></span><p>Text.</p></div>',
+    'Matt Hylan',
+  ],
 ]);
 
 field(
@@ -271,6 +311,12 @@ field(
       "beyond: a date written in the page's text after its headline (German month name)",
       '',
       '<h1>Ein Bericht</h1><p>Samstag, 19. Juli 2014</p><p>Text.</p>',
+      '2014-07-19T12:00:00.000Z',
+    ],
+    [
+      "beyond: the headline is found where it stands in the text read, however indented the page's markup (a date right after it, an archive's date 6,000 characters on)",
+      '',
+      `<div>${'\n      '.repeat(900)}<h1>Ein Bericht</h1>${'\n      '.repeat(900)}<p>Samstag, 19. Juli 2014</p><p>${'Text. '.repeat(1050)}</p><p>Archiv: 3. März 2001</p></div>`,
       '2014-07-19T12:00:00.000Z',
     ],
     [

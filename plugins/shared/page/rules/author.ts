@@ -3,7 +3,7 @@ import { select } from '../select.ts';
 import { typographic } from '../typography.ts';
 import { toDate } from './date.ts';
 import { cleanByline } from './byline.ts';
-import { bylineInText } from './byline-text.ts';
+import { bylinesInText } from './byline-text.ts';
 import { isSiteName, siteNames } from './site.ts';
 import type { Element } from 'domhandler';
 import { amongOthers, aroundHeadline } from './chrome.ts';
@@ -24,10 +24,21 @@ function joinNames(names: string[]): string {
  * The authors JSON-LD names: every one of a list (`"author": [{ "name": "A" }, { "name": "B" }]` gives `A; B`),
  * where the meta tags, and metascraper, keep only the first.
  */
-function jsonLdAuthors({ jsonld }: Doc): string | undefined {
+function jsonLdAuthors(doc: Doc): string | undefined {
+  const { jsonld } = doc;
+  // A graph names its people once and refers to them (`"author": { "@id": "…#/schema/person/1" }`, as Yoast writes):
+  // that person is the account that posted, often not the page's author, so it counts only when the page shows it.
+  let byId: Map<unknown, Record<string, unknown>> | undefined;
+  const resolve = (a: unknown) => {
+    if (!a || typeof a !== 'object' || (a as { name?: unknown }).name || !(a as { '@id'?: unknown })['@id']) return a;
+    byId ??= new Map(jsonld.filter((o) => o['@id'] && o.name).map((o) => [o['@id'], o]));
+    const name = clean(byId.get((a as { '@id'?: unknown })['@id'])?.name);
+    const shownAs = name && cleanByline(name);
+    return shownAs && doc.shown.includes(comparable(shownAs)) ? name : undefined;
+  };
   for (const obj of jsonld) {
     const list = Array.isArray(obj.author) ? obj.author : [obj.author];
-    const names = [...new Set(list.map((a) => toAuthor(personName(a))).filter((n): n is string => !!n))];
+    const names = [...new Set(list.map((a) => toAuthor(personName(resolve(a)))).filter((n): n is string => !!n))];
     if (names.length) return joinNames(names);
   }
   return undefined;
@@ -86,6 +97,8 @@ export const author: Rule[] = [
     byMeta('book:author'),
     byMeta('sailthru.author'),
     byMeta('parsely-author'),
+    byMeta('dc.creator'),
+    byMeta('dcterms.creator'),
   ].map(shown),
   ownText('[itemprop*="author" i] [itemprop="name"]'),
   byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
@@ -99,7 +112,11 @@ export const author: Rule[] = [
   ownText('a[class*="screenname" i]'),
   strict(ownText('[class*="author" i]')),
   strict(bylineNotDate),
-  bylineInText,
+  // The first byline in the text that names an author, not the site.
+  (doc) => {
+    for (const name of bylinesInText(doc)) if (toAuthor(name, doc)) return name;
+    return undefined;
+  },
 ];
 
 const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;

@@ -17,18 +17,23 @@ const NAME = String.raw`\p{Lu}[\p{L}'’.-]+(?:\s+(?:(?:von|van|de|der|den|da|di
 const MARK = '\u0000';
 const BYLINE = new RegExp(
   String.raw`(?<![\p{L}\p{N}])${INTRO}[\s\0]*:?[\s\0]+(${NAME})(?=\s*(?:\0|$|[|•·,–—(/-]))`,
-  'u',
+  'gu',
 );
 /** A byline labelled as one (`Autor: …`, `Written by: …`), which articles also put at their end: read in all the text. */
 const LABELLED = new RegExp(
   String.raw`(?<![\p{L}\p{N}])(?:Autor(?:in)?|Author|Written by|Redaktion|Text)[\s\0]*:[\s\0]+(${NAME})(?=\s*(?:\0|$|[|•·,–—(/-]))`,
-  'u',
+  'gu',
 );
 
-/** The first name a byline introduces in the text near the page's headline, or undefined. */
-export function bylineInText(doc: Doc): string | undefined {
+/**
+ * The names bylines introduce in the text, in order: near the page's headline first, then those labelled as bylines
+ * anywhere (`accept` takes the first that names an author, not the site: `By The Planetary Press … Written by: Julie
+ * Mollins`).
+ */
+export function* bylinesInText(doc: Doc): Generator<string> {
   const { text, headline } = readText(doc, MARK);
   const from = Math.max(0, headline - BEFORE_HEADLINE);
   const window = headline >= 0 ? text.slice(from, headline + AFTER_HEADLINE) : text.slice(0, AFTER_HEADLINE);
-  return BYLINE.exec(window)?.[1] ?? LABELLED.exec(text)?.[1];
+  for (const m of window.matchAll(BYLINE)) yield m[1]!;
+  for (const m of text.matchAll(LABELLED)) yield m[1]!;
 }

@@ -4,13 +4,14 @@
 // are an archive's, a comment's or a copyright's (docs/metadata.md, "date").
 import type { AnyNode, Element } from 'domhandler';
 import type { Doc } from '../helpers.ts';
-import { CHROME_TAGS, chromeName } from './chrome.ts';
+import { aroundHeadline, CHROME_TAGS, chromeName } from './chrome.ts';
 
 /** How much text is read after the headline, and of a page without one from its top (characters). */
 const AFTER_HEADLINE = 1500;
 const FROM_TOP = 3000;
 /** The most text read from a page at all. */
 const MAX_TEXT = 20_000;
+const BLANK = /^\s*$/;
 
 /** Written dates in any order of day, month and year, with month names in any language (2 to 12 letters). */
 const WRITTEN = new RegExp(
@@ -32,20 +33,23 @@ export function readText(doc: Doc, boundary = ' '): { text: string; headline: nu
   const parts: string[] = [];
   let length = 0;
   let headline = -1;
+  // The layout around the headline is never chrome, whatever its class says (`zen-one-sidebar-second` is a layout).
+  const around = aroundHeadline(doc.$('h1')[0]);
   const walk = (node: AnyNode) => {
     if (length > MAX_TEXT) return;
     if (node.type === 'text') {
       const t = (node as unknown as { data: string }).data;
       parts.push(t);
-      length += t.length;
+      // Counted as read, white space collapsed: indentation is most of some pages' text nodes.
+      length += BLANK.test(t) ? 1 : t.length;
       return;
     }
     if (node.type !== 'tag' && node.type !== 'root') return;
     const el = node as Element;
     if (node.type === 'tag') {
       if (CHROME_TAGS.has(el.name)) return;
-      if (chromeName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
-      if (el.name === 'h1' && headline < 0) headline = length;
+      if (!around.has(el) && chromeName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
+      if (el.name === 'h1' && headline < 0) headline = parts.length;
       parts.push(boundary);
       length++;
     }
@@ -54,7 +58,12 @@ export function readText(doc: Doc, boundary = ' '): { text: string; headline: nu
   };
   const body = doc.$('body')[0];
   if (body) walk(body);
-  return { text: parts.join('').replace(/\s+/g, ' '), headline };
+  const collapse = (t: string) => t.replace(/\s+/g, ' ');
+  // Where the headline starts in the text as returned (white space collapsed).
+  return {
+    text: collapse(parts.join('')),
+    headline: headline < 0 ? -1 : collapse(parts.slice(0, headline).join('')).length,
+  };
 }
 
 /** The first written date the text shows after its headline, or near its top (as read by `read`). */
