@@ -279,6 +279,32 @@ field('author', [
     'Julia Moll',
   ],
   [
+    'beyond: a byline of a date, a dash and the name under the headline',
+    '',
+    '<h1>Variablen</h1><p class="text-muted">11.12.2019 - Amalia Lorenz</p><p>Text.</p>',
+    'Amalia Lorenz',
+  ],
+  [
+    'beyond: an element that starts with a byline word in lower case',
+    '',
+    '<h1>Grenzen</h1><p><i>von Daniela Obermann</i></p><p>Text.</p>',
+    'Daniela Obermann',
+  ],
+  [
+    'beyond: a first name alone after words that introduce nothing else',
+    '',
+    '<h1>Interning</h1><span class="category">Posted by Konstantin</span><p>Text.</p>',
+    'Konstantin',
+  ],
+  ['beyond: "By" and a first name alone is none', '', '<h1>Title</h1><p>By Tuesday</p>', null],
+  [
+    "beyond: hCard's name in an author element, one word",
+    '',
+    '<h1>Top 100</h1><p class="headline_meta">by <span class="author vcard fn">oz</span></p>',
+    'oz',
+  ],
+  ['beyond: a label for authors is no author', '', '<h1>Title</h1><a href="/autoren/">Autoren</a>', null],
+  [
     "beyond: a layout wrapper named after its sidebar holding the headline is read for the byline's text",
     '',
     '<div class="panel-display one-sidebar-second"><h1>Title</h1><span class="signature">Par&nbsp;<a href="/n/m">Matt Hylan</a></span><p>Text.</p></div>',

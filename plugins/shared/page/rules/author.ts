@@ -104,6 +104,8 @@ export const author: Rule[] = [
   byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
   ownText('[itemprop*="author" i]'),
   ownText('[rel="author"]'),
+  // hCard, the microformat blogs mark their author with: a name (`fn`) in or on an `author` element.
+  ownText('.author .fn, .author.fn'),
   strict(ownText('a[class*="author" i]')),
   strict(ownText('[class*="author" i] a')),
   ownText('a[href*="/author/" i]'),
@@ -112,11 +114,8 @@ export const author: Rule[] = [
   ownText('a[class*="screenname" i]'),
   strict(ownText('[class*="author" i]')),
   strict(bylineNotDate),
-  // The first byline in the text that names an author, not the site.
-  (doc) => {
-    for (const name of bylinesInText(doc)) if (toAuthor(name, doc)) return name;
-    return undefined;
-  },
+  // Every byline in the text, in order: the first that names an author, not the site, is taken.
+  (doc) => [...bylinesInText(doc)],
 ];
 
 const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;

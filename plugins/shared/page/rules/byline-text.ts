@@ -15,8 +15,20 @@ const INTRO =
 const NAME = String.raw`\p{Lu}[\p{L}'’.-]+(?:\s+(?:(?:von|van|de|der|den|da|di|du|del|la|le|zu|y)\s+)*\p{Lu}[\p{L}'’.-]*){1,3}`;
 /** Where an element starts in the text read (readText's boundary): a name ends there, or at a separator. */
 const MARK = '\u0000';
+/** Where a name ends: where its element does, or at a separator. */
+const END = String.raw`(?=\s*(?:\0|$|[|•·,–—(/-]))`;
+/** A date as bylines write it before the name (`25.10.2022 - Reiner Nagel`). */
+const DOTTED = String.raw`\d{1,2}\.\d{1,2}\.\d{4}`;
 const BYLINE = new RegExp(
-  String.raw`(?<![\p{L}\p{N}])${INTRO}[\s\0]*:?[\s\0]+(${NAME})(?=\s*(?:\0|$|[|•·,–—(/-]))`,
+  [
+    String.raw`(?<![\p{L}\p{N}])${INTRO}[\s\0]*:?[\s\0]+(${NAME})${END}`,
+    // An element that starts with a byline word in lower case (`<i>von Daniela Obers</i>`).
+    String.raw`\0\s*(?:von|by|par|por|door)\s+(${NAME})${END}`,
+    // An element that starts with a date, then a dash and the name.
+    String.raw`\0\s*${DOTTED}\s*[-–|]\s*(${NAME})${END}`,
+    // A first name alone, where the words can introduce nothing else (`Posted by Konstantin`).
+    String.raw`(?<![\p{L}\p{N}])(?:Posted by|Written by|Geschrieben von|Verfasst von)[\s\0]+(\p{Lu}[\p{L}'’-]+)${END}`,
+  ].join('|'),
   'gu',
 );
 /** A byline labelled as one (`Autor: …`, `Written by: …`), which articles also put at their end: read in all the text. */
@@ -34,6 +46,6 @@ export function* bylinesInText(doc: Doc): Generator<string> {
   const { text, headline } = readText(doc, MARK);
   const from = Math.max(0, headline - BEFORE_HEADLINE);
   const window = headline >= 0 ? text.slice(from, headline + AFTER_HEADLINE) : text.slice(0, AFTER_HEADLINE);
-  for (const m of window.matchAll(BYLINE)) yield m[1]!;
+  for (const m of window.matchAll(BYLINE)) yield (m[1] ?? m[2] ?? m[3] ?? m[4])!;
   for (const m of text.matchAll(LABELLED)) yield m[1]!;
 }

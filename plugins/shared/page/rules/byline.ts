@@ -90,7 +90,7 @@ const LEGAL_FORM = /\b(?:GmbH|AG|eG|e\.\s?V\.|KG|Inc\.?|LLC|Ltd\.?|S\.A\.|SAS|S\
 
 /** Placeholders a CMS writes where no person is named. */
 const PLACEHOLDER =
-  /^(?:admin|administrator|wordpressadmin|webmaster|super ?user|no ?author|unknown|anonymous|anonym|guest|gast|redaktion|editor|editors|editorial|staff|team|user|publisher|nom\s*\*?|name\s*\*?|publiziert am|veröffentlicht am|posted on|published on|alle artikel|all articles|archiv anzeigen.*|mehr artikel|more articles|datum|date)$/i;
+  /^(?:admin|administrator|wordpressadmin|webmaster|super ?user|no ?author|unknown|anonymous|anonym|guest|gast|redaktion|editor|editors|editorial|staff|team|user|publisher|nom\s*\*?|name\s*\*?|publiziert am|veröffentlicht am|posted on|published on|autoren|authors|alle artikel|all articles|archiv anzeigen.*|mehr artikel|more articles|datum|date)$/i;
 /** A weekday or a label (`Donnerstag,`, `Datum:`): what stands where a byline's date goes. */
 const NOT_A_NAME =
   /^(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|:$|^\d{1,2}:\d{2}/i;
