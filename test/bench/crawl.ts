@@ -66,7 +66,8 @@ export async function benchCrawl(staticPages = 300, renderedCount = 120, rounds 
         engine,
         { start: `${start}?round=${round}` },
         {
-          query,
+          // Every page computed again (force): the pages after the start page are the same in every round.
+          query: `${query}${query ? '&' : ''}force`,
           maxDepth: 50,
           robots: false,
           concurrency: CONCURRENCY,
@@ -134,7 +135,7 @@ export async function benchCrawl(staticPages = 300, renderedCount = 120, rounds 
     const add = (name: string, v: number) => {
       (lists[name] ??= []).push(v);
     };
-    // The start page carries a round marker, so no round is served from Refract's cache.
+    // No round is served from Refract's cache: the start page carries a round marker, and every page is forced.
     for (let r = 0; r < rounds; r++) {
       add('floor: CheerioCrawler, title read', await cheerio(staticStart, staticPages));
       add(
