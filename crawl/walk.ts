@@ -259,6 +259,7 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
 
   // The frontier: pages to visit, breadth first, each known once by its unique key (Crawlee's normalized URL).
   const queue: Link[] = [];
+  let head = 0;
   const seen = new Set<string>();
   let known = taken;
   const enqueue = (links: readonly Link[]) => {
@@ -289,8 +290,13 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
   // result is emitted, so a result the caller holds never loses the links it found. Ends when nothing is in flight
   // and nothing more can start.
   const pump = () => {
-    while (!stopped && active < concurrency && queue.length && room()) {
-      const link = queue.shift()!;
+    while (!stopped && active < concurrency && head < queue.length && room()) {
+      const link = queue[head++]!;
+      // The taken part of a long frontier goes now and then (shift() would copy it for every page).
+      if (head > 4096 && head * 2 > queue.length) {
+        queue.splice(0, head);
+        head = 0;
+      }
       taken++;
       active++;
       visitOne(link).finally(() => {
