@@ -282,10 +282,6 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
   const concurrency = Math.max(1, options.concurrency ?? 4);
   let stopped = false;
   let active = 0;
-  let ended: () => void;
-  const run = new Promise<void>((resolve) => {
-    ended = resolve;
-  });
   // Starts pages while there is room, each one engine task; a page's links are journaled and enqueued before its
   // result is emitted, so a result the caller holds never loses the links it found. Ends when nothing is in flight
   // and nothing more can start.
@@ -304,7 +300,10 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
         pump();
       });
     }
-    if (active === 0) ended();
+    if (active === 0) {
+      finished = true;
+      wake?.();
+    }
   };
   const visitOne = async (link: Link) => {
     try {
@@ -318,10 +317,6 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
     }
   };
   pump();
-  void run.then(() => {
-    finished = true;
-    wake?.();
-  });
   // The result handed out last: taken once the caller asks for the next, or stops asking (`break`).
   let handed: string | undefined;
   const take = () => {
@@ -342,8 +337,6 @@ async function* crawlPages(engine: Engine, input: CrawlInput, options: CrawlOpti
       });
       wake = undefined;
     }
-    // Every result was emitted before the walk ended, and the loop drains before it looks at `finished`.
-    await run;
   } finally {
     take();
     stopped = true;

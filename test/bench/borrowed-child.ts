@@ -8,9 +8,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { UNPATCHED } from './borrowed.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-export const UNPATCHED = path.join(ROOT, 'node_modules/.refract-unpatched');
 const [kind, mode, extra] = process.argv.slice(2);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 

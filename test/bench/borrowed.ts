@@ -7,10 +7,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { UNPATCHED } from './borrowed-child.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CHILD = path.join(import.meta.dirname, 'borrowed-child.ts');
+/** Where the patched packages are copied as published, for the child processes to resolve them from. */
+export const UNPATCHED = path.join(ROOT, 'node_modules/.refract-unpatched');
 const ROUNDS = 3;
 const DOMAINS = 50_000;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -20,6 +20,12 @@ function joinNames(names: string[]): string {
   return names.join('; ');
 }
 
+/** Whether the page's text shows a name, as a byline writes it (no `By`, no `@`). */
+function showsName(doc: Doc, name: string): boolean {
+  const byline = cleanByline(name.replace(/^@/, ''));
+  return !!byline && doc.shown.includes(comparable(byline));
+}
+
 /**
  * The authors JSON-LD names: every one of a list (`"author": [{ "name": "A" }, { "name": "B" }]` gives `A; B`),
  * where the meta tags, and metascraper, keep only the first.
@@ -33,8 +39,7 @@ function jsonLdAuthors(doc: Doc): string | undefined {
     if (!a || typeof a !== 'object' || (a as { name?: unknown }).name || !(a as { '@id'?: unknown })['@id']) return a;
     byId ??= new Map(jsonld.filter((o) => o['@id'] && o.name).map((o) => [o['@id'], o]));
     const name = clean(byId.get((a as { '@id'?: unknown })['@id'])?.name);
-    const shownAs = name && cleanByline(name);
-    return shownAs && doc.shown.includes(comparable(shownAs)) ? name : undefined;
+    return name && showsName(doc, name) ? name : undefined;
   };
   for (const obj of jsonld) {
     const list = Array.isArray(obj.author) ? obj.author : [obj.author];
@@ -70,9 +75,7 @@ const shown =
   (doc) => {
     const value = rule(doc);
     const text = clean(value);
-    if (!text) return undefined;
-    const names = text.split(/;\s*/).map((name) => cleanByline(name.replace(/^@/, '')));
-    return names.some((name) => name && doc.shown.includes(comparable(name))) ? value : undefined;
+    return text?.split(/;\s*/).some((name) => showsName(doc, name)) ? value : undefined;
   };
 
 /** The text of the first element matching a selector that stands where the page's own people are named (not among others': chrome.ts). */
