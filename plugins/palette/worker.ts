@@ -1,5 +1,5 @@
 // Runs in a tinypool worker thread: decodes an image to a small copy with sharp and quantizes its colours.
-import sharp from 'sharp';
+import sharp from '../shared/sharp.ts';
 // @ts-expect-error: quantize ships no type declarations.
 import quantize from 'quantize';
 

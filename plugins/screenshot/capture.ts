@@ -1,5 +1,5 @@
 // What a capture needs of the page and of the image: lazy content loaded first, and a blank capture told apart.
-import sharp from 'sharp';
+import sharp from '../shared/sharp.ts';
 import type { Page } from 'playwright-core';
 
 /** Scrolls through the page so lazy content loads before a full-page capture, then returns to the top. */

@@ -1,6 +1,6 @@
 // The file a capture is answered as. Chromium writes PNG and JPEG itself; WebP and AVIF are encoded by sharp from
 // its lossless PNG (a composed capture too), with `quality` honoured and transparency kept.
-import sharp from 'sharp';
+import sharp from '../shared/sharp.ts';
 import type { Options } from './options.ts';
 
 export const MIME: Record<Options['type'], string> = {

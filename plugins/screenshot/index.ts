@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp from '../shared/sharp.ts';
 import os from 'node:os';
 import path from 'node:path';
 import { captureType, encode, MIME, qualityOf } from './encode.ts';

@@ -1,4 +1,4 @@
-import sharp, { type OverlayOptions } from 'sharp';
+import sharp, { type OverlayOptions } from '../shared/sharp.ts';
 import { RefractError } from '../../engine/index.ts';
 
 /** How a capture is composed: a background (colour, gradient or image bytes) and an optional browser frame. */

@@ -3,7 +3,7 @@
 // `cursor`), a screenshot as an image resized to what a model reads, plus its link. A failure is a tool error
 // carrying the API's code and message.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import sharp from 'sharp';
+import sharp from '../../plugins/shared/sharp.ts';
 import type { Backend, OpenApiDocument } from './backend.ts';
 import { objectOf, paramTree, subtree, toQuery, type OpenApiParameter } from './schemas.ts';
 

@@ -172,4 +172,11 @@ test("enrichers compose: a third-party plugin's image gets a palette and is ping
   }
 });
 
+test("libvips' operation cache is off once the plugins are loaded (a service meets each image once; the cache held up to 50 MB)", async () => {
+  assert.is((await call(app.free, `url=${q(`${fx.url}/photo`)}&palette`)).status, 200);
+  const { memory, items } = sharp.cache() as { memory: { max: number }; items: { max: number } };
+  assert.is(memory.max, 0);
+  assert.is(items.max, 0);
+});
+
 test.run();
