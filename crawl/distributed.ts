@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 // BullMQ (~220 modules) loads when a distributed crawl or a worker starts, not with every process of the engine.
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { connect, connectChecked } from './redis-connect.ts';
+import { closeInTime, connect, connectChecked } from './redis-connect.ts';
 import {
   createWalk,
   failure,
@@ -166,6 +166,7 @@ export async function* crawlDistributed(
   const redis = await connectChecked(options.redis);
   const reader = await connect(options.redis);
   const queue = new (await import('bullmq')).Queue(QUEUE, { connection: redis });
+  queue.on('error', () => undefined); // commands that fail reject where they are made; reconnects are the client's
   const written = new Set<string>();
   for (const url of options.done ?? []) written.add(pageKey(url));
   let walk: Walk | undefined;
@@ -257,6 +258,8 @@ export interface WorkerOptions {
   lockMs?: number;
   /** A crawl this worker has had no page of for this long is let go (its walk closed; default 60 s). */
   walkIdleMs?: number;
+  /** How long the worker may take to be ready before its start fails (default 10 s). */
+  readyMs?: number;
 }
 
 /**
@@ -341,10 +344,11 @@ class WalkCache {
 export async function startWorker(
   engine: Engine,
   options: WorkerOptions,
-): Promise<{ close(): Promise<void>; worker: Worker; walks(): number }> {
+): Promise<{ close(ms?: number): Promise<void>; worker: Worker; walks(): number }> {
   const redis = await connectChecked(options.redis);
   const bull = await import('bullmq');
   const queue = new bull.Queue(QUEUE, { connection: redis });
+  queue.on('error', () => undefined); // as the crawl's queue: failing commands reject where they are made
   const walks = new WalkCache(engine, redis, options.walkIdleMs ?? 60_000);
   const lockMs = options.lockMs ?? 30_000;
   const blocking = await connect(options.redis);
@@ -377,16 +381,28 @@ export async function startWorker(
       removeOnFail: { age: KEEP_SECS },
     },
   );
-  await worker.waitUntilReady();
+  worker.on('error', () => undefined); // a lost connection: BullMQ reconnects, and a page's lock covers the rest
+  const cut = () => {
+    redis.disconnect();
+    blocking.disconnect();
+  };
+  // Redis lost while the worker starts can leave its readiness waiting for good: a start that is late fails (the
+  // caller tries again) and leaves nothing open.
+  if (!(await closeInTime(worker.waitUntilReady(), options.readyMs ?? 10_000, cut))) {
+    void worker.close(true).catch(() => undefined);
+    await walks.close();
+    throw new Error(`The crawl worker was not ready within ${(options.readyMs ?? 10_000) / 1000} s`);
+  }
   return {
     worker,
     walks: () => walks.size,
-    async close() {
-      await worker.close();
+    async close(ms = 5000) {
+      // Pages in flight finish first, for up to `ms`; past it they are left to their locks' expiry.
+      const inTime = await closeInTime(worker.close(), ms, cut);
+      if (!inTime) engine.logger.warn(`the crawl worker did not close within ${ms} ms: its connections were cut`);
       await walks.close();
-      await queue.close();
-      redis.disconnect();
-      blocking.disconnect();
+      if (inTime) await closeInTime(queue.close(), ms, cut);
+      cut();
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Job as BullJob } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Engine } from '../engine/index.ts';
 import { cancelCrawl, crawlDistributed, startWorker } from './distributed.ts';
-import { connect as connectRedisBlocking } from './redis-connect.ts';
+import { closeInTime, connect as connectRedisBlocking } from './redis-connect.ts';
 import { pageKey, type CrawlResult } from './walk.ts';
 import {
   isJobId,
@@ -28,6 +28,8 @@ const KEEP_SECS = 7 * 24 * 3600;
 const LOCK_MS = 10_000;
 /** How often a coordinator looks whether its job was cancelled. */
 const POLL_MS = 1000;
+/** How long each of BullMQ's closes may take at shutdown (the server ends itself 10 s after its grace period). */
+const CLOSE_MS = 4000;
 
 const keysOf = (id: string) => ({
   job: `refract:job:${id}`,
@@ -255,12 +257,16 @@ export async function createRedisJobs(deps: RedisJobDeps): Promise<Jobs> {
   // BullMQ loads with the first Redis-mode jobs store, not with every server; its connections wait for Redis
   // indefinitely (its workers block on them), as the distributed crawl's do.
   const { DelayedError, Queue, Worker } = await import('bullmq');
-  const queue = new Queue(QUEUE, { connection: await connectRedisBlocking(deps.redisUrl) });
+  const queueConnection = await connectRedisBlocking(deps.redisUrl);
+  const coordinatorConnection = await connectRedisBlocking(deps.redisUrl);
+  const queue = new Queue(QUEUE, { connection: queueConnection });
+  // Without a listener BullMQ prints each failed reconnect to stderr; Redis lost is logged where the cache sees it.
+  queue.on('error', () => undefined);
   const store = new RedisJobStore(redis);
   const coordination: Coordination = { store, deps, DelayedError, coordinating: new Map() };
   const { coordinating } = coordination;
   const coordinator = new Worker(QUEUE, (entry, token) => coordinate(coordination, entry, token), {
-    connection: await connectRedisBlocking(deps.redisUrl),
+    connection: coordinatorConnection,
     concurrency: 64,
     lockDuration: LOCK_MS,
     stalledInterval: LOCK_MS / 2,
@@ -306,9 +312,16 @@ export async function createRedisJobs(deps: RedisJobDeps): Promise<Jobs> {
     async close() {
       for (const c of coordinating.values()) c.pause();
       await Promise.all([...coordinating.values()].map((c) => c.done));
-      await coordinator.close();
-      await pages.close();
-      await queue.close();
+      // Each of BullMQ's closes is bounded (see closeInTime): a job it held goes to another process.
+      const cut = () => {
+        queueConnection.disconnect();
+        coordinatorConnection.disconnect();
+      };
+      const [inTime] = await Promise.all([closeInTime(coordinator.close(), CLOSE_MS, cut), pages.close()]);
+      if (!inTime)
+        engine.logger.warn(`the crawl jobs' queue did not close within ${CLOSE_MS} ms: its connections were cut`);
+      await closeInTime(queue.close(), CLOSE_MS, cut);
+      cut();
       redis.disconnect();
     },
     isTerminal,
@@ -337,13 +350,13 @@ function pageWorkerOf(deps: { engine: Engine; redisUrl: string; pages: number })
       if (!closed) timer = setTimeout(() => void start(), 5000).unref();
     }
   };
-  const starting = deps.pages > 0 ? start() : Promise.resolve();
+  if (deps.pages > 0) void start();
   return {
     async close() {
+      // A start still under way closes what it made once it ends (`closed`); it is not waited for.
       closed = true;
       clearTimeout(timer);
-      await starting;
-      await worker?.close();
+      await worker?.close(CLOSE_MS);
     },
   };
 }

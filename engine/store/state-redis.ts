@@ -109,7 +109,8 @@ export async function redisLocks(client: Redis): Promise<{ locks: Locks; close()
     for (const wake of waiters.get(key) ?? []) wake();
     waiters.delete(key);
   });
-  await subscriber.subscribe(channel);
+  // Sent once the connection is up (this one queues commands while it is down) and sent again after a reconnect.
+  void subscriber.subscribe(channel).catch(() => undefined);
   const locks: Locks = {
     async acquire(key, ttlMs) {
       return (await client.set(`${PREFIX}lock:${key}`, '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX')) === 'OK';

@@ -97,7 +97,9 @@ export async function createState(redisUrl: string | undefined, clock: Clock, lo
   const client = new Redis(redisUrl, { enableOfflineQueue: false, lazyConnect: true, maxRetriesPerRequest: 1 });
   // Reconnects are the client's job (it retries with backoff); the link logs the state change.
   const link = watchLink(client, logger);
-  await client.connect();
+  // Redis away at start is Redis lost (the link logs it and readiness reports it): the process serves from its
+  // memory, and the client keeps reconnecting on its own.
+  await client.connect().catch(() => undefined);
   const { locks: remote, close } = await redisLocks(client);
   const store = redisStore(client);
   const local = memoryCounters(clock);
