@@ -5,7 +5,8 @@ import fc from 'fast-check';
 
 const given = Number(process.env.REFRACT_FC_SEED);
 const seed = Number.isSafeInteger(given) ? given : Math.floor(Math.random() * 2 ** 31);
-fc.configureGlobal({ ...fc.readConfigureGlobal(), seed });
+// The failing case's own error goes into the report: the runner prints only the message, not its cause.
+fc.configureGlobal({ ...fc.readConfigureGlobal(), seed, includeErrorInReport: true });
 console.log(`fast-check seed ${seed} (REFRACT_FC_SEED=${seed} replays it)`);
 
 export default fc;
