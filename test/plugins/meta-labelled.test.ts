@@ -11,8 +11,8 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SCORER = path.join(ROOT, 'fixtures/corpus/labelled/score.mjs');
-/** Reached on 2026-11-26 (F in percent; title and author exact, description by word overlap), less half a point. */
-const FLOOR = { htmldateF: 93.2, trafilaturaF: 86.9, title: 83.0, author: 73.5, description: 75.0 };
+/** Reached on 2026-11-27 (F in percent; title and author exact, description by word overlap), less half a point. */
+const FLOOR = { htmldateF: 93.2, trafilaturaF: 86.9, title: 83.0, author: 74.8, description: 75.0 };
 
 test('dates, titles, authors and descriptions agree with people at least as often as they did', async () => {
   assert.ok(existsSync(SCORER), `the labelled corpus is in the checkout: ${SCORER}`);

@@ -310,6 +310,36 @@ field('author', [
     '<div class="panel-display one-sidebar-second"><h1>Title</h1><span class="signature">Par&nbsp;<a href="/n/m">Matt Hylan</a></span><p>Text.</p></div>',
     'Matt Hylan',
   ],
+  [
+    'beyond: a login is the full name the page writes out for it',
+    ld({ '@type': 'Article', author: { '@type': 'Person', name: 'christian.stadtfeld' } }),
+    '<h1>Wahl</h1><p>Die Gemeindepolitik bleibt spannend. (Christian P. Stadtfeld)</p>',
+    'Christian P. Stadtfeld',
+  ],
+  [
+    'beyond: a login the page never writes out stays as it is',
+    ld({ '@type': 'Article', author: { '@type': 'Person', name: 'robert.stitz' } }),
+    '<h1>Tischdecke</h1><p>Robert erklärt es.</p>',
+    'robert.stitz',
+  ],
+  [
+    'beyond: a sentence where a byline stands (a caption) is no author',
+    '',
+    '<h1>Loriot</h1><div class="byline">Jan Fleischhauer, deutscher Journalist, Kolumnist und Autor</div>',
+    null,
+  ],
+  [
+    "beyond: three words may be a user's name",
+    '',
+    '<h1>Rod test</h1><a href="/author/catch">Catch more fish</a>',
+    'Catch more fish',
+  ],
+  [
+    'beyond: a part whose class says what it has beside it (has-sidebar) is read for a byline',
+    '',
+    '<h1>Energiepreise</h1><div class="main-content has-double-sidebar"><p>Von Leonora Holling</p><p>Text.</p></div>',
+    'Leonora Holling',
+  ],
 ]);
 
 field(

@@ -13,7 +13,9 @@ export interface Doc {
   readonly jsonld: Record<string, unknown>[];
   /** `<meta>` contents by lower-cased property/name (and, separately, itemprop), built in one pass. */
   readonly meta: MetaIndex;
-  /** What the page shows a reader, as `comparable` writes it: its body's text, scripts and styles aside (read once). */
+  /** What the page shows a reader, as written: its body's text, scripts and styles aside (read once). */
+  readonly shownText: string;
+  /** The same text as `comparable` writes it, for comparing names with it. */
   readonly shown: string;
 }
 
@@ -51,6 +53,7 @@ export function lazyDoc(parse: () => CheerioAPI, url: string): Doc {
   let $: CheerioAPI | undefined;
   let jsonld: Record<string, unknown>[] | undefined;
   let meta: MetaIndex | undefined;
+  let text: string | undefined;
   let shown: string | undefined;
   return {
     get $() {
@@ -63,8 +66,11 @@ export function lazyDoc(parse: () => CheerioAPI, url: string): Doc {
     get meta() {
       return (meta ??= indexMeta(this.$));
     },
+    get shownText() {
+      return (text ??= shownText(this.$));
+    },
     get shown() {
-      return (shown ??= comparable(shownText(this.$)));
+      return (shown ??= comparable(this.shownText));
     },
   };
 }

@@ -8,6 +8,7 @@ import { isSiteName, siteNames } from './site.ts';
 import type { Element } from 'domhandler';
 import { amongOthers, aroundHeadline } from './chrome.ts';
 import { comparable } from '../shown.ts';
+import { fullName } from './full-name.ts';
 
 const personName = (v: unknown): unknown => {
   if (typeof v === 'string') return v;
@@ -125,7 +126,8 @@ const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;
 
 /**
  * Accepts an author: a name of at most 128 characters as a byline gives it (cleanByline: no "By", "Von", date or
- * placeholder), never a URL or a handle's "@"; on a page, never the site's own name standing in for a person.
+ * placeholder), never a URL or a handle's "@"; on a page, never the site's own name standing in for a person, and
+ * a first name or login completed by the full name the page shows (full-name.ts).
  */
 export function toAuthor(value: unknown, doc?: Doc): string | undefined {
   let text = clean(value);
@@ -137,5 +139,5 @@ export function toAuthor(value: unknown, doc?: Doc): string | undefined {
   // site may carry the person's name: `Daniel Lemire` is not the site `Daniel Lemire's blog`); a handle loosely.
   const handle = !/\s/.test(text) && /[._@\d]/.test(text);
   if (doc && isSiteName(text, siteNames(doc, handle), !handle)) return undefined;
-  return typographic(text);
+  return typographic(doc ? fullName(doc, text) : text);
 }

@@ -95,6 +95,22 @@ const PLACEHOLDER =
 const NOT_A_NAME =
   /^(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|:$|^\d{1,2}:\d{2}/i;
 
+/** Lower-case words that names carry (`Jan van Dijk`, `Eva de la Cruz`) or that join them (`A und B`). */
+const IN_NAMES = new Set(
+  'von van vom de der den del della di da das do dos du la le les zu zum ten ter bin al y e und and et &'.split(' '),
+);
+
+/**
+ * A sentence, not a name: four words or more, one of them a lower-case word that names neither carry nor join with
+ * (`Jan Fleischhauer, deutscher Journalist, Kolumnist und Autor`, a caption; `… ist ein Partner-Service von …`).
+ * Three words may be a user's name (`Catch more fish`).
+ * Words with a digit, a dot or an `@` are a handle's or an abbreviation's (`Dr. med.`), not read.
+ */
+function prose(name: string): boolean {
+  const words = name.split(/[\s,;]+/).filter(Boolean);
+  return words.length >= 4 && words.some((w) => /^\p{Ll}/u.test(w) && !/[\d.@]/.test(w) && !IN_NAMES.has(w));
+}
+
 /** A byline's name(s), or undefined when what is there names nobody. */
 export function cleanByline(text: string): string | undefined {
   if (COMMENTER.test(text)) return undefined;
@@ -109,5 +125,6 @@ export function cleanByline(text: string): string | undefined {
   if (twice) name = twice[1]!;
   if (!name || PLACEHOLDER.test(name) || NOT_A_NAME.test(name) || LEGAL_FORM.test(name) || !/\p{L}/u.test(name))
     return undefined;
+  if (prose(name)) return undefined;
   return name;
 }

@@ -24,15 +24,19 @@ const CHROME_WORDS = /^(?:comments?|sidebar|widgets?|archives?|related|footer|me
 /**
  * Whether a class or id names such a part: one of its words (`comment-list`, `sidebarLeft`), read in the block's
  * name only when it is written as BEM (`m-intro__breadcrumbNavigation` is the intro's part beside its breadcrumb,
- * not a breadcrumb).
+ * not a breadcrumb), and never in a modifier (`has-sidebar`).
  */
 export function chromeName(names: string): boolean {
   return namesWord(names, CHROME_WORDS);
 }
 
+const MODIFIER = /^(?:has|with|no|without)[-_]/i;
+
 /** Whether one word of the classes and ids `names` is one of `words`, read in a BEM name's block only (above). */
 function namesWord(names: string, words: RegExp): boolean {
   for (const name of names.split(/\s+/)) {
+    // A modifier says what the layout has beside it (`main-content has-double-sidebar`), not what this part is.
+    if (MODIFIER.test(name)) continue;
     const block = name.split(/__|--/)[0]!;
     if (block.split(/[-_]|(?<=[a-z])(?=[A-Z])/).some((word) => words.test(word))) return true;
   }

@@ -1,0 +1,36 @@
+// An author given by a login (`christian.stadtfeld`, as a CMS's account names it) is the full name the page shows
+// for it (`(Christian P. Stadtfeld)`). A first name alone stays as it is: a byline that shows `Konstantin` is read
+// as `Konstantin` (completing first names from the page lost 10 of the labelled pages for 3 gained).
+import type { Doc } from '../doc.ts';
+
+/** A word that matches in any case, letter by letter (`[Nn][Ii][Ll][Ss]`): the page may write it in capitals. */
+const anyCase = (word: string) =>
+  [...word]
+    .map((c) => {
+      const lower = c.toLowerCase();
+      const upper = c.toUpperCase();
+      return lower === upper ? c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : `[${lower}${upper}]`;
+    })
+    .join('');
+
+/**
+ * The full name the page shows for an author given as a `first.last` or `first_last` login: its two words with an
+ * initial between or none (`Christian P. Stadtfeld`), as the page writes it most often. Anything else, or a login
+ * the page never writes out, is answered as it was.
+ */
+export function fullName(doc: Doc, name: string): string {
+  const login = /^(\p{Ll}+)[._](\p{Ll}+)$/u.exec(name);
+  if (!login) return name;
+  const pattern = new RegExp(
+    String.raw`(?<![\p{L}\p{N}])${anyCase(login[1]!)}(?:\s+\p{Lu}\.)?\s+${anyCase(login[2]!)}(?![\p{L}\p{N}])`,
+    'gu',
+  );
+  const seen = new Map<string, number>();
+  for (const [match] of doc.shownText.matchAll(pattern)) {
+    const written = match.replace(/\s+/g, ' ');
+    seen.set(written, (seen.get(written) ?? 0) + 1);
+  }
+  let best: string | undefined;
+  for (const [written, n] of seen) if (!best || n > seen.get(best)!) best = written;
+  return best ?? name;
+}
