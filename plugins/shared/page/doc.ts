@@ -17,6 +17,8 @@ export interface Doc {
   readonly shownText: string;
   /** The same text as `comparable` writes it, for comparing names with it. */
   readonly shown: string;
+  /** What `read` makes of this page, made on the first call and kept for the page's other rules. */
+  once<T>(read: (doc: Doc) => T): T;
 }
 
 /** `<meta>` values of a page, keyed by lower-cased property or name, and by itemprop. */
@@ -55,6 +57,7 @@ export function lazyDoc(parse: () => CheerioAPI, url: string): Doc {
   let meta: MetaIndex | undefined;
   let text: string | undefined;
   let shown: string | undefined;
+  const kept = new Map<(doc: Doc) => unknown, unknown>();
   return {
     get $() {
       return ($ ??= parse());
@@ -71,6 +74,10 @@ export function lazyDoc(parse: () => CheerioAPI, url: string): Doc {
     },
     get shown() {
       return (shown ??= comparable(this.shownText));
+    },
+    once<T>(read: (doc: Doc) => T): T {
+      if (!kept.has(read)) kept.set(read, read(this));
+      return kept.get(read) as T;
     },
   };
 }

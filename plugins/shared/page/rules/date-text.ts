@@ -25,11 +25,11 @@ const WRITTEN = new RegExp(
   'gu',
 );
 
-/**
- * The page's readable text in order, and where its first headline (h1) starts in it; `boundary` is written where an
- * element starts and ends (a space, or a mark that keeps a byline's name from running into the next element's text).
- */
-export function readText(doc: Doc, boundary = ' '): { text: string; headline: number } {
+/** Where an element starts or ends in the text as walked (written as the reader's `boundary`). */
+const EDGE = '\u0000';
+
+/** The page's own text as walked once, an EDGE at each element's start and end, and the headline's part. */
+function walkText(doc: Doc): { parts: string[]; headline: number } {
   const parts: string[] = [];
   let length = 0;
   let headline = -1;
@@ -50,20 +50,30 @@ export function readText(doc: Doc, boundary = ' '): { text: string; headline: nu
       if (CHROME_TAGS.has(el.name)) return;
       if (!around.has(el) && chromeName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
       if (el.name === 'h1' && headline < 0) headline = parts.length;
-      parts.push(boundary);
+      parts.push(EDGE);
       length++;
     }
     for (const child of el.children) walk(child);
-    if (node.type === 'tag') parts.push(boundary);
+    if (node.type === 'tag') parts.push(EDGE);
   };
   const body = doc.$('body')[0];
   if (body) walk(body);
-  const collapse = (t: string) => t.replace(/\s+/g, ' ');
-  // Where the headline starts in the text as returned (white space collapsed).
-  return {
-    text: collapse(parts.join('')),
-    headline: headline < 0 ? -1 : collapse(parts.slice(0, headline).join('')).length,
+  return { parts, headline };
+}
+
+/**
+ * The page's readable text in order, and where its first headline (h1) starts in it; `boundary` is written where an
+ * element starts and ends (a space, or a mark that keeps a byline's name from running into the next element's text).
+ * The page is walked once for every reader (dates and bylines).
+ */
+export function readText(doc: Doc, boundary = ' '): { text: string; headline: number } {
+  const { parts, headline } = doc.once(walkText);
+  const join = (list: string[]) => {
+    const joined = list.join('');
+    return (boundary === EDGE ? joined : joined.replaceAll(EDGE, boundary)).replace(/\s+/g, ' ');
   };
+  // Where the headline starts in the text as returned (white space collapsed).
+  return { text: join(parts), headline: headline < 0 ? -1 : join(parts.slice(0, headline)).length };
 }
 
 /** The first written date the text shows after its headline, or near its top (as read by `read`). */
