@@ -266,7 +266,8 @@ async function workerCommand(args: string[]): Promise<number> {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
-  await worker.close();
+  // Pages in flight finish for up to 30 s (what a page's timeout allows); past it their locks hand them to others.
+  await worker.close(30_000);
   await engine.close();
   return 0;
 }
