@@ -3,7 +3,7 @@ import { RefractError } from '../kernel/errors.ts';
 import { fromNavigation } from '../kernel/failures.ts';
 import { findDevice } from '../plan/devices.ts';
 import type { GuardProxy } from './guard-proxy.ts';
-import { SELF_NAVIGATION_MS, isMainDocument, promptRefresh, stopLoading } from './settle.ts';
+import { SELF_NAVIGATION_MS, isMainDocument, stopLoading } from './settle.ts';
 import { takeRefusal } from './context-guard.ts';
 import { trackRequests } from './requests.ts';
 
@@ -180,7 +180,6 @@ export async function navigate(
       response && guarded?.refusalOf({ status: response.status(), headers: response.headers() }, response.url());
     if (refused) throw refused;
     if (tracker) await tracker.settle(Math.min(AUTO_SETTLE_MS, budgetMs));
-    if (selfNavigations === 0) await promptRefresh(page, budgetMs);
   } catch (err) {
     // Refused by the guard: its reason (EFORBIDDENURL, EINVALURL), not the browser's net::ERR_BLOCKED_BY_CLIENT.
     const refused = takeRefusal(page) ?? (failedHop ? guarded?.refusalOf(undefined, failedHop) : undefined);

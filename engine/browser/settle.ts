@@ -9,28 +9,6 @@ import { RefractError } from '../kernel/errors.ts';
 /** How long the load of a navigation the page started itself is waited for. */
 export const SELF_NAVIGATION_MS = 5000;
 
-/** A meta refresh due this soon (seconds) is the page's redirect: its navigation is waited for. */
-const PROMPT_REFRESH_S = 1;
-/** The seconds of the page's meta refresh (`<meta http-equiv="refresh" content="0;url=…">`), or -1 without one. */
-const REFRESH_IN = `(() => {
-  const m = document.querySelector('meta[http-equiv="refresh" i]');
-  const s = m && parseFloat(m.getAttribute('content') || '');
-  return typeof s === 'number' && s >= 0 ? s : -1;
-})()`;
-
-/**
- * Waits for the navigation of a meta refresh due at once (a redirect page: `content="0;url=…"`), bounded. The
- * browser starts it on a timer once the page has loaded, which a busy machine runs after the load was seen: without
- * this wait such a page was read as the redirect page 1 time in a few hundred, and as its target the rest.
- */
-export async function promptRefresh(page: Page, budgetMs: number): Promise<void> {
-  const seconds = (await page.evaluate(REFRESH_IN).catch(() => -1)) as number;
-  if (seconds < 0 || seconds > PROMPT_REFRESH_S) return;
-  await page
-    .waitForRequest(isMainDocument, { timeout: Math.min(budgetMs, seconds * 1000 + SELF_NAVIGATION_MS) })
-    .catch(() => undefined);
-}
-
 /** How long stopping a page's loading may take (a page whose thread a script holds never answers). */
 const STOP_WAIT_MS = 1000;
 

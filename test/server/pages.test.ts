@@ -25,10 +25,6 @@ test.before(async () => {
         `<title>First</title><script>setTimeout(() => { location.href = '/second' }, 30)</script><h1>first</h1>`,
       ),
     '/second': (_, res) => html(res, `<title>Second</title><h1>second</h1>`),
-    '/refresh-soon': (_, res) =>
-      html(res, `<title>Redirecting</title><meta http-equiv="refresh" content="1; url=/second"><p>Moving`),
-    '/refresh-later': (_, res) =>
-      html(res, `<title>Stays</title><meta http-equiv="refresh" content="30; url=/second"><p>Reloads later`),
     '/reload': (_, res) =>
       html(res, `<title>Reloading</title><script>setTimeout(() => location.reload(), 30)</script><h1>again</h1>`),
     // Reloads itself before its load event (an image of its comes late, as on a busy machine): the first navigation
@@ -110,19 +106,6 @@ test('a page that navigates itself (script redirect, reload loop) is captured on
       if (output.startsWith('screenshot') || output.startsWith('pdf'))
         assert.ok(media?.url, `${path} ${output}: captured`);
     }
-  }
-});
-
-test('a redirect page (a meta refresh due within a second) is read as its target in the browser; a refresh due later is not waited for', async () => {
-  for (const output of ['prerender=true', 'screenshot']) {
-    const soon = await call(app.freeUrl, `url=${q(`${fx.url}/refresh-soon`)}&${output}&force`);
-    assert.is(soon.status, 200, JSON.stringify(soon.body).slice(0, 300));
-    assert.is(soon.body.data.title, 'Second', output);
-    assert.is(soon.body.data.url, `${fx.url}/second`, output);
-    const started = Date.now();
-    const later = await call(app.freeUrl, `url=${q(`${fx.url}/refresh-later`)}&${output}&force`);
-    assert.is(later.body.data.title, 'Stays', output);
-    assert.ok(Date.now() - started < 10_000, `answered in ${Date.now() - started} ms`);
   }
 });
 
