@@ -2,7 +2,15 @@
 // workers of a Redis queue (distributed.ts), and crawl jobs with their webhooks (jobs.ts on disk, jobs-redis.ts in
 // Redis, behind one `Jobs` interface). A crawl uses the engine through engine/index.ts only, one engine task a
 // page; quotas are the server's, handed in as a `Charge`.
-export { crawl, crawlQuery, pageKey, type CrawlInput, type CrawlOptions, type CrawlResult } from './walk.ts';
+export {
+  crawl,
+  crawlQuery,
+  checkedQuery,
+  pageKey,
+  type CrawlInput,
+  type CrawlOptions,
+  type CrawlResult,
+} from './walk.ts';
 export {
   cancelCrawl,
   crawlDistributed,

@@ -3,7 +3,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Engine, RawObject } from '../engine/index.ts';
+import type { Engine } from '../engine/index.ts';
 import { crawl, crawlQuery, type CrawlInput, type CrawlResult } from './walk.ts';
 
 /** A caller's quota, as the server keeps it: so many requests a window of so many milliseconds. */
@@ -30,7 +30,8 @@ export interface JobRequest {
     exclude?: string[];
     anyHost?: boolean;
     robots?: boolean;
-    query?: string | RawObject;
+    /** The pages' query options, as query text (`checkedQuery` writes any accepted shape so). */
+    query?: string;
   };
   webhook?: { url: string; events: string[] };
 }

@@ -5,9 +5,11 @@ import {
   toFailure,
   filtered,
   parseQuery,
+  queryParams,
   checkTargetUrl,
   withDeadline,
   type Engine,
+  type QueryInput,
   type RawObject,
   type Tier,
 } from '../engine/index.ts';
@@ -19,8 +21,11 @@ export type CrawlInput = { urls: readonly string[] } | { sitemap: string } | { s
 
 /** How a crawl runs: the same query options as the API, and the limits of the walk. */
 export interface CrawlOptions {
-  /** Query options for every page, written as the API takes them (`screenshot&palette`). */
-  query?: string | RawObject;
+  /**
+   * Query options for every page, written as the API takes them (`screenshot&palette`), or as an object read the
+   * same way (`{ screenshot: { fullPage: true }, meta: false }`).
+   */
+  query?: QueryInput;
   maxPages?: number;
   /** Link depth from the start page (0 = the start page only); only for `start` input. */
   maxDepth?: number;
@@ -132,10 +137,22 @@ export function inputUrl(input: CrawlInput): string {
  * caller's error (a RefractError), not every page's.
  */
 export function crawlQuery(engine: Engine, query: CrawlOptions['query'], tier: Tier = 'pro'): RawObject {
-  const parsed: RawObject =
-    typeof query === 'string' || query === undefined ? parseQuery(new URLSearchParams(query ?? '')) : query;
-  engine.plan({ ...parsed, url: 'https://example.com/' }, tier);
-  return parsed;
+  return checkedQuery(engine, query, tier).parsed;
+}
+
+/**
+ * A crawl's query options checked as `GET /` checks a query: the options as query text (the one shape a job
+ * keeps, whichever shape the caller gave), and the names it does not know (`screenshot.fulPage`), to be said.
+ */
+export function checkedQuery(
+  engine: Engine,
+  query: CrawlOptions['query'],
+  tier: Tier = 'pro',
+): { parsed: RawObject; text: string; unknown: string[] } {
+  const params = queryParams(query);
+  const parsed = parseQuery(params);
+  const { unknownParams } = engine.plan({ ...parsed, url: 'https://example.com/' }, tier);
+  return { parsed, text: params.toString(), unknown: unknownParams };
 }
 
 export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOptions = {}): Walk {

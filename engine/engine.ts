@@ -6,7 +6,7 @@ import { loadConfig, type Config } from './kernel/config.ts';
 import { createGuard, type Guard } from './fetch/guard.ts';
 import { buildPlan, type Plan, type Tier } from './plan/plan.ts';
 import { createPlans } from './plan/plans.ts';
-import { parseQuery, type RawObject } from './plan/params.ts';
+import { parseOptions, type QueryInput, type RawObject } from './plan/params.ts';
 import type { Plugin, PluginSettings } from './plan/plugin.ts';
 import { createRegistry, type Registry } from './plan/registry.ts';
 import { createExecutor } from './request/queue.ts';
@@ -76,16 +76,9 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-function toQuery(url: string, query: string | Record<string, unknown> | undefined): RawObject {
-  const raw = parseQuery(new URLSearchParams(typeof query === 'string' ? query : ''));
-  // Spread, not Object.assign: an own `__proto__` key of the options stays a plain name, as in parseQuery.
-  const given =
-    query && typeof query === 'object'
-      ? (JSON.parse(
-          JSON.stringify(query, (_, v) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v)),
-        ) as RawObject)
-      : {};
-  return { ...raw, ...given, url };
+/** The library's options, a query string or an object, read as `GET /` reads its query (`parseOptions`). */
+function toQuery(url: string, query: QueryInput): RawObject {
+  return { ...parseOptions(query), url };
 }
 
 /** Each plugin's view of the engine: the settings it declared, and what its `init` made for this engine. */
@@ -231,7 +224,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       extract: (async (target: Plan | string, arg?: ExtractOptions | string | Record<string, unknown>) => {
         open();
         return typeof target === 'string'
-          ? lifecycle.extract(engine.plan(toQuery(target, arg as string | Record<string, unknown> | undefined), 'pro'))
+          ? lifecycle.extract(engine.plan(toQuery(target, arg as QueryInput), 'pro'))
           : lifecycle.extract(target, arg as ExtractOptions | undefined);
       }) as Engine['extract'],
       run: async (plan) => {

@@ -7,7 +7,7 @@ export { createRegistry, type Registry } from './plan/registry.ts';
 export { loadPlugins } from './plugins.ts';
 export { buildPlan, retarget, type Plan, type Tier, type Step } from './plan/plan.ts';
 export { viewportFields } from './plan/options.ts';
-export { parseQuery, camelCase, type RawObject } from './plan/params.ts';
+export { parseQuery, parseOptions, queryParams, camelCase, type RawObject, type QueryInput } from './plan/params.ts';
 export { loadConfig, ENV_DOCS, type Config } from './kernel/config.ts';
 export { createGuard, type Guard } from './fetch/guard.ts';
 export type { FetchResult } from './fetch/http.ts';

@@ -7,7 +7,7 @@ import type { HandlerResponse } from './handler.ts';
 import { proCallerOf } from './callers.ts';
 import { failure } from './jsend.ts';
 import type { KeyRing } from './keys.ts';
-import { publicJob, type JobRequest, type Jobs } from '../crawl/index.ts';
+import { checkedQuery, publicJob, type JobRequest, type Jobs } from '../crawl/index.ts';
 
 /** What the routes read of a request: an IncomingMessage, or the MCP tools' call of them (its body an iterable). */
 export type CrawlsRequest = Pick<http.IncomingMessage, 'method' | 'url' | 'headers'> & AsyncIterable<unknown>;
@@ -15,6 +15,13 @@ export type CrawlsRequest = Pick<http.IncomingMessage, 'method' | 'url' | 'heade
 /** A RefractError for a body field: its code and which field. */
 const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) =>
   new RefractError(code, `\`${field}\`: ${why}`, { data: { field } });
+
+/** The warning a job's answer carries for query options the API does not know (they are ignored, as on `GET /`). */
+const unknownWarning = (names: readonly string[]) => ({
+  plugin: 'query',
+  code: 'EINVALQUERY',
+  message: `Unknown options ignored: ${names.join(', ')}`,
+});
 
 /** The largest body `POST /crawls` reads (a list of URLs). */
 const MAX_BODY = 1024 * 1024;
@@ -96,7 +103,11 @@ async function refuseForbidden(
 }
 
 /** A body checked into a job request: one input, the CLI's options, a webhook the guard lets through (also the Actor's input). */
-export async function jobRequest(raw: unknown, engine: Engine, secret: string): Promise<JobRequest> {
+export async function jobRequest(
+  raw: unknown,
+  engine: Engine,
+  secret: string,
+): Promise<JobRequest & { unknown: string[] }> {
   const parsed = bodySchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -129,11 +140,14 @@ export async function jobRequest(raw: unknown, engine: Engine, secret: string): 
     await guardField(engine, url.hostname, 'webhook.url', true);
     webhook = { url: url.href, events: b.webhook.events };
   }
-  const { maxPages = DEFAULT_JOB_PAGES, maxDepth, include, exclude, anyHost, robots, query } = b;
+  const { maxPages = DEFAULT_JOB_PAGES, maxDepth, include, exclude, anyHost, robots } = b;
+  // One shape of query whatever the caller sent (text or an object), checked as `GET /` checks it, now.
+  const { text: query, unknown } = checkedQuery(engine, b.query, 'pro');
   return {
     input,
-    options: { maxPages, maxDepth, include, exclude, anyHost, robots, query: query as JobRequest['options']['query'] },
+    options: { maxPages, maxDepth, include, exclude, anyHost, robots, query },
     webhook,
+    unknown,
   };
 }
 
@@ -163,11 +177,21 @@ export function createCrawlsHandler(deps: {
       const [, , id, sub] = path.split('/');
       if (!id) {
         if (req.method !== 'POST') throw new RefractError('EMETHOD', 'Use POST /crawls to start a crawl');
-        const job = await jobs.create(owner, policy, await jobRequest(await readJson(req), engine, deps.webhookSecret));
+        const { unknown, ...request } = await jobRequest(await readJson(req), engine, deps.webhookSecret);
+        const job = await jobs.create(owner, policy, request);
+        // Options the API does not know are said as `GET /` says them: ignored, named in a header and a warning.
         return answer(
           202,
-          { id: job.id, status: job.status, url: `/crawls/${job.id}` },
-          { location: `/crawls/${job.id}` },
+          {
+            id: job.id,
+            status: job.status,
+            url: `/crawls/${job.id}`,
+            ...(unknown.length ? { warnings: [unknownWarning(unknown)] } : {}),
+          },
+          {
+            location: `/crawls/${job.id}`,
+            ...(unknown.length ? { 'x-refract-unknown-params': unknown.join(', ') } : {}),
+          },
         );
       }
       const job = await jobs.get(owner, id);

@@ -86,3 +86,35 @@ function compactArrays(value: Raw): Raw {
   }
   return value;
 }
+
+/** The options of a request as a library, a crawl body or a tool gives them: query text, or an object. */
+export type QueryInput = string | URLSearchParams | Readonly<Record<string, unknown>> | undefined;
+
+/**
+ * Options given as an object, written as the query string `GET /` would read (one shape for every entry point):
+ * nested objects as dotted names, lists as numbered keys, `true`/`false`/numbers as text, `null` and `undefined`
+ * left out. A dotted key stays dotted (`{ 'linkStats.selector': 'body' }` is `linkStats.selector=body`), so it
+ * nests exactly as it does in a query string; `{ screenshot: false }` is `screenshot=false`, never a step turned on.
+ */
+export function queryParams(input: QueryInput): URLSearchParams {
+  if (input === undefined) return new URLSearchParams();
+  if (typeof input === 'string') return new URLSearchParams(input);
+  if (input instanceof URLSearchParams) return new URLSearchParams(input);
+  const out = new URLSearchParams();
+  // Iterative: an object nested thousands deep (from JSON) must not exhaust the stack.
+  const stack: [string, unknown][] = Object.entries(input).reverse();
+  while (stack.length) {
+    const [name, value] = stack.pop()!;
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'object') {
+      const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([`${name}.${entries[i]![0]}`, entries[i]![1]]);
+    } else out.append(name, String(value));
+  }
+  return out;
+}
+
+/** Parses options given in any accepted shape (see `queryParams`) into the query tree `parseQuery` makes. */
+export function parseOptions(input: QueryInput): RawObject {
+  return parseQuery(queryParams(input));
+}

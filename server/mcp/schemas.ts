@@ -60,18 +60,3 @@ function schemaOf(tree: Node): Schema {
 export function subtree(tree: Node, name: string): Node {
   return tree.children.get(name) ?? node();
 }
-
-/**
- * Tool arguments as an API query: nested objects as dotted names, lists as numbered keys, `true`/`false` as text
- * (`{ screenshot: { fullPage: true }, waitUntil: ['load'] }` is `screenshot.fullPage=true&waitUntil.0=load`).
- */
-export function toQuery(args: Record<string, unknown>, out = new URLSearchParams(), prefix = ''): URLSearchParams {
-  for (const [key, value] of Object.entries(args)) {
-    const name = prefix ? `${prefix}.${key}` : key;
-    if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) toQuery(Object.fromEntries(value.map((v, i) => [String(i), v])), out, name);
-    else if (typeof value === 'object') toQuery(value as Record<string, unknown>, out, name);
-    else out.append(name, String(value));
-  }
-  return out;
-}

@@ -3,9 +3,10 @@
 // `cursor`), a screenshot as an image resized to what a model reads, plus its link. A failure is a tool error
 // carrying the API's code and message.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { queryParams } from '../../engine/index.ts';
 import sharp from '../../plugins/shared/sharp.ts';
 import type { Backend, OpenApiDocument } from './backend.ts';
-import { objectOf, paramTree, subtree, toQuery, type OpenApiParameter } from './schemas.ts';
+import { objectOf, paramTree, subtree, type OpenApiParameter } from './schemas.ts';
 
 type Schema = Record<string, unknown>;
 type Content = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
@@ -86,7 +87,7 @@ const URL_ARG: Schema = { type: 'string', description: 'The page (or file) to re
 /** Drops the tool's own arguments and merges `options` (the API's general parameters) into the query. */
 function queryOf(args: Record<string, unknown>, own: Record<string, unknown>): string {
   const { options, maxLength: _m, cursor: _c, url, ...rest } = args;
-  return toQuery({ url, ...(options as Record<string, unknown> | undefined), ...own, ...rest }).toString();
+  return queryParams({ url, ...(options as Record<string, unknown> | undefined), ...own, ...rest }).toString();
 }
 
 const readOnly = { readOnlyHint: true, openWorldHint: true } as const;
@@ -94,7 +95,7 @@ const readOnly = { readOnlyHint: true, openWorldHint: true } as const;
 /** The query of a one-output tool: its URL, the general `options`, no metadata, and the output with its own options. */
 function outputQuery(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
   const { url, options, maxLength: _m, cursor: _c, ...own } = args;
-  return toQuery({
+  return queryParams({
     url,
     ...(options as object),
     meta: false,
@@ -197,7 +198,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
         'Normalized metadata: title, description, author, date, publisher, lang, image, logo, url (and video, audio when asked); `title: true` and the like select fields.',
       async run(args, backend) {
         const { url, options, video, audio, ...fields } = args;
-        const search = toQuery({
+        const search = queryParams({
           url,
           ...(options as object),
           video,
@@ -223,7 +224,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
       },
       annotations: readOnly,
       async run(args, backend) {
-        const search = toQuery({
+        const search = queryParams({
           url: args.url,
           ...(args.options as object),
           palette: true,
@@ -266,7 +267,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
       annotations: readOnly,
       async run(args, backend) {
         const { maxLength: _m, cursor: _c, ...rest } = args;
-        const { data } = await api(backend, 'GET', `/map?${toQuery(rest)}`);
+        const { data } = await api(backend, 'GET', `/map?${queryParams(rest)}`);
         return paged(((data?.urls as string[]) ?? []).join('\n'), args);
       },
     },
@@ -313,7 +314,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
       },
       annotations: readOnly,
       async run(args, backend) {
-        const search = toQuery({ cursor: args.cursor ?? '0', limit: args.limit ?? 20 });
+        const search = queryParams({ cursor: args.cursor ?? '0', limit: args.limit ?? 20 });
         return {
           content: [
             text(

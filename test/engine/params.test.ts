@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseQuery, camelCase } from '../../engine/plan/params.ts';
+import { parseQuery, parseOptions, queryParams, camelCase } from '../../engine/plan/params.ts';
 
 test('dotted keys nest and snake_case top-level names become camelCase', () => {
   const q = parseQuery(
@@ -79,3 +79,25 @@ test('no query key reaches a prototype: __proto__, constructor and prototype are
 });
 
 test.run();
+
+test('options given as an object read exactly as their query text does (one shape for every entry point)', () => {
+  const pairs: [Record<string, unknown>, string][] = [
+    [{ screenshot: false, pdf: false }, 'screenshot=false&pdf=false'],
+    [{ meta: false, markdown: true }, 'meta=false&markdown=true'],
+    [{ 'linkStats.selector': 'body' }, 'linkStats.selector=body'],
+    [{ screenshot: { full_page: true, type: 'png' } }, 'screenshot.full_page=true&screenshot.type=png'],
+    [{ wait_until: ['load', 'networkidle0'] }, 'wait_until.0=load&wait_until.1=networkidle0'],
+    [{ data: { p: [{ selector: '.p' }, { selector: '.q' }] } }, 'data.p.0.selector=.p&data.p.1.selector=.q'],
+    [{ timeout: 5000, skip: null, gone: undefined }, 'timeout=5000'],
+  ];
+  for (const [object, text] of pairs) {
+    assert.is(queryParams(object).toString(), new URLSearchParams(text).toString());
+    assert.equal(parseOptions(object), parseQuery(text));
+  }
+  assert.equal(parseOptions('palette&meta=false'), parseQuery('palette&meta=false'));
+  assert.equal(parseOptions(undefined), {});
+  // Nested far deeper than any stack: read without recursion.
+  let deep: Record<string, unknown> = { x: '1' };
+  for (let i = 0; i < 20_000; i++) deep = { a: deep };
+  assert.is(queryParams(deep).toString().length > 40_000, true);
+});
