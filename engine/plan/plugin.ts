@@ -40,7 +40,7 @@ export interface Context {
   signal: AbortSignal;
   /** Milliseconds left before this step is cut off (for plugins that budget work of their own). */
   timeLeft(): number;
-  /** Records a non-fatal problem; it is logged and does not fail the request. */
+  /** Records a non-fatal problem (a part of the output left out): logged, and said in the answer's `warnings`. */
   warn(message: string): void;
   /**
    * The payload so far: what the steps before this one produced (steps run in registry order, so a plugin

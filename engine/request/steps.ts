@@ -23,9 +23,23 @@ function stepFailure(step: string, reason: 'threw' | 'timeout' | 'not-json', det
 }
 
 /** The context one step sees: its own deadline signal and clock, its settings and its state. */
-function stepContext(ctx: Context, plugin: Plugin, services: Services, cutoff: number, signal: AbortSignal): Context {
+function stepContext(
+  ctx: Context,
+  plugin: Plugin,
+  services: Services,
+  cutoff: number,
+  signal: AbortSignal,
+  warnings: Warning[],
+): Context {
   const runtime = services.runtimes.get(plugin.name);
   return Object.create(ctx, {
+    // A step's own problem (a part of its output that did not finish) is logged and said in the answer.
+    warn: {
+      value: (message: string) => {
+        services.logger.warn(message, { url: ctx.url });
+        warnings.push({ plugin: plugin.name, code: 'EPLUGIN', message });
+      },
+    },
     signal: { value: signal },
     timeLeft: { value: () => Math.max(0, cutoff - performance.now()) },
     settings: { value: runtime?.settings ?? {} },
@@ -59,7 +73,7 @@ async function runStep(
 ): Promise<void> {
   if (ctx.signal.aborted) throw timeoutError();
   const bound = deadline(Math.max(1, Math.floor(cutoff - performance.now())), ctx.signal);
-  const stepCtx = stepContext(ctx, plugin, services, cutoff, bound.signal);
+  const stepCtx = stepContext(ctx, plugin, services, cutoff, bound.signal, warnings);
   // An enricher reads the payload as it stands and cannot change it but through its answer.
   if (plugin.enriches) Object.defineProperty(stepCtx, 'data', { value: Object.freeze({ ...ctx.data }) });
   const contained = (reason: 'threw' | 'timeout' | 'not-json', detail = '') => {

@@ -1,4 +1,4 @@
-import { definePlugin, options, bool, oneOf, list, z, useSandbox } from '../../engine/index.ts';
+import { definePlugin, options, bool, oneOf, list, z, useSandbox, type Context } from '../../engine/index.ts';
 import { detectTechnologies } from './technologies.ts';
 import { createAuditor, type Auditor } from './lighthouse.ts';
 
@@ -29,17 +29,37 @@ const lighthouseOptions = options({
 const params = z.preprocess(
   (v) => {
     if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length) return v;
-    return { technologies: 'true', lighthouse: 'true' };
+    return { technologies: 'true', lighthouse: 'auto' };
   },
   options({
     technologies: bool().default(false),
-    lighthouse: z.union([bool(), lighthouseOptions]).default(false),
+    // `auto` (what a bare `insights` asks for): the audit when the request's time left allows one.
+    lighthouse: z.union([z.literal('auto'), bool(), lighthouseOptions]).default(false),
   }),
 );
 
 const TYPES = { json: 'application/json', html: 'text/html', csv: 'text/csv' } as const;
 
-/** Technology detection (Wappalyzer's data) and a Lighthouse audit of the page. */
+/**
+ * The time a bare `insights` must have left to start an audit (a Lighthouse run of a simple page takes 7-9 s on two
+ * cores; a real page more): with less, the audit is left out with a warning rather than started to be cut off.
+ */
+const AUDIT_MIN_MS = 15_000;
+/** Time kept for the answer after an audit is cut off (its Chrome killed and waited for). */
+const AUDIT_RESERVE_MS = 1500;
+
+/** Runs one part; a failure of it is a warning and the part is left out, so the parts that finished are answered. */
+async function part<T>(ctx: Context, name: string, run: () => Promise<T>, failures: unknown[]): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch (err) {
+    failures.push(err);
+    ctx.warn(`insights.${name} left out: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/** Technology detection (Wappalyzer's data) and a Lighthouse audit of the page, each its own part. */
 export default definePlugin({
   name: 'insights',
   description: 'Technologies the page is built with, and a Lighthouse audit (JSON, HTML or CSV report).',
@@ -50,21 +70,47 @@ export default definePlugin({
   params,
   async run(ctx, o) {
     const out: Record<string, unknown> = {};
-    if (o.technologies) out.technologies = await detectTechnologies(ctx.response, ctx.$, ctx.url, ctx.page);
-    if (o.lighthouse) {
-      const lh = o.lighthouse === true ? lighthouseOptions.parse({}) : o.lighthouse;
-      const result = await (ctx.state as Auditor)(
-        ctx.url,
-        { categories: lh.categories, preset: lh.preset, output: lh.output },
-        ctx.guard,
-        ctx.signal,
+    const failures: unknown[] = [];
+    let asked = 0;
+    if (o.technologies) {
+      asked++;
+      const found = await part(
+        ctx,
+        'technologies',
+        () => detectTechnologies(ctx.response, ctx.$, ctx.url, ctx.page),
+        failures,
       );
-      // JSON is the payload itself; an HTML or CSV report is stored as an asset that `embed` serves.
-      out.lighthouse =
-        lh.output === 'json'
+      if (found !== undefined) out.technologies = found;
+    }
+    if (o.lighthouse === 'auto' && ctx.timeLeft() < AUDIT_MIN_MS) {
+      ctx.warn(
+        `insights.lighthouse left out: an audit needs about ${AUDIT_MIN_MS / 1000} s and ${Math.floor(ctx.timeLeft() / 1000)} s were left; ask for \`insights.lighthouse\` with a longer \`timeout\``,
+      );
+    } else if (o.lighthouse) {
+      asked++;
+      const lh = typeof o.lighthouse === 'object' ? o.lighthouse : lighthouseOptions.parse({});
+      // The audit stops short of the step's cutoff, so what finished before it is still answered.
+      const signal = AbortSignal.any([
+        ctx.signal,
+        AbortSignal.timeout(Math.max(1, Math.floor(ctx.timeLeft() - AUDIT_RESERVE_MS))),
+      ]);
+      const audit = async () => {
+        const result = await (ctx.state as Auditor)(
+          ctx.url,
+          { categories: lh.categories, preset: lh.preset, output: lh.output },
+          ctx.guard,
+          signal,
+        );
+        // JSON is the payload itself; an HTML or CSV report is stored as an asset that `embed` serves.
+        return lh.output === 'json'
           ? { scores: result.scores, ...result.lhr }
           : { scores: result.scores, report: await ctx.store(Buffer.from(result.report), TYPES[lh.output]) };
+      };
+      const report = await part(ctx, 'lighthouse', audit, failures);
+      if (report !== undefined) out.lighthouse = report;
     }
+    // Nothing asked for finished: the step failed (a contained failure, as its parts' warnings say: never the request).
+    if (asked > 0 && failures.length === asked) throw new Error((failures[0] as Error).message);
     return out;
   },
 });

@@ -72,7 +72,20 @@ async function runAudit(
     // Lighthouse (with its trace engine, puppeteer-core and lodash: ~1,000 modules) loads with the first audit, not
     // with every process that loads the plugins.
     const { default: lighthouse, desktopConfig } = await import('lighthouse');
-    const result = await lighthouse(url, flags, opts.preset === 'desktop' ? desktopConfig : undefined);
+    // Cut off while Lighthouse loaded (its first load takes seconds): its Chrome is gone, so no audit is started
+    // against it (one started so left a rejection of its own behind, unhandled).
+    if (signal.aborted) throw timeoutError('before the audit could start');
+    const audit = lighthouse(url, flags, opts.preset === 'desktop' ? desktopConfig : undefined);
+    // Once cut off, the answer does not wait for Lighthouse to notice its Chrome is gone (it waited past the step's
+    // end on a page still loading); what it rejects with later is dropped.
+    audit.catch(() => undefined);
+    const cut = new Promise<never>((_, reject) => {
+      const abort = () => reject(timeoutError('during the audit'));
+      if (signal.aborted) abort();
+      else signal.addEventListener('abort', abort, { once: true });
+    });
+    cut.catch(() => undefined);
+    const result = await Promise.race([audit, cut]);
     if (signal.aborted) throw timeoutError('during the audit');
     if (!result) throw new Error('Lighthouse returned no result');
     const lhr = result.lhr as unknown as {

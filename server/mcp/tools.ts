@@ -93,15 +93,29 @@ function queryOf(args: Record<string, unknown>, own: Record<string, unknown>): s
 const readOnly = { readOnlyHint: true, openWorldHint: true } as const;
 
 /** The query of a one-output tool: its URL, the general `options`, no metadata, and the output with its own options. */
-function outputQuery(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
+function outputQuery(
+  name: string,
+  args: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+  bare: unknown = true,
+): string {
   const { url, options, maxLength: _m, cursor: _c, ...own } = args;
   return queryParams({
     url,
     ...(options as object),
     meta: false,
     ...extra,
-    [name]: Object.keys(own).length ? own : true,
+    [name]: Object.keys(own).length ? own : bare,
   }).toString();
+}
+
+/** A one-output tool's output that did not come is the tool's error, with the API's warning: never the text `null`. */
+function outputOf(name: string, data: Record<string, unknown> | undefined, warnings: unknown[] | undefined) {
+  if (data?.[name] !== null) return data ?? {};
+  const said = (warnings as { plugin?: string; code?: string; message?: string }[] | undefined)?.find(
+    (w) => w.plugin === name,
+  );
+  throw new ApiFailure(said?.code ?? 'EPLUGIN', said?.message ?? `The ${name} output did not come`);
 }
 
 /** The tools of a Refract described by `doc`. */
@@ -121,6 +135,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     answer: (data: Record<string, unknown>, args: Record<string, unknown>, backend: Backend) => Promise<ToolResult>,
     extra: Record<string, Schema> = {},
     query: Record<string, unknown> = {},
+    bare: unknown = true,
   ): Tool => ({
     name,
     title,
@@ -137,8 +152,8 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     },
     annotations: readOnly,
     async run(args, backend) {
-      const { data } = await api(backend, 'GET', `/?${outputQuery(name, args, query)}`);
-      return answer(data ?? {}, args, backend);
+      const { data, warnings } = await api(backend, 'GET', `/?${outputQuery(name, args, query, bare)}`);
+      return answer(outputOf(name, data, warnings), args, backend);
     },
   });
   const textTool = (name: 'markdown' | 'text' | 'html', what: string): Tool => ({
@@ -250,9 +265,12 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     outputTool(
       'insights',
       'Insights',
-      'The technologies the site uses and, asked for, its Lighthouse report (in pages of `maxLength` characters).',
+      'The technologies the site uses and, asked for by `lighthouse`, its Lighthouse report (in pages of `maxLength` characters).',
       async (data, args) => paged(json(data.insights), args),
       PAGING,
+      {},
+      // Lighthouse only when asked for by name: an audit takes seconds to tens of seconds.
+      { technologies: true },
     ),
     {
       name: 'map',

@@ -31,6 +31,12 @@ test.before(async () => {
     '/js/jquery-3.7.1.min.js': js('window.jQuery = window.$ = { fn: { jquery: "3.7.1" } };'),
     // Only the running page shows this one: its file name and the HTML say nothing of Vue.
     '/js/app.js': js('window.Vue = { version: "3.4.21" };'),
+    // A page whose image never arrives: its load never ends, so an audit of it runs until it is cut off.
+    '/stalls': (_: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', server: 'nginx/1.25.3' });
+      res.end(STACK.replace('</body>', '<img src="/never.png" alt=""></body>'));
+    },
+    '/never.png': () => undefined,
   });
   app = await startHandlers();
 });
@@ -105,6 +111,38 @@ test('Lighthouse: category scores in the JSON report, and HTML and CSV reports s
   assert.match(csvText, /^category,score\r?\n"seo","[\d.]+"/m);
   // The audit's own Chrome (the only child of this process started with a debugging port) is gone once the
   // answer is out.
+  const left = spawnSync('pgrep', ['-P', String(process.pid), '-f', '--', '--remote-debugging-port=']);
+  assert.is(left.stdout.toString().trim(), '', 'no audit browser is left running');
+});
+
+type Warned = { plugin: string; code: string; message: string }[];
+
+test('a bare insights answers its technologies at once when the time left is too short for an audit, and says so', async () => {
+  const res = await call(app.free, `url=${q(`${fx.url}/stack`)}&insights&meta=false&prerender=false&timeout=8s`);
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.is(find(res.body.data.insights.technologies, 'jQuery')?.version, '3.7.1');
+  assert.is(res.body.data.insights.lighthouse, undefined);
+  const warnings: Warned = res.body.warnings;
+  assert.ok(
+    warnings.some((w) => w.plugin === 'insights' && /insights\.lighthouse/.test(w.message)),
+    JSON.stringify(warnings),
+  );
+});
+
+test('an audit cut off by the deadline is a warning: the technologies that finished are answered', async () => {
+  const res = await call(
+    app.free,
+    `url=${q(`${fx.url}/stalls`)}&insights.technologies=true&insights.lighthouse=true&meta=false&prerender=false&timeout=6s`,
+  );
+  assert.ok(res.body.data.insights, JSON.stringify(res.body.warnings));
+  assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 500));
+  assert.is(find(res.body.data.insights.technologies, 'Nginx')?.version, '1.25.3');
+  assert.is(res.body.data.insights.lighthouse, undefined);
+  const warnings: Warned = res.body.warnings;
+  assert.ok(
+    warnings.some((w) => w.code === 'EPLUGIN' && /insights\.lighthouse left out/.test(w.message)),
+    JSON.stringify(warnings),
+  );
   const left = spawnSync('pgrep', ['-P', String(process.pid), '-f', '--', '--remote-debugging-port=']);
   assert.is(left.stdout.toString().trim(), '', 'no audit browser is left running');
 });

@@ -177,11 +177,16 @@ test('pdf, html, palette and insights: each answers its part of the API', async 
   assert.is(palette.image.url, `${fx.url}/hero.png`);
   assert.match(palette.image.background_color, /^#[0-9a-f]{6}$/);
   assert.ok(palette.image.palette.length >= 1);
-  const insights = await client.callTool({ name: 'insights', arguments: { url } });
+  // Called with a URL alone: the technologies, and no audit (Lighthouse runs only when asked for by name).
+  const bare = await client.callTool({ name: 'insights', arguments: { url } });
+  assert.not.ok(bare.isError, textOf(bare));
+  assert.ok(Array.isArray(JSON.parse(textOf(bare)).technologies));
+  assert.is(JSON.parse(textOf(bare)).lighthouse, undefined);
+  const insights = await client.callTool({ name: 'insights', arguments: { url, lighthouse: true } });
   assert.not.ok(insights.isError, textOf(insights));
   // The Lighthouse report is long: its first page, and where the next starts.
   const [first, next] = (insights.content as { text: string }[]).map((c) => c.text);
-  assert.match(first!, /^\{\n "technologies": \[/);
+  assert.match(first!, /^\{\n "lighthouse": \{/);
   assert.match(next ?? '', /cursor "20000"/);
 });
 
