@@ -50,6 +50,8 @@ export async function untilBuilt(page: Page, capMs: number): Promise<void> {
               '#root,#app,#__next,#__nuxt,#svelte,#___gatsby,#q-app,[data-reactroot],[ng-app],app-root',
             );
             if (mount) return mount.childElementCount > 1 || (mount.textContent ?? '').trim().length >= 20;
+            // A page with no script builds nothing: it is read as it is.
+            if (!document.querySelector('script')) return true;
             return (document.body?.innerText ?? '').trim().length >= 100;
           };
           let quiet: ReturnType<typeof setTimeout> | undefined;

@@ -132,6 +132,11 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
    */
   navigates?: boolean;
   /**
+   * True for a step that reads the page as a reader sees it (user code): a page that builds itself with scripts is
+   * read once it has built its content, as a prerender reads it (not with `prerender=false`).
+   */
+  readsBuilt?: boolean;
+  /**
    * True for a step that takes the query's other parameters (those no plugin or core option reads), as Microlink's
    * `function` does: they reach its options as `query` (raw strings, dotted names as objects), go into the cache
    * key, and are not reported as unknown.

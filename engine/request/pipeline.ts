@@ -82,7 +82,11 @@ async function runPlan(
   left: number,
 ): Promise<Extraction> {
   if (plan.needs === 'browser') {
-    const out = await renderPlan(plan, services, lease, signal, left, trace, { capturePartial: true });
+    // A step that reads the page as a reader sees it (user code) reads a page that builds itself once it is built,
+    // as a prerender does, unless `prerender=false` says to take the page at its load.
+    const buildsItself =
+      plan.options.prerender !== false && plan.steps.some((s) => services.registry.get(s.name)?.readsBuilt);
+    const out = await renderPlan(plan, services, lease, signal, left, trace, { capturePartial: true, buildsItself });
     return { ...out, fetchMode: 'prerender', prerenderReason: 'an output needs the browser' };
   }
   let response: FetchResult | undefined;
@@ -111,10 +115,10 @@ async function runPlan(
   }
   try {
     const budget = Math.min(services.prerenderBudgetMs, left);
-    // Chosen because the page builds itself (or its host's pages do): it is read once built, not at its load event.
-    const buildsItself = plan.options.prerender === 'auto';
+    // Chosen because the page builds itself (or its host's pages do), or asked for: it is read once built, not at its
+    // load event (a page with text, or without scripts, is built at once).
     const out = await withDeadline(budget + 2000, [signal], (bounded) =>
-      renderPlan(plan, services, lease, bounded, budget, trace, { buildsItself }),
+      renderPlan(plan, services, lease, bounded, budget, trace, { buildsItself: true }),
     );
     return { ...out, fetchMode: 'prerender', prerenderReason: reason };
   } catch (err) {

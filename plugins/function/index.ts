@@ -19,6 +19,7 @@ export default definePlugin({
   standalone: true,
   // User code may navigate the page (page.goto): it is not kept on the loaded document.
   navigates: true,
+  readsBuilt: true,
   // `&function=({ page, n }) => n&n=2`: the query's other parameters reach the function, as on Microlink.
   takesQuery: true,
   params,

@@ -46,10 +46,36 @@ const ARTICLE = `<!doctype html><html lang="en"><head><title>Rivers of the North
 const SHOP = `<!doctype html><html><head><title>Kettles | Shop</title></head><body><nav><a href="/">Home</a></nav>
 <main><h1>Kettles</h1><ul><li>Steel kettle, 1.7 l, 39 EUR</li><li>Glass kettle, 1.5 l, 45 EUR</li></ul></main></body></html>`;
 
+const STORY =
+  '<p>The harbour was quiet that morning, and the boats lay still in the grey water while gulls circled overhead.</p><p>By noon the wind had changed and the fishermen hurried to their nets before the storm came in.</p>';
+/** The same story in every shape HTML allows: tags left out, a fragment, XHTML served as HTML, a frameset. */
+const SHAPES: Record<string, string> = {
+  'no-tags': `<!doctype html><title>Linked only</title><h1>Linked only</h1>${STORY}`,
+  'no-body': `<!doctype html><html><head><title>Linked only</title></head><h1>Linked only</h1>${STORY}</html>`,
+  'no-head': `<html><title>Linked only</title><body><h1>Linked only</h1>${STORY}</body></html>`,
+  fragment: `<h1>Linked only</h1>${STORY}`,
+  xhtml: `<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd"><html xmlns="http://www.w3.org/1999/xhtml"><head><title>Linked only</title></head><body><h1>Linked only</h1>${STORY}</body></html>`,
+  frameset: `<!doctype html><html><head><title>Linked only</title></head><frameset cols="50%,50%"><frame src="/left.html"><frame src="/right.html"><noframes>${STORY}</noframes></frameset></html>`,
+};
+
 test.before(async () => {
   fx = await serveFixtures({
     '/article': (_, res) => send(res, ARTICLE),
     '/shop': (_, res) => send(res, SHOP),
+    '/shape': (req, res) => send(res, SHAPES[new URL(req.url!, 'http://x').searchParams.get('s')!]!),
+    '/notes.txt': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Harbour notes\n\nThe boats <stayed> in & the gulls circled.');
+    },
+    '/pixel.png': (_, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(
+        Buffer.from(
+          '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2b9a8e10000000049454e44ae426082',
+          'hex',
+        ),
+      );
+    },
   });
   app = await startRefract({ REFRACT_WEBHOOK_SECRET: SECRET });
 });
@@ -138,6 +164,42 @@ test('.main=false converts the whole page without its navigation; a page that is
   const shop = await call(app.freeUrl, `url=${q(`${fx.url}/shop`)}&markdown&text&meta=false`);
   assert.match(shop.body.data.markdown, /Steel kettle, 1\.7 l, 39 EUR/);
   assert.match(shop.body.data.text, /Glass kettle, 1\.5 l, 45 EUR/);
+});
+
+test('every legal shape of a document gives its content in all three outputs (tags left out, fragment, XHTML, frameset)', async () => {
+  for (const shape of Object.keys(SHAPES)) {
+    const res = await call(
+      app.freeUrl,
+      `url=${q(`${fx.url}/shape?s=${shape}`)}&markdown&text&html&meta=false&prerender=false`,
+    );
+    assert.is(res.status, 200, shape);
+    const { markdown, text, html } = res.body.data;
+    for (const [name, out] of [
+      ['markdown', markdown],
+      ['text', text],
+      ['html', html],
+    ] as const) {
+      assert.match(out, /The harbour was quiet that morning/, `${shape} ${name}: ${JSON.stringify(out)}`);
+      assert.match(out, /By noon the wind had changed/, `${shape} ${name}`);
+    }
+    if (shape !== 'frameset') assert.match(markdown, /^# Linked only\n/, `${shape}: ${markdown}`);
+  }
+});
+
+test('a text target is its own content; an image says it has no HTML content, with no internals named', async () => {
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/notes.txt`)}&markdown&text&html&meta=false`);
+  assert.is(res.status, 200);
+  assert.is(res.body.data.markdown, 'Harbour notes\n\nThe boats <stayed> in & the gulls circled.');
+  assert.is(res.body.data.text, res.body.data.markdown);
+  assert.is(res.body.data.html, '<pre>Harbour notes\n\nThe boats &lt;stayed&gt; in &amp; the gulls circled.</pre>');
+  assert.is(res.body.warnings, undefined);
+  const image = await call(app.freeUrl, `url=${q(`${fx.url}/pixel.png`)}&markdown&meta=false`);
+  assert.is(image.status, 200);
+  assert.is(image.body.data.markdown, null);
+  assert.equal(
+    image.body.warnings.map((w: { message: string }) => w.message),
+    ['The target is image/png, not an HTML page: it has no markdown content'],
+  );
 });
 
 test('a bad option is 400 EINVALQUERY naming it', async () => {

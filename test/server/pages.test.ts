@@ -143,6 +143,22 @@ test('a page that fills itself on a timer after load is read once built under pr
   assert.equal(res.body.data.items, ['a', 'b', 'c']);
 });
 
+test('an explicit prerender and a function read that page as built too, at least as well as auto does', async () => {
+  const asked = await call(app.freeUrl, `url=${q(`${fx.url}/csr`)}&prerender=true&data.items.selectorAll=li&force`);
+  assert.is(asked.status, 200, JSON.stringify(asked.body).slice(0, 300));
+  assert.is(asked.body.data.title, 'Built');
+  assert.equal(asked.body.data.items, ['a', 'b', 'c']);
+  const fn = encodeURIComponent(
+    '({ page }) => page.evaluate(() => document.querySelectorAll("li").length + " " + document.title)',
+  );
+  const ran = await call(app.freeUrl, `url=${q(`${fx.url}/csr`)}&function=${fn}&force`);
+  assert.is(ran.status, 200, JSON.stringify(ran.body).slice(0, 300));
+  assert.is(ran.body.data.function.value, '3 Built');
+  // Taken at its load when asked so: the page as it arrived.
+  const raw = await call(app.freeUrl, `url=${q(`${fx.url}/csr`)}&function=${fn}&prerender=false&force`);
+  assert.is(raw.body.data.function.value, '0 Loading…');
+});
+
 test("a page whose load never completes is captured as rendered when navigation's share runs out, said in a warning; nothing arrived is 408", async () => {
   const started = Date.now();
   // 8 s: at 5 s a busy machine once left the capture no time after navigation's share (no screenshot).

@@ -11,6 +11,8 @@ export function contentOf(ctx: Context, main: boolean): PageContent {
   );
 }
 
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
 /** What a named output of the page's content is: its parameter, its description, how it renders, its `embed` type. */
 export interface ContentOutput {
   name: 'markdown' | 'text' | 'html';
@@ -28,6 +30,17 @@ export function contentOutput({ name, description, render, type }: ContentOutput
     params: options({ main: bool().default(true) }),
     // HTML read from a target is served as text: as text/html from this origin it would run there.
     embedType: (path) => (path.length === 1 && path[0] === name ? type : undefined),
-    run: (ctx, opts) => render(contentOf(ctx, opts.main)),
+    run: (ctx, opts) => {
+      const { kind, contentType, text } = ctx.response;
+      // A text target (text/plain, JSON, CSS...) is its own content, as written; any other type has none to give.
+      if (kind === 'text') return name === 'html' ? `<pre>${escapeHtml(text)}</pre>` : text;
+      if (kind !== 'html') {
+        ctx.warn(
+          `The target is ${contentType.split(';')[0] || 'not a document'}, not an HTML page: it has no ${name} content`,
+        );
+        return null;
+      }
+      return render(contentOf(ctx, opts.main));
+    },
   });
 }
