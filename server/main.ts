@@ -35,9 +35,16 @@ process.on('unhandledRejection', (err) => app.engine.logger.error('unhandled rej
 const CLOSE_MS = 10_000;
 
 // SIGTERM drains: readiness false, no new connections, requests in flight finish within the grace period. A second
-// signal ends the process at once (the handlers are gone: the default action applies).
+// signal does not cut the drain short: a SIGTERM to the process group (Ctrl+C, `kill -- -PGID`, many supervisors)
+// reaches the server and npm both, and npm passes its own on; the hard exit below still bounds the whole.
+let draining = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (draining) {
+      app.engine.logger.info(`${signal}: already draining`);
+      return;
+    }
+    draining = true;
     app.engine.logger.info(`${signal}: draining for up to ${config.shutdownGraceMs} ms`);
     // A shutdown that cannot finish (a hung socket, a stuck browser) must still end the process.
     setTimeout(() => process.exit(1), config.shutdownGraceMs + CLOSE_MS).unref();
@@ -48,12 +55,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-// Started by a shell that npm or npx runs (`npm start`, `npx refract-api serve`), a SIGTERM to npm ends that shell
-// and this process is left behind, listening, with a new parent. A change of parent is taken as the SIGTERM it was.
+// Started by npm's own shell (`npx refract-api serve`), a SIGTERM to npm ends that shell and leaves this process
+// behind, listening, with a new parent: then a change of parent is taken as the SIGTERM it was. A server started by a
+// script or a shell of the operator's outlives it (REFRACT_EXIT_WITH_PARENT says otherwise).
+const watch = config.exitWithParent === 'on' || (config.exitWithParent === 'npm' && !!process.env.npm_command);
 const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) {
-    app.engine.logger.info(`the parent process ${parent} ended: stopping as on SIGTERM`);
-    process.kill(process.pid, 'SIGTERM');
-  }
-}, 1000).unref();
+if (watch)
+  setInterval(() => {
+    if (process.ppid !== parent) {
+      app.engine.logger.info(`the parent process ${parent} ended: stopping as on SIGTERM`);
+      process.kill(process.pid, 'SIGTERM');
+    }
+  }, 1000).unref();

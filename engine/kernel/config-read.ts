@@ -78,3 +78,8 @@ export function read<T>(s: Setting<T>, env: Env): T {
     return typeof s.fallback === 'function' ? (s.fallback as (env: Env) => T)(env) : s.fallback;
   return s.read(raw, s.env);
 }
+export const PARENT_WATCH = ['npm', 'on', 'off'] as const;
+export function parentWatch(raw: string, name: string): (typeof PARENT_WATCH)[number] {
+  if (!(PARENT_WATCH as readonly string[]).includes(raw)) throw new Error(`${name} must be npm, on or off, got "${raw}"`);
+  return raw as (typeof PARENT_WATCH)[number];
+}

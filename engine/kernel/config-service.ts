@@ -1,6 +1,17 @@
 // The settings of the service around the work: its ports and addresses, proxies, Redis, keys and quotas, plugins,
 // crawl jobs, logs, and its HTTP server's limits (config.ts puts them together with the work's).
-import { setting, text, list, count, duration, durationAtLeast, locations, level, type LEVELS } from './config-read.ts';
+import {
+  setting,
+  text,
+  list,
+  count,
+  duration,
+  durationAtLeast,
+  locations,
+  level,
+  parentWatch,
+  type LEVELS,
+} from './config-read.ts';
 
 /** The service's settings, by their name in `Config`. */
 export const SERVICE_SETTINGS = {
@@ -126,6 +137,13 @@ export const SERVICE_SETTINGS = {
     duration,
     30_000,
     'On SIGTERM, how long requests in flight may take to finish (readiness is false and new connections are refused meanwhile; the default covers the default `timeout`); one still running then is answered 503 EBUSY before browsers, Redis and the process close (default {default}).',
+  ),
+  /** Whether the server stops when the process that started it ends. */
+  exitWithParent: setting(
+    'REFRACT_EXIT_WITH_PARENT',
+    parentWatch,
+    'npm',
+    "Whether the server drains and stops when the process that started it ends: `on`, `off`, or `npm` (default {default}): only when npm's own shell started it (`npx refract-api serve`: npm passes a SIGTERM to that shell, which ends without passing it on). A server started by a script (`nohup refract serve &`) outlives the script.",
   ),
   /** Bearer token that `/metrics` requires; empty: open. */
   metricsToken: setting(

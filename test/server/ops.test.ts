@@ -309,30 +309,114 @@ test('SIGTERM: a request still running when the grace ends is answered 503 EBUSY
   }
 });
 
-test('started through a shell (as npm start and npx do), the server stops when that shell is ended by SIGTERM', async () => {
+/** The environment of a process that npm did not start (the test runner itself runs under npm). */
+const outsideNpm = (extra: Record<string, string>) => {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+  return { ...base, ...env(extra) } as NodeJS.ProcessEnv;
+};
+
+/** A server started by `sh -c` (as a deploy script starts it): the shell, and the server's pid once it listens. */
+async function underShell(extra: Record<string, string>) {
   const shell = spawn('sh', ['-c', `"${process.execPath}" --conditions=refract-source server/main.ts; echo ended`], {
     cwd: ROOT,
-    env: { ...process.env, ...env() },
+    env: outsideNpm(extra),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
-  const listening = new Promise<void>((resolve) =>
+  const url = await new Promise<string>((resolve) =>
     shell.stderr!.on('data', (c: Buffer) => {
       log += c;
-      if (/listening on/.test(log)) resolve();
+      const m = /free (http:\/\/[^,]+),/.exec(log);
+      if (m) resolve(m[1]!);
     }),
   );
-  await listening;
   const server = descendantsOf(await processTable(), shell.pid!).find((p) => p.ppid === shell.pid);
   assert.ok(server, 'the server runs under the shell');
-  shell.kill('SIGTERM');
-  // The server sees its parent go within a second, then drains (nothing in flight) and exits.
-  let alive = true;
-  for (const until = Date.now() + 15_000; alive && Date.now() < until; ) {
-    await new Promise((r) => setTimeout(r, 200));
-    alive = (await processTable()).some((p) => p.pid === server!.pid);
+  return { shell, url, pid: server!.pid };
+}
+
+const alive = async (pid: number) => (await processTable()).some((p) => p.pid === pid);
+
+test('a server started by a script outlives the script; REFRACT_EXIT_WITH_PARENT=on stops it with its parent', async () => {
+  const kept = await underShell({});
+  const watched = await underShell({ REFRACT_EXIT_WITH_PARENT: 'on' });
+  try {
+    kept.shell.kill('SIGTERM');
+    watched.shell.kill('SIGTERM');
+    // The watched one sees its parent go within a second and drains; by then the other has had the same time.
+    for (const until = Date.now() + 15_000; (await alive(watched.pid)) && Date.now() < until; )
+      await new Promise((r) => setTimeout(r, 200));
+    assert.not.ok(await alive(watched.pid), 'REFRACT_EXIT_WITH_PARENT=on: the server ended with its parent');
+    assert.ok(await alive(kept.pid), 'the server started by the script is still running');
+    assert.is((await fetch(`${kept.url}/healthz`)).status, 200, 'and still answers');
+  } finally {
+    for (const pid of [kept.pid, watched.pid]) if (await alive(pid)) process.kill(pid, 'SIGKILL');
   }
-  assert.not.ok(alive, 'the server process ended');
+});
+
+test('npm start, SIGTERM to the whole process group with 4 slow requests in flight: all 4 answered, then exit', async () => {
+  const port = await freePort();
+  let arrivedCount = 0;
+  let allArrived!: () => void;
+  const arrivedAll = new Promise<void>((r) => {
+    allArrived = r;
+  });
+  let release!: () => void;
+  gate = {
+    arrived: () => {
+      if (++arrivedCount === 4) allArrived();
+    },
+    release: new Promise<void>((r) => {
+      release = r;
+    }),
+  };
+  // Its own process group, as a terminal or a supervisor starts it: npm, its shell and the server.
+  const npm = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env({ PORT: String(port), REFRACT_SHUTDOWN_GRACE: '20s' }) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+  try {
+    let log = '';
+    await new Promise<void>((resolve) =>
+      npm.stderr!.on('data', (c: Buffer) => {
+        log += c;
+        if (/listening on/.test(log)) resolve();
+      }),
+    );
+    const base = `http://127.0.0.1:${port}`;
+    const inFlight = Array.from({ length: 4 }, (_, i) =>
+      call(base, `url=${q(`${fx.url}/slow?g=${i}`)}&prerender=false`).catch((err: Error) => ({ status: 0, err })),
+    );
+    await arrivedAll;
+    process.kill(-npm.pid!, 'SIGTERM');
+    // Draining: new connections are refused (polled: a signal's delivery is not observable).
+    let refused = false;
+    for (const until = Date.now() + 10_000; !refused && Date.now() < until; )
+      refused = await fetch(`${base}/healthz`, { headers: { connection: 'close' } }).then(
+        () => false,
+        () => true,
+      );
+    assert.ok(refused, 'draining');
+    release();
+    const answers = await Promise.all(inFlight);
+    assert.equal(
+      answers.map((a) => a.status),
+      [200, 200, 200, 200],
+      JSON.stringify(answers.map((a) => ('err' in a ? String(a.err) : a.status))),
+    );
+    await exited;
+  } finally {
+    gate = undefined;
+    release?.();
+    try {
+      process.kill(-npm.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
 });
 
 test('requests from the moment of spawn until ready get 503 EBUSY or an answer, never a crash', async () => {
