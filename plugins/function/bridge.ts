@@ -14,6 +14,24 @@ const num = (v: unknown, name: string, max: number): number => {
 };
 
 /**
+ * The only addresses user code may navigate to: http(s) (relative ones against the page's), which the SSRF guard then
+ * checks. A browser's own pages (`chrome://version` shows its command line and profile path), files, `data:`,
+ * `view-source:` and the like are refused: a navigation the caller starts is the browser's, which no web page may
+ * start, so nothing else would stop it.
+ */
+function webAddress(url: string, base: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url, base.startsWith('http') ? base : undefined);
+  } catch {
+    throw new TypeError(`page.goto: not a URL: ${JSON.stringify(url.slice(0, 200))}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new TypeError(`page.goto: only http and https addresses can be opened, not ${parsed.protocol}`);
+  return parsed.href;
+}
+
+/**
  * The page calls user code may make, host side. They take and return plain copies only (strings, numbers,
  * JSON values, bytes); no Playwright object ever crosses into the isolate. Navigation and every request the
  * page makes still pass the SSRF guard installed on the page.
@@ -23,7 +41,7 @@ export function pageCalls(page: Page): Record<string, (...args: unknown[]) => Pr
     `(${str(source, 'the function')})(...${JSON.stringify(Array.isArray(args) ? args : [])})`;
   return {
     goto: async (url, opts) => {
-      const res = await page.goto(str(url, 'url'), {
+      const res = await page.goto(webAddress(str(url, 'url'), page.url()), {
         waitUntil: (opts as { waitUntil?: 'load' } | undefined)?.waitUntil ?? 'load',
         timeout: MAX_WAIT_MS,
       });

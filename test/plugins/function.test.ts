@@ -165,6 +165,30 @@ test('escape suite: the network is reached only through the page, behind the SSR
   await healthy();
 });
 
+test("escape suite: the browser's own pages, files and other schemes cannot be opened; only http(s)", async () => {
+  for (const target of [
+    'chrome://version',
+    'chrome://gpu',
+    'file:///etc/passwd',
+    'view-source:http://example.com/',
+    'devtools://devtools/bundled/inspector.html',
+    'data:text/html,<p>x</p>',
+    'javascript:1',
+  ]) {
+    const res = await run(
+      `async ({ page }) => { await page.goto(${JSON.stringify(target)}); return page.evaluate(() => document.body.innerText) }`,
+    );
+    assert.is(res.status, 400, `${target}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    assert.is(res.body.code, 'EINVALEVAL');
+    assert.match(res.body.message, /only http and https/);
+    assert.not.match(JSON.stringify(res.body), /--proxy-server|user-data-dir|Command Line/i);
+  }
+  // Relative addresses are the page's own site, as a browser reads them.
+  const relative = await value(`async ({ page }) => (await page.goto('/sites/article/index.html')).url`);
+  assert.is(relative.value, `${fx.url}/sites/article/index.html`);
+  await healthy();
+});
+
 test('escape suite: endless loops (sync and after an await) and memory bombs are stopped and reported', async () => {
   const loop = await value('() => { while (true) {} }', '&timeout=5s');
   assert.is(loop.isFulfilled, false);
