@@ -33,7 +33,7 @@ export { cacheStatusOf, degraded, type CacheStatus } from './request/lifecycle.t
 export { formatDuration } from './kernel/duration.ts';
 export { applyFilter, filtered, embedValue } from './plan/filter.ts';
 export { serverTiming, type Phase } from './kernel/timing.ts';
-export { parseHtml } from './kernel/html.ts';
+export { parseHtml, wasBounded, MAX_DEPTH } from './kernel/html.ts';
 export type { CheerioAPI } from 'cheerio';
 export { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from './plan/options.ts';
 export { DURATION_MARK, TEXT_FORM_MARK } from './plan/schema.ts';

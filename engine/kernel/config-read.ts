@@ -80,6 +80,7 @@ export function read<T>(s: Setting<T>, env: Env): T {
 }
 export const PARENT_WATCH = ['npm', 'on', 'off'] as const;
 export function parentWatch(raw: string, name: string): (typeof PARENT_WATCH)[number] {
-  if (!(PARENT_WATCH as readonly string[]).includes(raw)) throw new Error(`${name} must be npm, on or off, got "${raw}"`);
+  if (!(PARENT_WATCH as readonly string[]).includes(raw))
+    throw new Error(`${name} must be npm, on or off, got "${raw}"`);
   return raw as (typeof PARENT_WATCH)[number];
 }

@@ -55,6 +55,7 @@ const SHAPES: Record<string, string> = {
   'no-head': `<html><title>Linked only</title><body><h1>Linked only</h1>${STORY}</body></html>`,
   fragment: `<h1>Linked only</h1>${STORY}`,
   xhtml: `<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd"><html xmlns="http://www.w3.org/1999/xhtml"><head><title>Linked only</title></head><body><h1>Linked only</h1>${STORY}</body></html>`,
+  deep: `<!doctype html><html><head><title>Deep</title></head><body>${'<div>'.repeat(10_000)}${STORY}${'</div>'.repeat(10_000)}</body></html>`,
   frameset: `<!doctype html><html><head><title>Linked only</title></head><frameset cols="50%,50%"><frame src="/left.html"><frame src="/right.html"><noframes>${STORY}</noframes></frameset></html>`,
 };
 
@@ -167,7 +168,7 @@ test('.main=false converts the whole page without its navigation; a page that is
 });
 
 test('every legal shape of a document gives its content in all three outputs (tags left out, fragment, XHTML, frameset)', async () => {
-  for (const shape of Object.keys(SHAPES)) {
+  for (const shape of Object.keys(SHAPES).filter((s) => s !== 'deep')) {
     const res = await call(
       app.freeUrl,
       `url=${q(`${fx.url}/shape?s=${shape}`)}&markdown&text&html&meta=false&prerender=false`,
@@ -184,6 +185,14 @@ test('every legal shape of a document gives its content in all three outputs (ta
     }
     if (shape !== 'frameset') assert.match(markdown, /^# Linked only\n/, `${shape}: ${markdown}`);
   }
+});
+
+test('a page nested 10,000 elements deep answers metadata and its content (it was 500 EFATAL: a stack overflow)', async () => {
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/shape?s=deep`)}&markdown&prerender=false`);
+  assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+  assert.is(res.body.data.title, 'Deep');
+  assert.match(res.body.data.markdown, /The harbour was quiet that morning/);
+  assert.is(res.body.warnings, undefined);
 });
 
 test('a text target is its own content; an image says it has no HTML content, with no internals named', async () => {

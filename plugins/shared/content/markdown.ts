@@ -1,7 +1,8 @@
 // The content of a page as Markdown, HTML or text: its main content (content.ts), or the page without its furniture
 // when it has no article; noise removed and links absolute before it is written (markdown-turndown.ts).
 import { parseHTML } from 'linkedom';
-import { parse, serialize } from 'parse5';
+import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
+import { deeperThan, wholeDocument } from './document.ts';
 import { mainContent, NOISE } from './content.ts';
 import { toMarkdown } from './markdown-turndown.ts';
 
@@ -53,42 +54,6 @@ export function fragmentToMarkdown(html: string, base: string): string {
   return toMarkdown(clean(document.body as unknown as Element, base));
 }
 
-/** A document that writes out its `<html>`, `<head>` and `<body>` start tags (any attributes), as nearly every page does. */
-function writesTags(html: string): boolean {
-  const at = html.search(/<html[\s>]/i);
-  if (at < 0) return false;
-  const head = /<head[\s>]/gi;
-  head.lastIndex = at;
-  if (!head.test(html)) return false;
-  const body = /<body[\s>]/gi;
-  body.lastIndex = head.lastIndex;
-  return body.test(html);
-}
-
-/**
- * The page as a browser builds it: HTML5 lets a page leave out `<html>`, `<head>` and `<body>` (and a fragment has
- * none), which linkedom does not put back (such a page had no body, and no content). Those are parsed with the
- * HTML5 algorithm (parse5, which inserts the missing elements as browsers do) and written out whole; a page that
- * writes its tags out is read as it is.
- */
-export function wholeDocument(html: string): string {
-  if (/<frameset[\s>]/i.test(html)) return framesDocument(html);
-  return writesTags(html) ? html : serialize(parse(html));
-}
-
-/**
- * A frameset page has no body: what it shows are its frames. Its content is what it offers a reader without
- * frames (`<noframes>`) and a link to each frame, in a body of its own.
- */
-function framesDocument(html: string): string {
-  const head = /<head[\s>][\s\S]*?<\/head>/i.exec(html)?.[0] ?? '';
-  const noframes = /<noframes[^>]*>([\s\S]*?)<\/noframes>/i.exec(html)?.[1] ?? '';
-  const links = [...html.matchAll(/<frame\s[^>]*?src\s*=\s*["']?([^"'\s>]+)[^>]*>/gi)].map(
-    (m) => `<li><a href="${m[1]}">${m[1]}</a></li>`,
-  );
-  return `<!doctype html><html>${head}<body>${noframes}${links.length ? `<ul>${links.join('')}</ul>` : ''}</body></html>`;
-}
-
 /** A page's content: its main content (or, for a page with no article, the page without its furniture), and its title. */
 export interface PageContent {
   title: string | undefined;
@@ -101,11 +66,20 @@ export interface PageContent {
  * asides.
  */
 export function pageContent(raw: string, base: string, main = true): PageContent {
-  const html = wholeDocument(raw);
-  const found = main ? mainContent(parseHTML(html).document as unknown as Document) : undefined;
+  let html = wholeDocument(raw);
+  let { document } = parseHTML(html);
+  let whole = !main;
+  if (deeperThan(document.documentElement as unknown as Element, MAX_DEPTH)) {
+    // Nested past the depth browsers build: bounded as the engine's parse bounds it, and read whole (the search for
+    // an article costs the depth times the elements there: 8 s for a page nested 100,000 deep).
+    html = wholeDocument(parseHtml(html).html());
+    ({ document } = parseHTML(html));
+    whole = true;
+  }
+  const found = whole ? undefined : mainContent(document as unknown as Document);
   if (found) return { title: found.title, root: clean(found.root, base) };
   // The search for an article changed the document it read: the page is parsed again as it came.
-  const { document } = parseHTML(html);
+  if (!whole) ({ document } = parseHTML(html));
   const title = document.title?.replace(/\s+/g, ' ').trim() || undefined;
   for (const el of document.querySelectorAll('header, footer, aside')) el.remove();
   return { title, root: clean(document.body, base) };

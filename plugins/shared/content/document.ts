@@ -1,0 +1,69 @@
+// The page as a browser builds it, before linkedom reads it: the tags HTML lets a page leave out put back, a frameset
+// given a body, and how deep a tree nests.
+import { parse, serialize } from 'parse5';
+import { parseHtml } from '../../../engine/index.ts';
+
+/** A document that writes out its `<html>`, `<head>` and `<body>` start tags (any attributes), as nearly every page does. */
+function writesTags(html: string): boolean {
+  const at = html.search(/<html[\s>]/i);
+  if (at < 0) return false;
+  const head = /<head[\s>]/gi;
+  head.lastIndex = at;
+  if (!head.test(html)) return false;
+  const body = /<body[\s>]/gi;
+  body.lastIndex = head.lastIndex;
+  return body.test(html);
+}
+
+/**
+ * The page as a browser builds it: HTML5 lets a page leave out `<html>`, `<head>` and `<body>` (and a fragment has
+ * none), which linkedom does not put back (such a page had no body, and no content). Those are parsed with the
+ * HTML5 algorithm (parse5, which inserts the missing elements as browsers do) and written out whole; a page that
+ * writes its tags out is read as it is.
+ */
+export function wholeDocument(html: string): string {
+  if (/<frameset[\s>]/i.test(html)) return framesDocument(html);
+  if (writesTags(html)) return html;
+  try {
+    return serialize(parse(html));
+  } catch (err) {
+    // parse5 writes a tree out recursively: one nested past the stack is bounded first, as the engine's parse does.
+    if (!(err instanceof RangeError)) throw err;
+    return serialize(parse(parseHtml(html).html()));
+  }
+}
+
+/** Whether elements nest deeper than `max` under `root`: a walk of the tree without recursion. */
+export function deeperThan(root: Element | null, max: number): boolean {
+  let node = root;
+  let depth = 0;
+  while (node) {
+    if (depth > max) return true;
+    const child = node.firstElementChild;
+    if (child) {
+      node = child;
+      depth++;
+      continue;
+    }
+    // Up to the nearest ancestor with a next sibling (never above the root).
+    while (node && node !== root && !node.nextElementSibling) {
+      node = node.parentElement;
+      depth--;
+    }
+    node = node && node !== root ? node.nextElementSibling : null;
+  }
+  return false;
+}
+
+/**
+ * A frameset page has no body: what it shows are its frames. Its content is what it offers a reader without
+ * frames (`<noframes>`) and a link to each frame, in a body of its own.
+ */
+function framesDocument(html: string): string {
+  const head = /<head[\s>][\s\S]*?<\/head>/i.exec(html)?.[0] ?? '';
+  const noframes = /<noframes[^>]*>([\s\S]*?)<\/noframes>/i.exec(html)?.[1] ?? '';
+  const links = [...html.matchAll(/<frame\s[^>]*?src\s*=\s*["']?([^"'\s>]+)[^>]*>/gi)].map(
+    (m) => `<li><a href="${m[1]}">${m[1]}</a></li>`,
+  );
+  return `<!doctype html><html>${head}<body>${noframes}${links.length ? `<ul>${links.join('')}</ul>` : ''}</body></html>`;
+}
