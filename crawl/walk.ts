@@ -80,8 +80,11 @@ export function pageKey(url: string): string {
 }
 
 /** Reads a sitemap (or a sitemap index and the sitemaps it nests, gzipped or not) through the SSRF guard. */
-function sitemapUrls(engine: Engine, url: string): Promise<string[]> {
-  return withDeadline(engine.config.timeoutMs, [], (signal) => sitemapPages(engine, [url], { signal }));
+function sitemapUrls(engine: Engine, url: string, maxPages = Number.POSITIVE_INFINITY): Promise<string[]> {
+  // Read no further than the pages the crawl may visit (streamed: a sitemap of a million URLs stops there).
+  return withDeadline(engine.config.timeoutMs, [], (signal) =>
+    sitemapPages(engine, [url], { signal, enough: (found) => found >= maxPages }),
+  );
 }
 
 /** robots.txt rules per origin, fetched once through the guard; a missing file allows everything. */
@@ -180,7 +183,7 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
         'urls' in input
           ? [...input.urls]
           : 'sitemap' in input
-            ? await sitemapUrls(engine, input.sitemap)
+            ? await sitemapUrls(engine, input.sitemap, options.maxPages)
             : [input.start];
       const valid: string[] = [];
       const invalid: CrawlResult[] = [];
