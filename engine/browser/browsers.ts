@@ -1,6 +1,6 @@
 import pRetry from 'p-retry';
 import type { BrowserContextOptions, Page } from 'playwright-core';
-import { isCrash } from '../kernel/failures.ts';
+import { fromBrowserFailure, isCrash } from '../kernel/failures.ts';
 import { createLauncher, executable, poolStats, type Launcher } from './launcher.ts';
 import { descendantsMemory } from './memory.ts';
 import { createSlots } from './slots.ts';
@@ -192,6 +192,8 @@ export function createBrowsers(opts: BrowsersOptions): Browsers {
             if (isCrash(error)) launcher.dropDisconnected();
           },
         });
+      } catch (err) {
+        throw fromBrowserFailure(err);
       } finally {
         slots.release();
       }

@@ -65,8 +65,35 @@ export function throughProxy(err: unknown, proxyUrl: string | undefined): unknow
 
 // `browserController.newPage() failed` (timed out, or its browser gone): Crawlee's pool could not open a page, as
 // when its browser was killed while the page was being made.
+// `Promise handler has been canceled due to a timeout`: Crawlee's operation timeout on a page operation, met when its
+// browser was killed or stalled under it.
 const CRASH =
-  /target (page, context or browser )?(has been )?closed|browser has (been )?(closed|disconnected)|browser closed|crash|protocol error|websocket error|econnreset|not connected|newPage\(\) (failed|timed out)/i;
+  /target (page, context or browser )?(has been )?closed|browser has (been )?(closed|disconnected)|browser closed|crash|protocol error|websocket error|econnreset|not connected|newPage\(\) (failed|timed out)|handler has been canceled due to a timeout/i;
+const OPERATION_TIMEOUT = /handler has been canceled due to a timeout|newPage\(\) timed out/i;
+
+/**
+ * A browser failure that outlived its retries, as the caller's code: the browser's operation that timed out is
+ * EBRWSRTIMEOUT (408), a browser gone from under the page EBUSY (503, worth asking again); never a 500.
+ */
+export function fromBrowserFailure(err: unknown): unknown {
+  if (!isCrash(err)) return err;
+  const message = (err as Error).message.split('\n')[0] ?? '';
+  if (OPERATION_TIMEOUT.test(message))
+    return new RefractError(
+      'EBRWSRTIMEOUT',
+      `The browser did not complete an operation on the page in time (${message})`,
+      {
+        cause: err,
+      },
+    );
+  return new RefractError(
+    'EBUSY',
+    `The browser went away under the page and no other took it over in time (${message})`,
+    {
+      cause: err,
+    },
+  );
+}
 
 /** True for failures caused by the browser going away rather than by the page (worth a retry). */
 export function isCrash(err: unknown): boolean {

@@ -45,3 +45,19 @@ test('a default is written from the value the code uses: change one and the docs
 });
 
 test.run();
+
+test('a browser failure past its retries is 408 or 503 with its code, never a 500 (and worth a retry on a fresh browser)', async () => {
+  const { fromBrowserFailure, isCrash, toFailure } = await import('../../engine/kernel/failures.ts');
+  const timedOut = new Error('Promise handler has been canceled due to a timeout');
+  assert.ok(isCrash(timedOut), "Crawlee's operation timeout is retried on a fresh browser");
+  const asTimeout = toFailure(fromBrowserFailure(timedOut));
+  assert.equal([asTimeout.code, asTimeout.status], ['EBRWSRTIMEOUT', 408]);
+  const gone = toFailure(
+    fromBrowserFailure(new Error('page.screenshot: Target page, context or browser has been closed')),
+  );
+  assert.equal([gone.code, gone.status], ['EBUSY', 503]);
+  assert.not.ok(gone.unexpected);
+  // Anything else keeps what it is.
+  const other = new Error('a defect');
+  assert.is(fromBrowserFailure(other), other);
+});
