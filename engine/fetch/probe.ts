@@ -19,7 +19,19 @@ const TAIL_BYTES = 256 * 1024;
 export type ProbeOutcome =
   | { status: 'ok'; media: Media; kind: string }
   | { status: 'absent'; reason: string }
-  | { status: 'unknown'; reason: string };
+  | { status: 'unknown'; reason: string; unreachable?: boolean };
+
+/** Network failures that say a host cannot be reached (rather than that one URL of it is wrong). */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEOUT',
+]);
 
 /** Probes URLs with few bytes through the guard, once per URL per request. */
 export type Prober = (url: string) => Promise<ProbeOutcome>;
@@ -110,7 +122,10 @@ export async function probeMedia(url: string, opts: ProbeOptions): Promise<Probe
       headers: { range: `bytes=0-${HEAD_BYTES - 1}` },
     });
   } catch (err) {
-    return { status: 'unknown', reason: (err as Error).message };
+    // No answer from the host at all (refused, unreachable, no name, or silent past the probe's budget).
+    const code = (err as { code?: string }).code ?? (err as { cause?: { code?: string } }).cause?.code ?? '';
+    const unreachable = UNREACHABLE.has(code) || opts.signal.aborted;
+    return { status: 'unknown', reason: (err as Error).message, ...(unreachable ? { unreachable } : {}) };
   }
   if (res.statusCode >= 400) return { status: 'absent', reason: `answered ${res.statusCode}` };
   if (res.kind === 'html' || /^\s*<(!doctype|html)/i.test(res.body.subarray(0, 64).toString('latin1'))) {
@@ -163,7 +178,8 @@ export function createProber(opts: ProbeOptions & { memory?: ProbeMemory; fresh?
   const { memory } = opts;
   return (url) => {
     let outcome = seen.get(url);
-    const known = opts.fresh ? undefined : memory?.get(url);
+    const origin = originOf(url);
+    const known = opts.fresh ? undefined : (memory?.get(url) ?? (origin ? memory?.get(origin) : undefined));
     if (!outcome && known) seen.set(url, (outcome = Promise.resolve(known)));
     if (!outcome) {
       // A slow media host must not hold the answer: past its budget a probe knows nothing and the URL is kept.
@@ -173,9 +189,21 @@ export function createProber(opts: ProbeOptions & { memory?: ProbeMemory; fresh?
       if (memory)
         void outcome.then((o) => {
           if (o.status !== 'unknown') memory.set(url, o);
+          // A host that could not be reached is remembered briefly, so that the other pages of a site (and the
+          // other requests in flight) do not each wait their probe budget on it; the request's own end is not its.
+          else if (origin && o.unreachable && !opts.signal.aborted)
+            memory.set(origin, { status: 'unknown', reason: `${o.reason} (its host lately)` }, { ttl: UNREACHABLE_MS });
         });
       seen.set(url, outcome);
     }
     return outcome;
   };
+}
+
+/** How long a media host that could not be reached is not tried again. */
+const UNREACHABLE_MS = 60_000;
+
+/** The memory's key of a URL's host (its origin), or undefined for a URL that does not parse. */
+function originOf(url: string): string | undefined {
+  return URL.canParse(url) ? `host ${new URL(url).origin}` : undefined;
 }

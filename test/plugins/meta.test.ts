@@ -48,6 +48,10 @@ test.before(async () => {
   late = readFileSync(file);
   fx = await serveFixtures({
     '/late.mp4': (req, res) => sendBytes(req, res, late, 'video/mp4'),
+    '/echo': (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(new URL(req.url!, 'http://x').searchParams.get('html'));
+    },
     '/shop/item.html': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(
@@ -307,6 +311,42 @@ test('bot challenges never come back as metadata: EPROXYNEEDED names the provide
   const form = await call(app.free, `url=${q(`${fx.url}/contact-form`)}`);
   assert.is(form.status, 200, 'a page that merely embeds a captcha is not a challenge');
   assert.is(form.body.data.title, 'Contact us');
+});
+
+test('a media host that never answers costs one request its probe budget, then is remembered: the requests after it do not wait', async () => {
+  // Accepts connections and never answers (a host whose packets go nowhere behaves the same to a probe).
+  const sockets: import('node:net').Socket[] = [];
+  const silent = (await import('node:net')).createServer((socket) => sockets.push(socket));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.2', r));
+  const port = (silent.address() as import('node:net').AddressInfo).port;
+  const probed = await startHandlers({
+    REFRACT_PROBE_TIMEOUT: '1500ms',
+    REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1,127.0.0.2',
+  });
+  try {
+    const page = (n: number) =>
+      q(
+        `${fx.url}/echo?html=${encodeURIComponent(`<html><head><title>P${n}</title><meta property="og:image" content="http://127.0.0.2:${port}/img/${n}.jpg"></head><body><p>x</p></body></html>`)}`,
+      );
+    const first = await call(probed.free, `url=${page(0)}&prerender=false`);
+    assert.is(first.status, 200);
+    assert.is(first.body.data.image.url, `http://127.0.0.2:${port}/img/0.jpg`, 'the URL is kept');
+    const reached = sockets.length;
+    assert.ok(reached >= 1, 'the first request tried the host');
+    // Eight more pages of the same host at once: answered from what the first learned, no new connection.
+    const rest = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call(probed.free, `url=${page(i + 1)}&prerender=false`)),
+    );
+    for (const [i, r] of rest.entries()) {
+      assert.is(r.status, 200);
+      assert.is(r.body.data.image.url, `http://127.0.0.2:${port}/img/${i + 1}.jpg`);
+    }
+    assert.is(sockets.length, reached, 'the silent host was not tried again while remembered');
+  } finally {
+    await probed.close();
+    for (const s of sockets) s.destroy();
+    silent.close();
+  }
 });
 
 test.run();
