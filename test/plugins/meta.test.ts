@@ -102,6 +102,16 @@ test.before(async () => {
       { 'x-iinfo': '1-2-3' },
       '<html><body>Request unsuccessful. Incapsula incident ID: 123</body></html>',
     ),
+    '/cf-js': challenge(
+      403,
+      { server: 'cloudflare' },
+      '<html><head><title>Attention Required! | Cloudflare</title></head><body><script>window._cf_chl_opt={cvId:"3"}</script></body></html>',
+    ),
+    '/aws-waf': challenge(
+      405,
+      { 'x-amzn-waf-action': 'captcha' },
+      '<html><head><script src="https://x.token.awswaf.com/x/challenge.js"></script></head><body><div id="captcha-container"></div><script>AwsWafIntegration.saveReferrer();</script></body></html>',
+    ),
     '/contact-form': challenge(
       200,
       {},
@@ -300,13 +310,23 @@ test('bot challenges never come back as metadata: EPROXYNEEDED names the provide
     ['/perimeterx', 'PerimeterX'],
     ['/hcaptcha', 'hCaptcha'],
     ['/imperva', 'Imperva'],
+    ['/cf-js', 'Cloudflare'],
+    ['/aws-waf', 'AWS WAF'],
   ];
-  for (const [route, provider] of cases) {
-    const { status, body } = await call(app.free, `url=${q(fx.url + route)}`);
-    assert.is(status, 403, route);
-    assert.is(body.code, 'EPROXYNEEDED', route);
-    assert.is(body.data.provider, provider, route);
-    assert.match(body.message, new RegExp(provider));
+  // Through the fetch path, and through the browser for every browser output: never a success.
+  for (const mode of [
+    'prerender=false',
+    'prerender=true',
+    'screenshot&meta=false',
+    'markdown&meta=false&prerender=false',
+  ]) {
+    for (const [route, provider] of cases) {
+      const { status, body } = await call(app.free, `url=${q(fx.url + route)}&${mode}&force`);
+      assert.is(status, 403, `${route} ${mode}: ${JSON.stringify(body).slice(0, 200)}`);
+      assert.is(body.code, 'EPROXYNEEDED', `${route} ${mode}`);
+      assert.is(body.data.provider, provider, `${route} ${mode}`);
+      assert.match(body.message, new RegExp(provider));
+    }
   }
   const form = await call(app.free, `url=${q(`${fx.url}/contact-form`)}`);
   assert.is(form.status, 200, 'a page that merely embeds a captcha is not a challenge');

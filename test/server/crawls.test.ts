@@ -37,6 +37,13 @@ test.before(async () => {
       page(res, site[1]!, links);
       return true;
     }
+    if (pathname === '/challenge') {
+      res.writeHead(403, { 'content-type': 'text/html', server: 'cloudflare', 'cf-mitigated': 'challenge' });
+      res.end(
+        '<html><head><title>Just a moment...</title></head><body><script>window._cf_chl_opt={}</script></body></html>',
+      );
+      return true;
+    }
     const slow = /^\/held\/(\w+)$/.exec(pathname);
     if (slow) {
       await held;
@@ -166,6 +173,10 @@ test('an object `query` reads as the same query text does: outputs switched off 
     assert.is(line!.status, 'success', JSON.stringify(line));
     check(line!.data!);
   }
+  // A challenge page is a failed line with its code, in a crawl as on GET /: never a success.
+  const guarded = await post(app.proUrl, { urls: [`${fx.url}/challenge`], query: 'prerender=false' });
+  const [blocked] = await finished(((await guarded.json()) as { data: { id: string } }).data.id);
+  assert.equal([blocked!.status, (blocked as { code?: string }).code], ['fail', 'EPROXYNEEDED']);
   // A typo is named as GET / names it: in a header and a warning, and the job runs without it.
   const res = await post(app.proUrl, { urls: [url], query: { 'screenshot.fulPage': true, meta: { titel: 'x' } } });
   assert.is(res.status, 202);
