@@ -8,6 +8,9 @@ import { failure } from './jsend.ts';
 import type { Metrics } from './metrics.ts';
 import type { Web } from './web.ts';
 
+/** Types a browser shows without running anything of theirs (a PDF viewer does not load under a CSP sandbox). */
+const INERT = /^(image\/(png|jpeg|webp|avif|gif)|application\/pdf|video\/|audio\/)/i;
+
 export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
 
 /** What a running server holds that its answers read: filled in as the start goes on. */
@@ -150,10 +153,14 @@ async function serveAsset(
       etag: `"${file.stored.split('.')[0]}"`,
       'content-length': String(asset.length),
       ...(asset.range ? { 'content-range': `bytes ${asset.range.start}-${asset.range.end}/${asset.size}` } : {}),
-      // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's.
+      'x-content-type-options': 'nosniff',
+      // A generated HTML report runs its own script in a sandbox: an opaque origin, never this service's. Any other
+      // file that a browser could run (SVG, XML, a plugin's own type) is sandboxed with no script at all.
       ...(file.contentType.startsWith('text/html')
         ? { 'content-security-policy': 'sandbox allow-scripts allow-popups' }
-        : {}),
+        : INERT.test(file.contentType)
+          ? {}
+          : { 'content-security-policy': 'sandbox' }),
     },
     body: '',
     stream: asset.body,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
+import mime from 'mime-types';
 import parseRange from 'range-parser';
 import type { Media } from '../kernel/media.ts';
 import { RefractError } from '../kernel/errors.ts';
@@ -21,7 +22,15 @@ const EXT: Record<string, string> = {
 };
 const KNOWN_EXT = /\.(png|jpe?g|webp|avif|pdf|mp4|webm|html?|csv|json)$/i;
 const TYPE: Record<string, string> = Object.fromEntries(Object.entries(EXT).map(([t, e]) => [e, t]));
-const NAME = /^([a-f0-9]{64})(?:\/([\w.-]{1,100}))?\.([a-z0-9]{2,5})$/;
+const NAME = /^([a-f0-9]{64})(?:\/([\w.-]{1,100}))?\.([a-z0-9]{1,10})$/;
+
+/** The extension of a type: ours for the files Refract makes (`jpg`, not `jpeg`), else the registry's (mime-db). */
+const extensionOf = (contentType: string): string => {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return EXT[type] ?? (mime.extension(type) || 'bin');
+};
+/** The type a stored extension is served as. */
+const typeOf = (ext: string): string => TYPE[ext] ?? (mime.contentType(ext) || 'application/octet-stream');
 
 /**
  * The `filename` a caller asked for as a safe last path segment: letters, digits, `.`, `_` and `-` (others become
@@ -52,14 +61,14 @@ export function parseAssetName(name: string): AssetName | undefined {
   const [, digest, named, ext] = m;
   return {
     stored: `${digest}.${ext}`,
-    contentType: TYPE[ext!] ?? 'application/octet-stream',
+    contentType: typeOf(ext!),
     filename: `${named ?? digest}.${ext}`,
   };
 }
 
 /** Where bytes of a type are stored: their digest, extension and stored name (`<sha256>.<ext>`). */
 export function storedNameOf(bytes: Buffer, contentType: string): { digest: string; ext: string; stored: string } {
-  const ext = EXT[contentType] ?? 'bin';
+  const ext = extensionOf(contentType);
   const digest = createHash('sha256').update(bytes).digest('hex');
   return { digest, ext, stored: `${digest}.${ext}` };
 }

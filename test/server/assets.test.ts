@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import type { App } from '../../server/app.ts';
+import { definePlugin, options } from '../../engine/index.ts';
 
 let fx: Fixture;
 
@@ -132,6 +133,43 @@ test('assets are served with byte ranges, an ETag and immutable caching; HEAD ca
     assert.is(head.headers.get('accept-ranges'), 'bytes');
     assert.match(head.headers.get('etag') ?? '', /^"[a-f0-9]{64}"$/);
     assert.match(head.headers.get('cache-control') ?? '', /immutable/);
+  } finally {
+    await app.close();
+  }
+});
+
+test("a plugin's file of any type is stored under its type's extension and served as that type; a type a browser could run is sandboxed", async () => {
+  const files = definePlugin({
+    name: 'files',
+    description: 'Stores a text note and an SVG.',
+    needs: 'http',
+    params: options({}),
+    run: async (ctx) => ({
+      note: await ctx.store(Buffer.from('A plain note.\n'), 'text/plain'),
+      svg: await ctx.store(
+        Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+        'image/svg+xml',
+      ),
+      md: await ctx.store(Buffer.from('# Title\n'), 'text/markdown; charset=utf-8'),
+    }),
+  });
+  const app = await startRefract({}, [files]);
+  try {
+    const res = await call(app.freeUrl, `url=${q(`${fx.url}/shot?n=1`)}&files&meta=false&prerender=false`);
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    const { note, svg, md } = res.body.data.files;
+    assert.match(note.url, /\.txt$/);
+    assert.is(note.type, 'txt');
+    assert.match(svg.url, /\.svg$/);
+    assert.match(md.url, /\.(md|markdown)$/);
+    const text = await fetch(note.url);
+    assert.is(text.headers.get('content-type'), 'text/plain; charset=utf-8');
+    assert.is(await text.text(), 'A plain note.\n');
+    assert.is(text.headers.get('x-content-type-options'), 'nosniff');
+    const image = await fetch(svg.url);
+    assert.is(image.headers.get('content-type'), 'image/svg+xml');
+    assert.is(image.headers.get('content-security-policy'), 'sandbox', 'an SVG runs no script on this origin');
+    assert.match((await fetch(md.url)).headers.get('content-type') ?? '', /^text\/markdown/);
   } finally {
     await app.close();
   }
