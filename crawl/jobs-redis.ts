@@ -301,7 +301,8 @@ export async function createRedisJobs(deps: RedisJobDeps): Promise<Jobs> {
       // The coordinator sees it within a second and stops; the workers drop the job's queued pages.
       const moved = await store.move(job.id, 'cancelled', { status: 'cancelled' });
       if (moved) await cancelCrawl(redis, job.id);
-      await coordinating.get(job.id)?.done;
+      // Answered at once: the coordinator ends the walk in the background, and the webhook's deliveries go on on
+      // their own (waiting for them held the answer for minutes while a receiver hung).
       const ended = (await store.load(job.id))!;
       // A job no coordinator had taken yet has nobody else to tell its webhook.
       if (moved && job.status === 'queued') tellEnded(ended, deps);

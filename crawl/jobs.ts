@@ -146,8 +146,10 @@ class JobFiles {
 
   async save(job: Job): Promise<void> {
     const file = path.join(this.dirOf(job.id), 'job.json');
-    await writeFile(`${file}.tmp`, JSON.stringify(job));
-    await rename(`${file}.tmp`, file);
+    // A file of its own per write: a cancel saves while the walk may save too (one shared name made one rename fail).
+    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(tmp, JSON.stringify(job));
+    await rename(tmp, file);
   }
 
   async load(id: string): Promise<Job | undefined> {
@@ -235,6 +237,8 @@ async function walkJob(job: Job, files: JobFiles, deps: JobDeps, stops: Stops): 
   let savedAt = Date.now();
   try {
     for await (const line of walk) {
+      // Cancelled (answered at once): a page that was in flight is not added to the results.
+      if (stops.cancelled()) break;
       const rate = await deps.charge(job.owner, job.policy);
       if (rate.exceeded) {
         job.status = 'failed';
@@ -318,9 +322,14 @@ export function createJobs(deps: JobDeps): Jobs {
     async cancel(job: Job): Promise<Job> {
       const live = running.get(job.id);
       if (live) {
+        // Answered at once: the job is cancelled now. A page in flight ends in the background (its line may still
+        // come) and the webhook's deliveries go on on their own; neither holds the answer.
         live.cancel();
-        await live.done;
-        return (await files.load(job.id))!;
+        if (!TERMINAL.has(live.job.status)) {
+          Object.assign(live.job, { status: 'cancelled', finishedAt: new Date().toISOString() });
+          await files.save(live.job);
+        }
+        return { ...live.job, pages: { ...live.job.pages, queued: 0 } };
       }
       if (!TERMINAL.has(job.status)) {
         Object.assign(job, {

@@ -254,6 +254,41 @@ test('DELETE /crawls/<id> stops a crawl mid-way: cancelled (queued 0), told to t
   assert.is(results.data.next, null);
 });
 
+test('DELETE /crawls/<id> answers at once while the webhook receiver hangs, running or completed', async () => {
+  // A receiver that takes every delivery and never answers.
+  const hanging: http.ServerResponse[] = [];
+  const receiver = (await import('node:http')).createServer((_, res) => hanging.push(res));
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as import('node:net').AddressInfo).port}/hook`;
+  try {
+    let release!: () => void;
+    held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const running = (await (
+      await post(app.proUrl, { urls: [`${fx.url}/held/w1`, `${fx.url}/held/w2`], webhook: { url: hookUrl } })
+    ).json()) as { data: { url: string } };
+    const cancel = await fetch(`${app.proUrl}${running.data.url}`, {
+      method: 'DELETE',
+      headers: { 'x-api-key': 'key-a' },
+    });
+    assert.is(cancel.status, 200);
+    assert.is(((await cancel.json()) as { data: { status: string } }).data.status, 'cancelled');
+    release();
+    // A job that completed with its deliveries still queued behind the hung receiver.
+    const done = (await (await post(app.proUrl, { urls: [`${fx.url}/site/1`], webhook: { url: hookUrl } })).json()) as {
+      data: { id: string; url: string };
+    };
+    await finished(done.data.id);
+    const late = await fetch(`${app.proUrl}${done.data.url}`, { method: 'DELETE', headers: { 'x-api-key': 'key-a' } });
+    assert.is(((await late.json()) as { data: { status: string } }).data.status, 'completed');
+    assert.ok(hanging.length >= 1, 'the receiver was reached and held');
+  } finally {
+    for (const res of hanging) res.destroy();
+    receiver.close();
+  }
+});
+
 test("each page is a request of the key's quota: past it the job fails with ERATE, the pages done so far readable", async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-keys-'));
   writeFileSync(path.join(dir, 'keys.txt'), 'small-key 5\n');
