@@ -6,7 +6,21 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../../engine/about.ts';
 import type { Backend } from './backend.ts';
-import { buildTools, toolError, type Tool } from './tools.ts';
+import { ApiFailure, buildTools, toolError, type Tool } from './tools.ts';
+
+/** How deep a tool's arguments may nest: the API's options nest a few levels; thousands ended in a stack overflow. */
+const MAX_ARGUMENT_DEPTH = 32;
+
+/** Whether a JSON value nests deeper than `max` (walked without recursion). */
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (depth > max) return true;
+    if (node && typeof node === 'object') for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 export const INSTRUCTIONS =
   'Refract turns any public URL into data: metadata, Markdown/text/HTML of the main content, screenshots, PDFs, colour palettes, technologies, site maps and crawls. Prefer `markdown` to read a page, `metadata` for its card, `map` to find pages, `extract` for anything else. Long answers come in pages: call again with the `cursor` named.';
@@ -31,9 +45,17 @@ export async function createMcpServer(backend: Backend, tools?: Tool[]): Promise
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
     if (!tool)
-      return toolError(new Error(`No tool "${request.params.name}"; the tools are ${[...byName.keys()].join(', ')}`));
+      return toolError(
+        new ApiFailure(
+          'EINVALQUERY',
+          `No tool "${request.params.name}"; the tools are ${[...byName.keys()].join(', ')}`,
+        ),
+      );
+    const args = request.params.arguments ?? {};
+    if (deeperThan(args, MAX_ARGUMENT_DEPTH))
+      return toolError(new ApiFailure('EINVALQUERY', `The arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels`));
     try {
-      return await tool.run(request.params.arguments ?? {}, backend);
+      return await tool.run(args, backend);
     } catch (err) {
       return toolError(err);
     }

@@ -126,6 +126,18 @@ test('metadata and extract answer the API data; an error is a tool error with it
   assert.match(textOf(badOption), /^EINVALQUERY: .*thumbs\.size/);
 });
 
+test('an unknown tool and arguments nested a thousand deep are invalid-parameter errors, never EFATAL', async () => {
+  const client = await httpClient(app.freeUrl);
+  const unknown = await client.callTool({ name: 'no_such_tool', arguments: { url: `${fx.url}/long.html` } });
+  assert.ok(unknown.isError);
+  assert.match(textOf(unknown), /^EINVALQUERY: No tool "no_such_tool"/);
+  let options: Record<string, unknown> = { waitUntil: 'load' };
+  for (let i = 0; i < 1000; i++) options = { a: options };
+  const deep = await client.callTool({ name: 'extract', arguments: { url: `${fx.url}/long.html`, options } });
+  assert.ok(deep.isError);
+  assert.match(textOf(deep), /^EINVALQUERY: The arguments nest deeper than/);
+});
+
 test('markdown in pages: maxLength and cursor read the whole text, no more, no less', async () => {
   const client = await httpClient(app.freeUrl);
   const url = `${fx.url}/long.html`;
