@@ -162,7 +162,7 @@ async function crawlCommand(args: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n${settingsHelp()}`);
     return 0;
   }
-  const [{ crawl, crawlDistributed, crawlQuery, readLines }, { isRefractError }] = await Promise.all([
+  const [{ crawl, crawlDistributed, checkedQuery, readLines }, { isRefractError }] = await Promise.all([
     crawlModule(),
     engineModule(),
   ]);
@@ -200,9 +200,8 @@ async function crawlCommand(args: string[]): Promise<number> {
   const engine = await engineFor(values);
   try {
     // A bad query option is the command's error (exit 2), not a failure of every page.
-    const parsed = crawlQuery(engine, values.query);
     // Options it does not know (a typo such as `screenshot.fulPage`) are said once, as the API's header says them.
-    const unknown = engine.plan({ ...parsed, url: 'https://example.com/' }, 'pro').unknownParams;
+    const { unknown } = checkedQuery(engine, values.query);
     if (unknown.length) process.stderr.write(`refract: --query: unknown options ignored: ${unknown.join(', ')}\n`);
   } catch (err) {
     await engine.close();

@@ -24,7 +24,7 @@ export { captureSettled } from './browser/settle.ts';
 export { VERSION } from './kernel/version.ts';
 
 // What the composition roots (server/, bin/, testing/) use besides the engine itself: they import nothing else of engine/.
-export { withDeadline } from './kernel/deadline.ts';
+export { withDeadline, untilAborted } from './kernel/deadline.ts';
 export { fetchTarget } from './fetch/http.ts';
 export { systemClock, type Clock, type Counters } from './store/state.ts';
 export type { CacheEntry, Extraction, Warning } from './request/extraction.ts';
@@ -33,7 +33,7 @@ export { cacheStatusOf, degraded, type CacheStatus } from './request/lifecycle.t
 export { formatDuration } from './kernel/duration.ts';
 export { applyFilter, filtered, embedValue } from './plan/filter.ts';
 export { serverTiming, type Phase } from './kernel/timing.ts';
-export { parseHtml, wasBounded, MAX_DEPTH } from './kernel/html.ts';
+export { parseHtml, MAX_DEPTH } from './kernel/html.ts';
 export type { CheerioAPI } from 'cheerio';
 export { coreSchema, PRO_ONLY, TEST_HOOK_PARAMS } from './plan/options.ts';
 export { DURATION_MARK, TEXT_FORM_MARK } from './plan/schema.ts';

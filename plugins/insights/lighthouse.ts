@@ -1,5 +1,5 @@
 import { launch } from 'chrome-launcher';
-import { chromeArgs, createGuardProxy, timeoutError, type Guard } from '../../engine/index.ts';
+import { chromeArgs, createGuardProxy, timeoutError, untilAborted, type Guard } from '../../engine/index.ts';
 
 /** What an audit is asked for: categories (all when empty), the device preset, the report format. */
 export interface AuditOptions {
@@ -75,17 +75,12 @@ async function runAudit(
     // Cut off while Lighthouse loaded (its first load takes seconds): its Chrome is gone, so no audit is started
     // against it (one started so left a rejection of its own behind, unhandled).
     if (signal.aborted) throw timeoutError('before the audit could start');
-    const audit = lighthouse(url, flags, opts.preset === 'desktop' ? desktopConfig : undefined);
     // Once cut off, the answer does not wait for Lighthouse to notice its Chrome is gone (it waited past the step's
-    // end on a page still loading); what it rejects with later is dropped.
-    audit.catch(() => undefined);
-    const cut = new Promise<never>((_, reject) => {
-      const abort = () => reject(timeoutError('during the audit'));
-      if (signal.aborted) abort();
-      else signal.addEventListener('abort', abort, { once: true });
-    });
-    cut.catch(() => undefined);
-    const result = await Promise.race([audit, cut]);
+    // end on a page still loading); what it settles with later is no one's.
+    const result = await untilAborted(
+      () => lighthouse(url, flags, opts.preset === 'desktop' ? desktopConfig : undefined),
+      signal,
+    );
     if (signal.aborted) throw timeoutError('during the audit');
     if (!result) throw new Error('Lighthouse returned no result');
     const lhr = result.lhr as unknown as {
