@@ -221,6 +221,8 @@ async function walkJob(job: Job, files: JobFiles, deps: JobDeps, stops: Stops): 
   const already = await files.written(job.id);
   job.pages.done = already.done;
   job.pages.failed = already.failed;
+  // Cancelled before its walk began (the cancel answered while the lines were read): it ends as it is.
+  if (stops.cancelled()) return endJob(job, files, webhook);
   if (job.status === 'queued') webhook.send({ type: 'crawl.started', createdAt: job.createdAt });
   job.status = 'running';
   await files.save(job);
@@ -272,7 +274,12 @@ async function walkJob(job: Job, files: JobFiles, deps: JobDeps, stops: Stops): 
   } finally {
     await out.close();
   }
-  job.finishedAt = new Date().toISOString();
+  await endJob(job, files, webhook);
+}
+
+/** Records the end of a job (its status already set) and tells its webhook. */
+async function endJob(job: Job, files: JobFiles, webhook: ReturnType<typeof jobWebhook>): Promise<void> {
+  job.finishedAt ??= new Date().toISOString();
   job.pages.queued = 0;
   await files.save(job);
   webhook.ended(job);
@@ -325,11 +332,12 @@ export function createJobs(deps: JobDeps): Jobs {
         // Answered at once: the job is cancelled now. A page in flight ends in the background (its line may still
         // come) and the webhook's deliveries go on on their own; neither holds the answer.
         live.cancel();
-        if (!TERMINAL.has(live.job.status)) {
-          Object.assign(live.job, { status: 'cancelled', finishedAt: new Date().toISOString() });
-          await files.save(live.job);
-        }
-        return { ...live.job, pages: { ...live.job.pages, queued: 0 } };
+        if (TERMINAL.has(live.job.status)) return { ...live.job, pages: { ...live.job.pages } };
+        Object.assign(live.job, { status: 'cancelled', finishedAt: new Date().toISOString() });
+        // The answer is the job as cancelled now: the walk goes on changing its counts while this saves.
+        const answer = { ...live.job, pages: { ...live.job.pages, queued: 0 } };
+        await files.save(live.job);
+        return answer;
       }
       if (!TERMINAL.has(job.status)) {
         Object.assign(job, {

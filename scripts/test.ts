@@ -22,6 +22,8 @@ const uvu = path.join(root, 'node_modules/uvu/bin.js');
 const testTimer = path.join(root, 'scripts/test-timer.ts');
 const pattern = new RegExp(process.argv[2] ?? '\\.test\\.ts$');
 const perFileTimeout = Number(process.env.REFRACT_TEST_FILE_TIMEOUT_MS) || 10 * 60_000;
+/** How long a file may take to exit once uvu printed its summary. */
+const LINGER_MS = 20_000;
 
 interface Result {
   file: string;
@@ -86,9 +88,22 @@ function runFile(file: string, slot: number, extraEnv: NodeJS.ProcessEnv = {}): 
     },
   );
   let output = '';
+  // A file that printed its summary but does not exit holds a handle open (a server a failed test did not close):
+  // it is ended shortly after, rather than at the file's timeout.
+  let lingered = false;
+  let linger: NodeJS.Timeout | undefined;
   const collect = (chunk: Buffer) => {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character starts the colour codes removed here.
     output += chunk.toString().replace(/\x1b\[[0-9;]*m/g, '');
+    if (!linger && /\n\s*Total:[\s\S]*Duration:/.test(output))
+      linger = setTimeout(() => {
+        lingered = true;
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }, LINGER_MS);
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
@@ -104,6 +119,7 @@ function runFile(file: string, slot: number, extraEnv: NodeJS.ProcessEnv = {}): 
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(linger);
       // The file's own children (servers, browsers) go with it.
       try {
         process.kill(-child.pid!, 'SIGKILL');
@@ -131,7 +147,15 @@ function runFile(file: string, slot: number, extraEnv: NodeJS.ProcessEnv = {}): 
         resolve({ file, passed: dots, failed: 1, skipped: 0, ms, crashed: why, slow });
         return;
       }
-      resolve({ file, passed, failed: total - passed - skipped, skipped, ms, slow });
+      const failed = total - passed - skipped;
+      if (lingered && failed === 0) {
+        // Every test passed, yet something was left open: that is a defect of the file, counted as one failure.
+        const why = `did not exit within ${LINGER_MS / 1000} s of its summary (a handle left open)`;
+        process.stdout.write(`  FAIL  ${file}: ${why}\n\n`);
+        resolve({ file, passed, failed: 1, skipped, ms, crashed: why, slow });
+        return;
+      }
+      resolve({ file, passed, failed, skipped, ms, slow });
     });
   });
 }

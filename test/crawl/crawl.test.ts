@@ -11,6 +11,7 @@ import { allPages, sitePages } from '../util/site.ts';
 import { Server } from 'proxy-chain';
 import { createEngine, crawl, loadConfig, type Engine, type CrawlResult } from '../../lib/index.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
+import { createJobs } from '../../crawl/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PAGES = 60;
@@ -410,6 +411,25 @@ test('browser pages of a crawl share a context, replaced every REFRACT_BROWSER_R
     assert.is(small.browsers.stats().contexts, 0, 'the crawl closed its contexts');
   } finally {
     await small.close();
+  }
+});
+
+test('a job cancelled the moment it starts stays cancelled: the answer, the saved job and its end agree', async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'refract-jobs-'));
+  const jobs = createJobs({ engine, charge: async () => ({ exceeded: false }), dataDir, webhookSecret: 's' });
+  try {
+    const policy = { limit: 1000, window: 'month' as const };
+    const job = await jobs.create('owner', policy, { input: { start: `${fx.url}/site/p/0` }, options: {} });
+    // The walk is reading the job's lines while the cancel comes: it once set the job running again after it.
+    const answer = await jobs.cancel(job);
+    assert.is(answer.status, 'cancelled');
+    await jobs.close();
+    const saved = JSON.parse(readFileSync(path.join(dataDir, 'crawls', job.id, 'job.json'), 'utf8'));
+    assert.is(saved.status, 'cancelled');
+    assert.is(saved.pages.queued, 0);
+    assert.ok(saved.finishedAt, 'it has an end time');
+  } finally {
+    await jobs.close();
   }
 });
 

@@ -1,3 +1,4 @@
+// refract-test: alone (it kills browser nodes under load against deadlines, which the image build beside would delay)
 // Browsers on their own tier: Refract against two `refract browser-server` nodes (chromium.launchServer) on
 // loopback. Pages are spread over both; the SSRF guard still refuses a private subrequest made by a remote browser;
 // one node killed mid-run loses no request (each is answered, with a result or a typed error) and the rest go to
