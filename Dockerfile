@@ -10,7 +10,7 @@ FROM debian:bookworm-slim AS build
 # No compilers: every native dependency ships a prebuilt binary for linux-x64 (sharp, isolated-vm); binutils strips node.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm ca-certificates binutils patch \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean && rm -rf /var/lib/apt/lists/*
 # Debian's npm 9 ignores package.json's allowScripts (install scripts would try the internet): Node 24 and npm 11 first.
 RUN --mount=type=secret,id=hostca,required=false \
     export NODE_EXTRA_CA_CERTS=/run/secrets/hostca; [ -f "$NODE_EXTRA_CA_CERTS" ] || unset NODE_EXTRA_CA_CERTS; \
@@ -55,12 +55,14 @@ COPY LICENSE README.md ./
 # them only for an OpenGL context; headless Chromium draws with its own SwiftShader and ANGLE), Intel Quick Sync's
 # hardware runtime (loaded by ffmpeg only for QSV) and Chromium's Vulkan validation layer (debugging only). Their
 # packages stay registered, so apt works in a derived image; one that needs them back runs
-# `apt-get install --reinstall libgl1-mesa-dri libllvm15 libz3-4 libmfx1`.
+# `apt-get install --reinstall libgl1-mesa-dri libllvm15 libz3-4 libmfx1`. The downloaded packages go too (`apt-get
+# clean`): a base without Docker's docker-clean hook (one made with debootstrap) kept ~330 MB of them in the layer.
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       chromium ffmpeg tini ca-certificates util-linux \
       fonts-liberation fonts-dejavu-core fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji \
+ && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /usr/share/doc/* /usr/share/man/* /usr/share/locale/* /usr/share/icons/* \
  && for pkg in $(dpkg-query -W -f '${Package}\n' 'libllvm*' 'libz3-*' libgl1-mesa-dri 2>/dev/null); do \
       dpkg -L "$pkg" | while read -r f; do [ -f "$f" ] && rm -f "$f"; done; done \
@@ -85,5 +87,8 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 # Node itself is the process tini starts (not npm, which does not pass SIGTERM on): the drain answers requests in
 # flight. REFRACT_ENTRY picks what runs: the server, or bin/actor.ts for the Apify Actor (.actor/actor.json).
 ENV REFRACT_ENTRY=server/main.ts
+# A stop drains: readiness fails, requests in flight finish within REFRACT_SHUTDOWN_GRACE (30 s). `docker stop`
+# waits 10 s unless told: run with `--stop-timeout 40` (README), or stop with `-t 40`.
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["sh", "-c", "exec node --no-node-snapshot --conditions=refract-source \"$REFRACT_ENTRY\""]

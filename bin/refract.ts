@@ -75,11 +75,28 @@ const OPTIONS = {
   help: { type: 'boolean' },
 } as const;
 
-function int(flag: string, v: string | undefined): number | undefined {
+function int(flag: string, v: string | undefined, least = 0): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${flag} must be a whole number, got "${v}"`);
+  if (!Number.isInteger(n) || n < least)
+    throw new UsageError(`--${flag} must be a whole number${least ? ` of at least ${least}` : ''}, got "${v}"`);
   return n;
+}
+
+/** The lines of a list of URLs (`--urls`): a file that cannot be read is the caller's mistake, said as one. */
+function urlList(from: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(from === '-' ? 0 : from, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `--urls: cannot read "${from}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
+  }
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
 }
 
 /** Options that take a value, as `--name=value`, so that a value starting with `-` (`--max-pages -1`) is the value. */
@@ -167,22 +184,15 @@ async function crawlCommand(args: string[]): Promise<number> {
     engineModule(),
   ]);
   let input: CrawlInput;
-  if (values.urls) {
-    const text = values.urls === '-' ? readFileSync(0, 'utf8') : readFileSync(values.urls, 'utf8');
-    input = {
-      urls: text
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l && !l.startsWith('#')),
-    };
-  } else if (values.sitemap) input = { sitemap: values.sitemap };
+  if (values.urls) input = { urls: urlList(values.urls) };
+  else if (values.sitemap) input = { sitemap: values.sitemap };
   else if (positionals[0]) input = { start: positionals[0] };
   else throw new UsageError('give a start URL, --urls or --sitemap');
   const options = {
     query: values.query,
     maxPages: int('max-pages', values['max-pages']),
     maxDepth: int('max-depth', values['max-depth']),
-    concurrency: int('concurrency', values.concurrency),
+    concurrency: int('concurrency', values.concurrency, 1),
     retries: int('retries', values.retries),
     include: values.include,
     exclude: values.exclude,
@@ -256,7 +266,7 @@ async function workerCommand(args: string[]): Promise<number> {
   const engine = await engineFor(values);
   const worker = await startWorker(engine, {
     redis: values.redis,
-    concurrency: int('concurrency', values.concurrency),
+    concurrency: int('concurrency', values.concurrency, 1),
     name: values.name,
     lockMs: int('lock-ms', values['lock-ms']),
   });
@@ -298,8 +308,18 @@ async function browserServerCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+/** The oldest Node the package runs on (package.json "engines"). */
+const LEAST_NODE = 22;
+
 async function main(argv: string[]): Promise<number | 'serving'> {
   const [command, ...rest] = argv;
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < LEAST_NODE && command !== '--version' && command !== '-v' && command !== 'version') {
+    process.stderr.write(
+      `refract: this is Node ${process.versions.node}; refract needs Node ${LEAST_NODE} or later (24 recommended)\n`,
+    );
+    return 1;
+  }
   if (command === '--version' || command === '-v' || command === 'version') {
     process.stdout.write(`${VERSION}\n`);
     return 0;

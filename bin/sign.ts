@@ -1,6 +1,6 @@
 // `refract sign`: signed links for a key (engine/kernel/signing.ts), made without loading the engine.
 import { parseArgs } from 'node:util';
-import { parseDuration, signingSecret, signUrl } from '../engine/about.ts';
+import { expiresAt, signingSecret, signUrl } from '../engine/about.ts';
 import { UsageError } from './usage.ts';
 
 export const SIGN_USAGE = `       refract sign <query> (--key <api key> | --secret <signing secret>) [--expires <when>] [--endpoint <url>]
@@ -11,13 +11,12 @@ export const SIGN_USAGE = `       refract sign <query> (--key <api key> | --secr
                              the key's signing secret, for its holder to sign with (needs REFRACT_SIGNING_SECRET)`;
 
 /** Unix seconds from `--expires`: a duration from now, or Unix seconds themselves (ten digits). */
-function expiresAt(value: string | undefined, now: number): number {
+function expiresOf(value: string | undefined, now: number): number {
   if (value === undefined) return Math.floor(now / 1000) + 24 * 3600;
-  if (/^\d{10,}$/.test(value)) return Number(value);
-  const ms = parseDuration(value);
-  if (ms === undefined || ms <= 0)
+  const at = expiresAt(value, now);
+  if (!Number.isFinite(at) || at * 1000 <= now)
     throw new UsageError(`--expires must be a duration such as 1h or Unix seconds, got "${value}"`);
-  return Math.floor((now + ms) / 1000);
+  return at;
 }
 
 function master(env: NodeJS.ProcessEnv): string {
@@ -52,7 +51,7 @@ export function signCommand(args: string[], env = process.env, now = Date.now())
   const signed = signUrl({
     query: link ? link.search : query.replace(/^\?/, ''),
     secret,
-    expires: expiresAt(values.expires, now),
+    expires: expiresOf(values.expires, now),
     endpoint,
   });
   process.stdout.write(`${signed}\n`);

@@ -3,5 +3,5 @@
 // roots import the engine through engine/index.ts, or this for these alone.
 export { VERSION } from './kernel/version.ts';
 export { ENV_DOCS } from './kernel/config.ts';
-export { signUrl, signingSecret } from './kernel/signing.ts';
+export { expiresAt, signUrl, signingSecret } from './kernel/signing.ts';
 export { parseDuration } from './kernel/duration.ts';

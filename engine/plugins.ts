@@ -1,4 +1,5 @@
-import { registerHooks } from 'node:module';
+// As the namespace, not a named import: under a Node without it (before 22.15) a named import fails the whole load.
+import * as nodeModule from 'node:module';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { RefractError } from './kernel/errors.ts';
@@ -37,6 +38,7 @@ let shared = false;
  * defines its plugin with the API it runs under. An installed copy, where there is one, is used as Node finds it.
  */
 function shareThisPackage(): void {
+  const { registerHooks } = nodeModule as Partial<typeof nodeModule>;
   if (shared || typeof registerHooks !== 'function') return;
   shared = true;
   registerHooks({

@@ -60,11 +60,11 @@ try {
   await run('bash', ['scripts/container-base.sh']);
   result.baseSeconds = (performance.now() - since) / 1000;
   since = performance.now();
-  // The host's npm and apt caches only speed the build up; a host CA bundle is passed for networks that re-sign TLS.
-  const caches = [
-    [path.join(os.homedir(), '.npm'), '/root/.npm'],
-    ['/var/cache/apt/archives', '/var/cache/apt/archives'],
-  ]
+  // The host's npm cache only speeds the build stage up (nothing of it reaches the image); a host CA bundle is passed
+  // for networks that re-sign TLS. The apt cache is not lent: a build with it kept the downloaded packages out of
+  // the image's layer (1.19 GB) where a user's build without it kept them in (1.53 GB), and the image is measured
+  // as a user builds it.
+  const caches = [[path.join(os.homedir(), '.npm'), '/root/.npm']]
     .filter(([host]) => existsSync(host!))
     .flatMap(([host, inside]) => ['--volume', `${host}:${inside}`]);
   const ca = existsSync('/etc/ssl/certs/ca-certificates.crt')

@@ -140,8 +140,10 @@ function parameter(
   description: string,
   extra: Partial<QueryParameter> = {},
 ): QueryParameter {
-  const param: QueryParameter = { name, in: 'query', description, schema, ...extra };
-  const types = [schema.type, ...(schema.anyOf ?? []).map((a) => a.type)];
+  // The description is the parameter's: its schema does not say it a second time.
+  const { description: _said, ...plain } = schema;
+  const param: QueryParameter = { name, in: 'query', description, schema: plain, ...extra };
+  const types = [plain.type, ...(plain.anyOf ?? []).map((a) => a.type)];
   // A bare name is `true`: `?url=…&screenshot`.
   if (types.includes('boolean')) param.allowEmptyValue = true;
   if (types.includes('array')) param.explode = true;
@@ -177,9 +179,8 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
     const pro = Object.hasOwn(PRO_ONLY, key);
     const doc = `${pro ? 'Pro only. ' : ''}${CORE_DOCS[key as keyof typeof CORE_DOCS] ?? ''}`;
     for (const p of flattened(key, schema)) {
-      const described = pro
-        ? defaultAsText(p.schema, p.name === key ? doc : `\`${key}\` option.`)
-        : { schema: p.schema, description: p.name === key ? doc : `\`${key}\` option.`, extra: {} };
+      const own = p.name === key ? doc : typeof p.schema.description === 'string' ? p.schema.description : '';
+      const described = pro ? defaultAsText(p.schema, own) : { schema: p.schema, description: own, extra: {} };
       params.push(
         parameter(p.name, described.schema, described.description, {
           ...(p.name === 'url' ? { required: true } : {}),
@@ -195,7 +196,7 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
       // Sent at its default it changes nothing (it does not turn the plugin on): the default stays a schema default.
       const { description, ...node } = jsonSchemaOf(schema);
       params.push(
-        parameter(name, node, typeof description === 'string' ? description : `\`${plugin.name}\` option.`, {
+        parameter(name, node, typeof description === 'string' ? description : '', {
           'x-refract-plugin': plugin.name,
         }),
       );
@@ -226,12 +227,9 @@ export function queryParameters(registry: Registry, opts: { testHooks?: boolean 
     );
     for (const p of flattened(plugin.name, options).filter((o) => o.name !== plugin.name)) {
       // Without a description of its own, an option says its default alone (not "`screenshot` option." on each).
+      // A plugin from outside that describes no option still says whose it is.
       const own =
-        typeof p.schema.description === 'string'
-          ? p.schema.description
-          : p.schema.default === undefined
-            ? `\`${plugin.name}\` option.`
-            : '';
+        typeof p.schema.description === 'string' ? p.schema.description : `An option of the \`${plugin.name}\` plugin.`;
       const described = defaultAsText(p.schema, own);
       params.push(
         parameter(p.name, described.schema, described.description, {
@@ -256,6 +254,7 @@ const media: Schema = {
     height: { type: 'integer' },
     duration: { type: 'number' },
     duration_pretty: { type: 'string' },
+    pages: { type: 'integer', description: "A PDF's number of pages." },
     palette: { type: 'array', items: { type: 'string' } },
     background_color: { type: 'string' },
     color: { type: 'string' },

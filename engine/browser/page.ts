@@ -3,7 +3,7 @@ import { RefractError } from '../kernel/errors.ts';
 import { fromNavigation } from '../kernel/failures.ts';
 import { findDevice } from '../plan/devices.ts';
 import type { GuardProxy } from './guard-proxy.ts';
-import { SELF_NAVIGATION_MS, isMainDocument, stopLoading } from './settle.ts';
+import { SELF_NAVIGATION_MS, isMainDocument, loadedOrShare, stopLoading } from './settle.ts';
 import { takeRefusal } from './context-guard.ts';
 import { trackRequests } from './requests.ts';
 
@@ -112,21 +112,24 @@ async function stalled(
   onStopped?: (ms: number) => void,
 ): Promise<Response> {
   if ((err as Error).name !== 'TimeoutError' || !onStopped || !documentThere(arrived, page)) throw err;
-  if (!(await stopLoading(page))) {
-    throw new RefractError(
-      'EBRWSRTIMEOUT',
-      `The page did not finish loading within ${budgetMs} ms, and a script of its own holds it: nothing can be captured`,
-      { cause: err },
-    );
-  }
+  if (!(await stopLoading(page))) throw heldPage(budgetMs, err);
   onStopped(budgetMs);
   return arrived;
 }
 
+const heldPage = (ms: number, cause?: unknown) =>
+  new RefractError(
+    'EBRWSRTIMEOUT',
+    `The page did not finish loading within ${ms} ms, and a script of its own holds it: nothing can be captured`,
+    { cause },
+  );
+
 /**
  * Navigates and drives the page as the setup says: goto with the chosen lifecycle event, then styles, scripts
  * and modules, frozen animations, clicks, scroll and waits. EBRWSRTIMEOUT when navigation passes its budget.
- * `afterLoad` runs once the page has loaded and its requests settled, before anything else.
+ * `afterLoad` runs once the page has loaded and its requests settled, before anything else. With `onStopped`, a
+ * document still loading at `budgetMs` is stopped and used as rendered, while one that has not arrived is waited
+ * for up to `waitMs` (the request's time but what its capture needs).
  */
 export async function navigate(
   page: Page,
@@ -136,6 +139,7 @@ export async function navigate(
   afterLoad?: () => Promise<void>,
   guarded?: GuardedBy,
   onStopped?: (ms: number) => void,
+  waitMs = budgetMs,
 ): Promise<Response | null> {
   if (setup.mediaType) await page.emulateMedia({ media: setup.mediaType });
   const tracker = setup.waitUntil === undefined || setup.waitUntil.includes('auto') ? trackRequests(page) : undefined;
@@ -163,7 +167,14 @@ export async function navigate(
   page.on('response', onResponse);
   try {
     try {
-      response = await page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: budgetMs });
+      const going = page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: Math.max(waitMs, budgetMs) });
+      const got =
+        onStopped && waitMs > budgetMs
+          ? await loadedOrShare(going, budgetMs, () => documentThere(arrived, page), page)
+          : await going;
+      if (got === 'held') throw heldPage(budgetMs);
+      if (got === 'stopped') onStopped!(budgetMs);
+      response = got === 'stopped' ? arrived! : got;
     } catch (err) {
       // The page navigated itself (a reload or a redirect on a short timer) before the event the navigation waited
       // for, as on a busy machine: its document did arrive, and it is read once its own navigation has loaded (below).
@@ -171,7 +182,7 @@ export async function navigate(
         response = arrived!;
         selfNavigations++;
       } else {
-        response = await stalled(err, page, arrived, budgetMs, onStopped);
+        response = await stalled(err, page, arrived, Math.max(waitMs, budgetMs), onStopped);
       }
     }
     loaded = true;
@@ -183,7 +194,7 @@ export async function navigate(
   } catch (err) {
     // Refused by the guard: its reason (EFORBIDDENURL, EINVALURL), not the browser's net::ERR_BLOCKED_BY_CLIENT.
     const refused = takeRefusal(page) ?? (failedHop ? guarded?.refusalOf(undefined, failedHop) : undefined);
-    throw fromNavigation(refused ?? err, budgetMs);
+    throw fromNavigation(refused ?? err, Math.max(waitMs, budgetMs));
   } finally {
     tracker?.stop();
     page.off('response', onResponse);

@@ -31,6 +31,33 @@ export async function stopLoading(page: Page): Promise<boolean> {
   return answered;
 }
 
+/**
+ * Waits for a navigation (`going`, whose own timeout is the longer wait) until `shareMs`: by then, a document that
+ * arrived but has not loaded is stopped and used as rendered (`'stopped'`; `'held'` when a script holds the page so
+ * that it cannot be stopped); a document that has not arrived yet is waited for as long as the navigation itself.
+ */
+export async function loadedOrShare<T>(
+  going: Promise<T>,
+  shareMs: number,
+  documentThere: () => boolean,
+  page: Page,
+): Promise<T | 'stopped' | 'held'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const share = new Promise<'share'>((resolve) => {
+    timer = setTimeout(() => resolve('share'), shareMs);
+  });
+  try {
+    const first = await Promise.race([going, share]);
+    if (first !== 'share') return first;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!documentThere()) return going;
+  // The navigation settles on its own once stopped (or at its timeout): nobody waits for it any more.
+  going.catch(() => undefined);
+  return (await stopLoading(page)) ? 'stopped' : 'held';
+}
+
 /** How long the DOM must stay unchanged, once built, for a page that builds itself to count as built. */
 const BUILT_QUIET_MS = 50;
 

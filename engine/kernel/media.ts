@@ -10,6 +10,8 @@ export interface Media {
   height?: number;
   duration?: number;
   duration_pretty?: string;
+  /** A PDF's number of pages. */
+  pages?: number;
 }
 
 const EXT: Record<string, string> = {

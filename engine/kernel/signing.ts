@@ -4,6 +4,7 @@
 // secret, which is derived from REFRACT_SIGNING_SECRET and the key: the server stores no secret per key, a key
 // removed from the ring revokes its links, and a new REFRACT_SIGNING_SECRET revokes them all.
 import { createHash, createHmac } from 'node:crypto';
+import { parseDuration } from './duration.ts';
 
 export const SIGNATURE_PARAM = 'signature';
 export const EXPIRES_PARAM = 'expires';
@@ -37,10 +38,23 @@ export interface SignOptions {
   query: string | URLSearchParams | Record<string, string | number | boolean>;
   /** The key's signing secret (`refract-api sign --secret-of`, or `signingSecret(REFRACT_SIGNING_SECRET, key)`). */
   secret: string;
-  /** When the link stops working: a Date, or Unix seconds. */
-  expires: Date | number;
+  /** When the link stops working: a Date, Unix seconds, or a duration from now such as `'1h'` or `'30d'`. */
+  expires: Date | number | string;
   /** The endpoint the link points at (default: the query alone, `?…`). */
   endpoint?: string;
+}
+
+/**
+ * Unix seconds from a Date, Unix seconds (a number, or ten digits or more), or a duration from now (`'1h'`, `'30d'`);
+ * NaN for anything else (a short number as text is neither: `'3600'` could mean either).
+ */
+export function expiresAt(expires: Date | number | string, now = Date.now()): number {
+  if (expires instanceof Date) return Math.floor(expires.getTime() / 1000);
+  if (typeof expires === 'number') return Math.floor(expires);
+  if (/^\s*\d{10,}\s*$/.test(expires)) return Number(expires);
+  if (/^\s*\d+(\.\d+)?\s*$/.test(expires)) return Number.NaN;
+  const ms = parseDuration(expires);
+  return ms === undefined || ms <= 0 ? Number.NaN : Math.floor((now + ms) / 1000);
 }
 
 /** A signed link: the endpoint (or `?`) with the canonical query, `expires` and `signature`. */
@@ -51,8 +65,9 @@ export function signUrl(options: SignOptions): string {
       ? query
       : Object.entries(query).map(([k, v]) => [k, String(v)]),
   );
-  const at = expires instanceof Date ? Math.floor(expires.getTime() / 1000) : Math.floor(expires);
-  if (!Number.isFinite(at)) throw new TypeError('signUrl: `expires` must be a Date or Unix seconds');
+  const at = expiresAt(expires);
+  if (!Number.isFinite(at))
+    throw new TypeError("signUrl: `expires` must be a Date, Unix seconds or a duration such as '1h'");
   params.set(EXPIRES_PARAM, String(at));
   const canonical = canonicalQuery(params);
   const signed = `${canonical}&${SIGNATURE_PARAM}=${macOf(canonical, secret)}`;

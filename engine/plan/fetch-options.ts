@@ -14,8 +14,12 @@ export const fetchOptions = {
     .default('auto'),
   userAgent: text().optional(),
   headers: z
-    .record(z.string(), z.string({ error: 'expected one text value per header' }), {
-      error: 'expected dotted header names',
-    })
+    .record(
+      z.string(),
+      z.string({ error: 'expected one text value per header' }).describe('A header sent to the target.'),
+      {
+        error: 'expected dotted header names',
+      },
+    )
     .optional(),
 };

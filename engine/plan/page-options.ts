@@ -2,12 +2,14 @@ import { bool, device, duration, list, num, oneOf, options, text, z } from './sc
 
 /** The viewport fields a request (`viewport.*`) or an output (`screenshot.width`...) may set. */
 export const viewportFields = {
-  width: num({ min: 1, max: 8000, int: true }).optional(),
-  height: num({ min: 1, max: 8000, int: true }).optional(),
-  deviceScaleFactor: num({ min: 0.1, max: 5 }).optional(),
-  isMobile: bool().optional(),
-  hasTouch: bool().optional(),
-  isLandscape: bool().optional(),
+  width: num({ min: 1, max: 8000, int: true }).optional().describe('Viewport width in CSS pixels (1 to 8000).'),
+  height: num({ min: 1, max: 8000, int: true }).optional().describe('Viewport height in CSS pixels (1 to 8000).'),
+  deviceScaleFactor: num({ min: 0.1, max: 5 })
+    .optional()
+    .describe('Device pixels per CSS pixel (0.1 to 5): 2 takes a retina capture.'),
+  isMobile: bool().optional().describe('Emulate a mobile browser: the meta viewport tag is honoured.'),
+  hasTouch: bool().optional().describe('Emulate a touch screen.'),
+  isLandscape: bool().optional().describe('Emulate landscape orientation.'),
 };
 
 /**

@@ -17,11 +17,13 @@ export const proxyOptions = {
             },
             { error: 'expected an http(s) proxy URL such as http://user:pass@host:8080' },
           )
-          .optional(),
+          .optional()
+          .describe('Your proxy: http(s)://user:pass@host:port.'),
         location: text()
           .transform((v) => v.toLowerCase())
           .refine((v) => /^[a-z]{2}$/.test(v), { error: 'expected a two-letter country code such as us' })
-          .optional(),
+          .optional()
+          .describe("A two-letter country: a proxy of the operator's pool there serves the request."),
       }),
     )
     .meta({ [TEXT_FORM_MARK]: 'a proxy URL such as http://user:pass@host:8080' })

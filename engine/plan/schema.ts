@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { camelCase } from './params.ts';
-import { parseDuration } from '../kernel/duration.ts';
+import { formatDuration, parseDuration } from '../kernel/duration.ts';
 import { deviceProblem } from './devices.ts';
 
 export { z };
@@ -50,8 +50,13 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T)
 
 /** A duration in milliseconds: a number or human text such as `90s`, `1h`, `2 minutes`. */
 export function duration(opts: { min?: number; max?: number } = {}) {
+  // A bound is said with its unit: `expected at least 60000 ms (1m)`, not a bare number.
+  const said = (ms: number) => `${ms} ms (${formatDuration(ms)})`;
+  let schema = z.number({ error: 'expected milliseconds or a duration such as 10s' });
+  if (opts.min !== undefined) schema = schema.min(opts.min, { error: `expected at least ${said(opts.min)}` });
+  if (opts.max !== undefined) schema = schema.max(opts.max, { error: `expected at most ${said(opts.max)}` });
   // The mark tells the API description that text such as `10s` is accepted too.
-  return z.preprocess((v) => parseDuration(v) ?? v, num(opts)).meta({ [DURATION_MARK]: true });
+  return z.preprocess((v) => parseDuration(v) ?? v, schema).meta({ [DURATION_MARK]: true });
 }
 
 /** Marks, in a schema's metadata, the forms a parameter accepts besides its validated type (for the API description). */

@@ -1,6 +1,7 @@
 import type { CheerioAPI } from 'cheerio';
 import { parseHtml } from '../kernel/html.ts';
-import { hasCode, isRefractError } from '../kernel/errors.ts';
+import { hasCode, isRefractError, RefractError } from '../kernel/errors.ts';
+import { formatDuration } from '../kernel/duration.ts';
 import type { Plan } from '../plan/plan.ts';
 import type { Lease } from './queue.ts';
 import type { FetchResult } from '../fetch/http.ts';
@@ -68,8 +69,25 @@ async function executeOnce(plan: Plan, services: Services, lease: Lease, trace: 
   const left = Math.max(0, Math.round(plan.options.timeout - (performance.now() - trace.started)));
   // Whatever a step, a wait or the browser does, the answer comes at the deadline (ETIMEOUT); the work left
   // behind is cut by the same signal (its page is closed, never reused).
-  return withDeadline(left, [], (signal) =>
-    untilAborted(() => runPlan(plan, services, lease, trace, signal, left), signal),
+  let deadline: AbortSignal | undefined;
+  try {
+    return await withDeadline(left, [], (signal) => {
+      deadline = signal;
+      return untilAborted(() => runPlan(plan, services, lease, trace, signal, left), signal);
+    });
+  } catch (err) {
+    // The request's own limit was reached: the answer says which limit, and how large it was.
+    if (deadline?.aborted && hasCode(err, 'ETIMEOUT')) throw requestTimedOut(plan.options.timeout, err);
+    throw err;
+  }
+}
+
+/** ETIMEOUT for a request that reached its `timeout`, naming the limit (the cause keeps where it was hit). */
+function requestTimedOut(timeout: number, cause: unknown): RefractError {
+  return new RefractError(
+    'ETIMEOUT',
+    `The request reached its timeout of ${formatDuration(timeout)} (\`timeout\`, ${timeout} ms from its arrival)`,
+    { cause, data: { timeout } },
   );
 }
 

@@ -125,12 +125,14 @@ function crawlerOptions(
     async requestHandler({ request, session }) {
       const job = jobs.get(request.uniqueKey);
       if (!job) return;
-      jobs.delete(request.uniqueKey);
+      // A running job stays listed until it settles: a close answers it (EBUSY) rather than what the close does to it.
       try {
         const proxyUrl = proxyConfiguration ? await proxyConfiguration.newUrl(session?.id) : undefined;
         job.resolve(await job.task({ session, proxyUrl }));
       } catch (err) {
         job.reject(err);
+      } finally {
+        jobs.delete(request.uniqueKey);
       }
       // Crawlee's bookkeeping of the task (marking it handled, statistics, the session's score, its context's
       // cleanup) waits one turn, so that the answer, settled now, is written to its client first; so does the spare.
@@ -221,11 +223,12 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
     crawler,
     async close() {
       closing = true;
+      // Every request not answered yet, waiting or running, is answered now: the engine is closing under it.
+      for (const job of jobs.values())
+        job.reject(new RefractError('EBUSY', 'The engine closed before this request was answered'));
+      jobs.clear();
       crawler.autoscaledPool?.abort();
       await crawler.teardown();
-      for (const job of jobs.values())
-        job.reject(new RefractError('EBUSY', 'The engine closed before this request ran'));
-      jobs.clear();
     },
   };
 }

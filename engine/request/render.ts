@@ -29,6 +29,12 @@ const CONSENT_CAP_MS = 3000;
 const NAVIGATION_SETTLE_MS = 5000;
 /** The share of a browser output's time that navigation may take before loading is stopped and the page captured. */
 const NAVIGATION_SHARE = 0.6;
+/**
+ * What a capture keeps of the request's time when the page's document has not even arrived by navigation's share:
+ * it is waited for until then (a slow server's answer is still taken), and a document that arrives is captured.
+ */
+const CAPTURE_RESERVE_SHARE = 0.15;
+const CAPTURE_RESERVE_MAX_MS = 2000;
 
 /** How a plan is rendered: read once built (`prerender=auto` chose the browser), captured as rendered when loading does not finish. */
 export interface RenderHow {
@@ -210,6 +216,9 @@ export async function renderPlan(
   // Capturing what is rendered when loading does not finish: navigation gets its share of the time, the rest
   // is left to the steps.
   const navigationMs = capturePartial ? Math.max(1000, Math.round(budgetMs * NAVIGATION_SHARE)) : budgetMs;
+  const documentMs = capturePartial
+    ? Math.max(navigationMs, budgetMs - Math.min(CAPTURE_RESERVE_MAX_MS, Math.round(budgetMs * CAPTURE_RESERVE_SHARE)))
+    : budgetMs;
   let stopped: Warning | undefined;
   const onStopped = capturePartial
     ? (ms: number) => {
@@ -240,7 +249,7 @@ export async function renderPlan(
               ? () => trace.time('consent', () => services.adblock.settleConsent(page, CONSENT_CAP_MS))
               : undefined;
           let response = await trace.time('navigate', () =>
-            navigate(page, plan.url, setup, navigationMs, consent, services.browsers, onStopped),
+            navigate(page, plan.url, setup, navigationMs, consent, services.browsers, onStopped, documentMs),
           );
           unreached(response, plan.url, signal);
           // Decoded as the fetch path decodes it; when the browser chose otherwise, the page is loaded again once.
@@ -252,7 +261,7 @@ export async function renderPlan(
             await page.route(relabel.url, (route) => route.fulfill(relabel.answer), { times: 1 });
             try {
               await trace.time('navigate', () =>
-                navigate(page, relabel.url, setup, navigationMs, consent, services.browsers, onStopped),
+                navigate(page, relabel.url, setup, navigationMs, consent, services.browsers, onStopped, documentMs),
               );
             } finally {
               await page.unroute(relabel.url).catch(() => undefined);

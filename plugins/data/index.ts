@@ -44,17 +44,28 @@ const rule: z.ZodType<DataRule> = z.lazy(() =>
     z
       .object(
         {
-          selector: selectors.optional(),
-          selectorAll: selectors.optional(),
+          selector: selectors
+            .optional()
+            .describe('CSS selectors (comma-separated fallbacks): the first match is the value.'),
+          selectorAll: selectors.optional().describe('CSS selectors: every match, as a list.'),
           attr: z
             .union([
               z.string().trim().min(1, { error: 'expected an attribute name' }),
               z.array(z.string().trim().min(1)).min(1),
               z.record(z.string(), ruleSet),
             ])
-            .optional(),
-          type: z.enum(TYPES, { error: `expected one of ${TYPES.join(', ')}` }).optional(),
-          evaluate: z.string().trim().min(1, { error: 'expected a JavaScript expression' }).optional(),
+            .optional()
+            .describe('What to read of the match: an attribute, `text`, `html`, `markdown`, or nested rules.'),
+          type: z
+            .enum(TYPES, { error: `expected one of ${TYPES.join(', ')}` })
+            .optional()
+            .describe('Read the value as this type (number, date, url, image...); one that is not counts as none.'),
+          evaluate: z
+            .string()
+            .trim()
+            .min(1, { error: 'expected a JavaScript expression' })
+            .optional()
+            .describe('A JavaScript expression evaluated in the page (browser), instead of a selector.'),
         },
         { error: 'expected a rule with selector, selectorAll, attr, type or evaluate' },
       )

@@ -7,7 +7,13 @@ const MEMORY_MB = 64;
 const MAX_RUN_MS = 20_000;
 
 const params = z.object({
-  code: z.string({ error: 'expected JavaScript source' }).trim().min(1, { error: 'expected JavaScript source' }),
+  code: z
+    .string({ error: 'expected JavaScript source' })
+    .trim()
+    .min(1, { error: 'expected JavaScript source' })
+    .describe(
+      'JavaScript run against the rendered page in an isolate: `({ page }) => page.title()`; its result is `data.function`.',
+    ),
 });
 
 /** JavaScript run against the live page in an isolated V8 sandbox; its JSON result is `data.function`. */

@@ -95,8 +95,12 @@ export default definePlugin({
   // The providers list is compiled once per engine, when it starts (a broken operator file fails the start).
   init: (settings) => loadProviders(settings.oembedProviders),
   params: options({
-    maxWidth: num({ min: 1, int: true }).optional(),
-    maxHeight: num({ min: 1, int: true }).optional(),
+    maxWidth: num({ min: 1, int: true })
+      .optional()
+      .describe("Largest embed width in pixels, asked of the provider's oEmbed."),
+    maxHeight: num({ min: 1, int: true })
+      .optional()
+      .describe("Largest embed height in pixels, asked of the provider's oEmbed."),
   }),
   async run(ctx, sizes) {
     const link = discovered(ctx);

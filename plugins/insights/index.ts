@@ -20,9 +20,12 @@ const lighthouseOptions = options({
       error: `expected categories among ${CATEGORIES.join(', ')}`,
     })
     .meta({ items: { type: 'string', enum: [...CATEGORIES] } })
-    .optional(),
-  preset: oneOf(['mobile', 'desktop']).default('mobile'),
-  output: oneOf(['json', 'html', 'csv']).default('json'),
+    .optional()
+    .describe('Lighthouse categories to audit (comma-separated); all five by default.'),
+  preset: oneOf(['mobile', 'desktop']).default('mobile').describe("Lighthouse's device and throttling preset."),
+  output: oneOf(['json', 'html', 'csv'])
+    .default('json')
+    .describe('The report: JSON in the answer, or an HTML or CSV file.'),
 });
 
 /** `insights=true` means both parts; naming parts (`insights.technologies=true`) asks for those alone. */
@@ -32,9 +35,14 @@ const params = z.preprocess(
     return { technologies: 'true', lighthouse: 'auto' };
   },
   options({
-    technologies: bool().default(false),
+    technologies: bool()
+      .default(false)
+      .describe('The technologies the page uses (Wappalyzer rules), in about a second.'),
     // `auto` (what a bare `insights` asks for): the audit when the request's time left allows one.
-    lighthouse: z.union([z.literal('auto'), bool(), lighthouseOptions]).default(false),
+    lighthouse: z
+      .union([z.literal('auto'), bool(), lighthouseOptions])
+      .default(false)
+      .describe('A Lighthouse audit (takes 10 s or more); a bare `insights` runs it only when the time left allows.'),
   }),
 );
 

@@ -7,7 +7,9 @@ function isMedia(value: unknown): value is Media {
 /** `ping=true` checks every field; `ping.image=false` (or `ping.logo=true` alone) chooses per field. */
 const params = z.preprocess(
   (v) => (v === undefined ? {} : v),
-  z.record(z.string(), bool(), { error: 'expected true, false or one flag per field such as ping.image=false' }),
+  z.record(z.string(), bool().describe('Check (true) or skip (false) this media field, such as `ping.image`.'), {
+    error: 'expected true, false or one flag per field such as ping.image=false',
+  }),
 );
 
 function wanted(field: string, choice: Record<string, boolean>): boolean {

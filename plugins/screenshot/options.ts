@@ -5,31 +5,38 @@ import { schemeProblem, DEFAULT_SCHEME } from './code.ts';
 
 /** A clip's length and frame rate; `screenshot.animated` alone means these defaults. */
 const clipOptions = options({
-  duration: duration({ min: 500, max: MAX_CLIP_MS }).default(3000),
-  fps: num({ min: 1, max: 30, int: true }).default(25),
+  duration: duration({ min: 500, max: MAX_CLIP_MS })
+    .default(3000)
+    .describe('Length of the clip (ms or text, 0.5 s up to the limit).'),
+  fps: num({ min: 1, max: 30, int: true }).default(25).describe('Frames per second of the clip (1 to 30).'),
 });
 
 export const params = options({
-  type: oneOf(['png', 'jpeg', 'webp', 'avif']).default('png'),
-  quality: num({ min: 0, max: 100, int: true }).optional(),
-  fullPage: bool().default(false),
-  element: text().optional(),
-  omitBackground: bool().default(true),
-  device: device().optional(),
+  type: oneOf(['png', 'jpeg', 'webp', 'avif']).default('png').describe('Image format.'),
+  quality: num({ min: 0, max: 100, int: true }).optional().describe('Quality 0 to 100 of a jpeg, webp or avif.'),
+  fullPage: bool().default(false).describe('Capture the whole scrollable page, not only the viewport.'),
+  element: text().optional().describe('A CSS selector: capture only this element.'),
+  omitBackground: bool().default(true).describe('Keep a page without a background transparent (png, webp, avif).'),
+  device: device().optional().describe('A device preset for the capture (`iPhone 15`, `macbook pro 13`...).'),
   ...viewportFields,
-  waitFor: duration({ max: 20_000 }).optional(),
-  waitUntil: list().optional(),
+  waitFor: duration({ max: 20_000 }).optional().describe('Wait this long (ms or text, at most 20 s) before capturing.'),
+  waitUntil: list().optional().describe('Navigation events to wait for before capturing (load, networkidle...).'),
   codeScheme: text()
     .superRefine((v, ctx) => {
       const problem = schemeProblem(v);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
-    .default(DEFAULT_SCHEME),
-  overlay: options({ background: text().optional(), browser: oneOf(['light', 'dark']).optional() }).optional(),
+    .default(DEFAULT_SCHEME)
+    .describe('Highlighting theme for a JSON, XML or code target (a highlight.js theme name).'),
+  overlay: options({
+    background: text().optional().describe('A colour, gradient or image URL behind the capture.'),
+    browser: oneOf(['light', 'dark']).optional().describe('Frame the capture in a browser window of this theme.'),
+  }).optional(),
   animated: z
     .union([bool(), clipOptions])
     .transform((v) => (v === true ? clipOptions.parse({}) : v || undefined))
-    .optional(),
+    .optional()
+    .describe('Record a clip of the page (WebM) instead of a still image.'),
 }).superRefine((o, ctx) => {
   if (o.quality !== undefined && o.type === 'png')
     ctx.addIssue({

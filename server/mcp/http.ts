@@ -74,7 +74,9 @@ export function createMcpRoute(deps: McpRouteDeps) {
       return;
     }
     tools ??= buildTools(deps.openApi());
-    const server = await createMcpServer(handlerBackend(deps, key, ip), tools);
+    // A caller is shown the tools it can use: the free endpoint answers crawl jobs with EPRO, so it lists none.
+    const usable = deps.tier === 'pro' ? tools : tools.filter((t) => !t.pro);
+    const server = await createMcpServer(handlerBackend(deps, key, ip), usable);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();

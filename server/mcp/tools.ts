@@ -17,6 +17,8 @@ export interface Tool {
   description: string;
   inputSchema: Schema & { type: 'object' };
   annotations: { readOnlyHint: boolean; openWorldHint: true };
+  /** Only the pro endpoint serves it (crawl jobs): the free endpoint does not list it. */
+  pro?: boolean;
   run(args: Record<string, unknown>, backend: Backend): Promise<ToolResult>;
 }
 
@@ -37,6 +39,11 @@ async function api(
   body?: unknown,
 ): Promise<{ data?: Record<string, unknown>; raw?: string; warnings?: unknown[] }> {
   const res = await backend.call(method, path, body);
+  // Parameters the API does not know are named in a header: an agent is told them, as a warning.
+  const unknown = res.headers.get('x-refract-unknown-params');
+  const ignored = unknown
+    ? [{ message: `Not parameters of this API, ignored: ${unknown.split(/,\s*/).map(decoded).join(', ')}` }]
+    : [];
   const type = res.headers.get('content-type') ?? '';
   if (!type.includes('json')) {
     if (res.ok) return { raw: await res.text() };
@@ -45,11 +52,21 @@ async function api(
   const json = (await res.json()) as Record<string, unknown>;
   if (json.status !== 'success')
     throw new ApiFailure(String(json.code ?? `HTTP${res.status}`), String(json.message ?? ''));
-  return { data: json.data as Record<string, unknown>, warnings: json.warnings as unknown[] | undefined };
+  const warnings = [...((json.warnings as unknown[] | undefined) ?? []), ...ignored];
+  return { data: json.data as Record<string, unknown>, warnings: warnings.length ? warnings : undefined };
 }
 
 const text = (value: string): Content => ({ type: 'text', text: value });
 const json = (value: unknown): string => JSON.stringify(value, null, 1);
+
+/** A percent-encoded name, decoded (as it was sent when it does not decode). */
+function decoded(name: string): string {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
 
 /** The characters a text answer holds at most unless `maxLength` says otherwise. */
 export const DEFAULT_MAX_LENGTH = 20_000;
@@ -118,14 +135,31 @@ function outputOf(name: string, data: Record<string, unknown> | undefined, warni
   throw new ApiFailure(said?.code ?? 'EPLUGIN', said?.message ?? `The ${name} output did not come`);
 }
 
+/** A schema without its descriptions, at every depth (its names, types, enums and bounds stay). */
+function unsaid(schema: Schema): Schema {
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'description') continue;
+    if (key === 'properties' && value && typeof value === 'object')
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, Schema>).map(([k, v]) => [k, unsaid(v)]));
+    else if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) out[key] = value.map((v) => unsaid(v));
+    else if ((key === 'items' || key === 'additionalProperties') && value && typeof value === 'object')
+      out[key] = unsaid(value as Schema);
+    else out[key] = value;
+  }
+  return out;
+}
+
 /** The tools of a Refract described by `doc`. */
 export function buildTools(doc: OpenApiDocument): Tool[] {
   const params = (doc.paths['/']?.get?.parameters ?? []) as OpenApiParameter[];
   const tree = paramTree(params);
   const general = objectOf(paramTree(params.filter((p) => !p['x-refract-plugin'] && p.name !== 'url')));
+  // Said once: `extract` describes every general parameter; the one-output tools name them and their types only
+  // (an agent reads the tool list on every call, and eight copies of the same texts were most of it).
   const optionsArg: Schema = {
-    ...general,
-    description: 'Any general API parameter (waitUntil, waitForSelector, device, headers, adblock, timeout, force...).',
+    ...unsaid(general),
+    description: 'General API parameters, as `extract` describes them (waitUntil, device, headers, timeout, force...).',
   };
   /** A tool over one output: the URL, that output's options at the top, the general ones under `options`. */
   const outputTool = (
@@ -291,6 +325,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'crawl_start',
+      pro: true,
       title: 'Start a crawl',
       description:
         'Starts a crawl job (pro): a site from `start`, a list of `urls` or a `sitemap`, each page with the API `query` given. Answers its id; follow it with crawl_status and crawl_results.',
@@ -302,6 +337,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'crawl_status',
+      pro: true,
       title: 'Crawl status',
       description: "A crawl job's status and its pages done, failed and queued.",
       inputSchema: { ...jobId, type: 'object' },
@@ -314,6 +350,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'crawl_results',
+      pro: true,
       title: 'Crawl results',
       description:
         "A page of a crawl job's results (one entry a page), from `cursor`; `next` is where the next page starts (null at the end).",
@@ -346,6 +383,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'crawl_cancel',
+      pro: true,
       title: 'Cancel a crawl',
       description: 'Cancels a crawl job; the pages already done stay readable.',
       inputSchema: { ...jobId, type: 'object' },

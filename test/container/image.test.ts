@@ -104,6 +104,9 @@ test.before(async () => {
     'REFRACT_ALLOW_PRIVATE_HOSTS=127.0.0.1',
     '-e',
     'REFRACT_SHUTDOWN_GRACE=20s',
+    // As README's quick start runs it: a stop waits for the drain (podman's and docker's default is 10 s).
+    '--stop-timeout',
+    '40',
     IMAGE,
   ]);
   base = `http://127.0.0.1:${port}`;
@@ -260,7 +263,8 @@ test('podman stop (SIGTERM) with a request in flight: the request is answered, t
     `url=${q(`${fx.url}/drain-page`)}&screenshot.fullPage&waitForTimeout=1500&meta=false&force`,
   );
   await loading;
-  const stopping = run('podman', ['stop', '-t', '40', NAME]);
+  // Stopped as README says to: a plain stop, the wait given when the container was run.
+  const stopping = run('podman', ['stop', NAME]);
   // The drain has begun once readiness fails (503, or the listener closed): only then is the held page released.
   await new Promise<void>((resolve) => {
     const check = () =>
@@ -280,6 +284,9 @@ test('podman stop (SIGTERM) with a request in flight: the request is answered, t
   await stopping;
   const code = (await run('podman', ['inspect', NAME, '--format', '{{.State.ExitCode}}'])).trim();
   assert.is(code, '0');
+  assert.is((await run('podman', ['image', 'inspect', IMAGE, '--format', '{{.Config.StopSignal}}'])).trim(), 'SIGTERM');
+  // The stop waited as long as the run allowed (40 s, more than the drain's grace), not the default 10 s.
+  assert.is((await run('podman', ['inspect', NAME, '--format', '{{.Config.StopTimeout}}'])).trim(), '40');
 });
 
 test.run();

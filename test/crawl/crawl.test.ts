@@ -323,6 +323,12 @@ test('the CLI sends every page through --proxy-urls, and refuses a bad --query b
   const negative = await cli([`${fx.url}/site/p/0`, '--max-pages', '-1']);
   assert.is(negative.code, 2);
   assert.match(negative.stderr, /--max-pages must be a whole number, got "-1"/);
+  const none = await cli([`${fx.url}/site/p/0`, '--concurrency', '0']);
+  assert.is(none.code, 2);
+  assert.match(none.stderr, /--concurrency must be a whole number of at least 1, got "0"/);
+  const missing = await cli(['--urls', path.join(dir, 'no-such-list.txt')]);
+  assert.is(missing.code, 2, missing.stderr);
+  assert.match(missing.stderr, /^refract: --urls: cannot read ".*no-such-list\.txt" \(ENOENT\)$/m);
   const unknown = await cli([`${fx.url}/site/p/0`, '--bogus']);
   assert.is(unknown.code, 2);
   assert.equal(unknown.stderr.trim().split('\n'), [

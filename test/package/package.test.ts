@@ -234,6 +234,21 @@ test('the CLI from the installed package: --version, an unknown command, serve w
   assert.is((await run('npx refract --version', pluginDir)).stdout.trim(), VERSION);
   const unknown = await run('npx refract crawlz', pluginDir, {}, 2);
   assert.match(unknown.stderr, /unknown command "crawlz"/);
+  // Under an older Node (the system's, where it is one) the CLI says which Node it needs, not an import error.
+  const system = spawnSync('/usr/bin/node', ['--version'], { encoding: 'utf8' });
+  if (system.status === 0 && Number(/^v(\d+)/.exec(system.stdout)?.[1]) < 22) {
+    const old = spawnSync(
+      '/usr/bin/node',
+      [path.join(pluginDir, 'node_modules/refract-api/dist/bin/refract.js'), 'crawl', base],
+      {
+        cwd: pluginDir,
+        encoding: 'utf8',
+        env: userEnv,
+      },
+    );
+    assert.is(old.status, 1, old.stderr);
+    assert.match(old.stderr, /^refract: this is Node 2\d\.[\d.]+; refract needs Node 22 or later/);
+  } else console.log('no system Node older than 22 here: the old-Node check was not run');
   // The command npx runs, started directly so that the signal reaches the server itself (npx does not pass it on).
   const server = spawn(path.join(pluginDir, 'node_modules/.bin/refract'), ['serve'], {
     cwd: pluginDir,

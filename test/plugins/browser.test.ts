@@ -209,6 +209,7 @@ test('PDF: page count and paper size, landscape, page ranges, margins and scale'
   const a4 = await get('pdf');
   assert.match(a4.info['Page size'] ?? '', /^59[56](\.\d+)? x 84[12](\.\d+)? pts/);
   assert.ok(Number(a4.info.Pages) >= 3, `pages ${a4.info.Pages}`);
+  assert.is(a4.media.pages, Number(a4.info.Pages), 'the answer counts the pages as pdfinfo does');
   assert.is(a4.media.type, 'pdf');
   const letter = await get('pdf.format=Letter&pdf.landscape');
   assert.match(letter.info['Page size']!, /^792 x 612 pts/);
@@ -222,6 +223,7 @@ test('PDF: page count and paper size, landscape, page ranges, margins and scale'
   const beyond = await call(app.freeUrl, `url=${site('tall.html')}&pdf.pageRanges=90-99`);
   assert.is(beyond.status, 400);
   assert.is(beyond.body.code, 'EPAGERANGE');
+  assert.match(beyond.body.message, new RegExp(`the document has ${a4.info.Pages} pages$`));
   const malformed = await call(app.freeUrl, `url=${site('tall.html')}&pdf.pageRanges=first`);
   assert.is(malformed.body.code, 'EPAGERANGE');
 });

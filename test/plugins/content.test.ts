@@ -26,6 +26,16 @@ test("the title heads the text once: the page's h1 that the document title conta
   assert.is(out.split('The River Story').length - 1, 1);
 });
 
+test('a Japanese headline (no spaces between its words) heads the text once, without the site name', () => {
+  const body = Array.from({ length: 12 }, (_, i) => `<p>新しい駅は午前六時に開業し、${i}番目の列車が到着しました。多くの人が集まりました。</p>`).join('');
+  const out = pageToMarkdown(
+    `<html lang="ja"><head><title>新しい駅が開業 | 毎日ニュース</title></head><body><article><h1>新しい駅が開業</h1>${body}</article></body></html>`,
+    BASE,
+  );
+  assert.ok(out.startsWith('# 新しい駅が開業\n'), out.slice(0, 80));
+  assert.is(out.split('新しい駅が開業').length - 1, 1, out.slice(0, 200));
+});
+
 test('boilerplate named by class, id or role goes; the article stays', () => {
   const out = md(`<div class="share-bar"><a href="/s">Share on social</a> tweet this now please</div>
     <article>${para(6)}<div class="related-articles"><h3>More about things</h3><p>Another headline entirely unrelated today</p></div>${para(4, 'stream')}</article>

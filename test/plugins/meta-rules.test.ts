@@ -124,6 +124,12 @@ field('author', [
   ['[class*=byline] that is not a date', '', '<div class="byline">By Byline Writer</div>', 'Byline Writer'],
   ['[class*=byline] that is a date refused', '', '<div class="byline">July 4, 2019</div>', null],
   [
+    'beyond: a Japanese byline, labelled `記者：` in the text',
+    '<meta property="og:locale" content="ja_JP">',
+    '<h1>新しい駅が開業</h1><p>2025年3月12日</p><p>（記者：山田太郎）</p><p>本文です。</p>',
+    '山田太郎',
+  ],
+  [
     "differs: a twitter:creator handle is no author (the site's account, mostly)",
     '<meta name="twitter:creator" content="@tweeter">',
     '',
@@ -428,6 +434,30 @@ field(
       '',
       '<p class="date">15 августа 2016, 13:43</p>',
       new Date(2016, 7, 15, 13, 43).toISOString(),
+    ],
+    [
+      'beyond: a date written in the text gives way to the exact time and offset its <time datetime> states',
+      '',
+      '<h1>Bericht</h1><p class="published"><time datetime="2025-03-12T14:30:00+01:00">12. März 2025</time></p>',
+      '2025-03-12T14:30:00.000+01:00',
+    ],
+    [
+      'beyond: a German date keeps its time (`14:30 Uhr`)',
+      '<meta property="og:locale" content="de_DE">',
+      '<h1>Bericht</h1><p class="date">12. März 2025, 14:30 Uhr</p>',
+      '2025-03-12T14:30:00.000Z',
+    ],
+    [
+      'beyond: a time written in Japanese is a time in Japan (one zone, +09:00)',
+      '<meta property="og:locale" content="ja_JP">',
+      '<h1>記事</h1><p class="date">2025年3月12日 14:30</p>',
+      '2025-03-12T14:30:00.000+09:00',
+    ],
+    [
+      "beyond: a customer review's date on a product page is not the page's",
+      ld({ '@type': 'Product', name: 'Kettle', offers: { price: '20' } }),
+      '<h1>Kettle</h1><div itemprop="review" itemscope itemtype="https://schema.org/Review"><meta itemprop="datePublished" content="2024-01-05"><span class="review-date">January 5, 2024</span><p>Great kettle</p></div>',
+      null,
     ],
     [
       'beyond: a time with its offset keeps the day its readers saw',

@@ -168,6 +168,7 @@ test('a slow target answers ETIMEOUT (408) within the timeout', async () => {
   const { status, body } = await call(app.freeUrl, `url=${q(`${fx.url}/slow`)}&timeout=500ms`);
   assert.is(status, 408);
   assert.is(body.code, 'ETIMEOUT');
+  assert.match(body.message, /reached its timeout of 500ms \(`timeout`, 500 ms from its arrival\)/, 'which limit');
   assert.is(body.status, 'fail');
   assert.is(slowHits, 1);
 });

@@ -84,10 +84,14 @@ const TOOLS = [
 test('streamable HTTP: the tools, their schemas from the query schemas (third-party plugins too)', async () => {
   const client = await httpClient(app.freeUrl);
   const { tools } = await client.listTools();
+  // The free endpoint lists what it can serve: no crawl jobs (EPRO there).
   assert.equal(
     tools.map((t) => t.name),
-    TOOLS,
+    TOOLS.filter((t) => !t.startsWith('crawl_')),
   );
+  // The list is read on every call: each general parameter is described once (in `extract`), not in every tool.
+  const size = JSON.stringify(tools).length;
+  assert.ok(size < 50_000, `the tool list is ${size} bytes`);
   const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
   const extract = byName.extract!.inputSchema as { properties: Record<string, any>; required: string[] };
   assert.equal(extract.required, ['url']);
@@ -98,6 +102,9 @@ test('streamable HTTP: the tools, their schemas from the query schemas (third-pa
   const screenshot = byName.screenshot!.inputSchema as { properties: Record<string, any> };
   assert.ok(screenshot.properties.fullPage, 'screenshot options at the top of its tool');
   assert.ok(screenshot.properties.options.properties.waitUntil, 'general options under `options`');
+  assert.is(screenshot.properties.options.properties.waitUntil.description, undefined, 'described in extract');
+  assert.match(extract.properties.waitUntil.description, /navigation events/);
+  assert.match(screenshot.properties.element.description, /CSS selector/, "the tool's own options are described");
   const map = byName.map!.inputSchema as { properties: Record<string, any> };
   assert.equal(map.properties.sitemap.enum, ['include', 'only', 'skip']);
 });
@@ -118,6 +125,12 @@ test('metadata and extract answer the API data; an error is a tool error with it
   );
   const extracted = await client.callTool({ name: 'extract', arguments: { url, thumbs: { size: 7 }, meta: false } });
   assert.equal(JSON.parse(textOf(extracted)).thumbs, { size: 7 });
+  // An argument the API does not know is said, as GET / says it (x-refract-unknown-params), not dropped silently.
+  const unknown = await client.callTool({
+    name: 'extract',
+    arguments: { url, meta: false, thumbs: true, sreenshot: true },
+  });
+  assert.equal(JSON.parse(textOf(unknown)).warnings, [{ message: 'Not parameters of this API, ignored: sreenshot' }]);
   const bad = await client.callTool({ name: 'metadata', arguments: { url: 'not a url' } });
   assert.is(bad.isError, true);
   assert.match(textOf(bad), /^EINVALURL: /);
@@ -205,7 +218,7 @@ test('pdf, html, palette and insights: each answers its part of the API', async 
 test('map, and crawl jobs on the pro endpoint (a Bearer key), refused on the free one', async () => {
   const free = await httpClient(app.freeUrl);
   const refused = await free.callTool({ name: 'crawl_start', arguments: { urls: [`${fx.url}/long.html`] } });
-  assert.match(textOf(refused), /^EPRO: /);
+  assert.match(textOf(refused), /^EINVALQUERY: No tool "crawl_start"/);
   const mapped = await free.callTool({ name: 'map', arguments: { url: `${fx.url}/long.html`, sitemap: 'skip' } });
   assert.equal(textOf(mapped).split('\n').sort(), [`${fx.url}/long.html`, `${fx.url}/other.html`]);
   await assert.not.ok(

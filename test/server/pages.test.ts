@@ -60,6 +60,14 @@ test.before(async () => {
     '/no-answer': (_, res) => {
       held.push(res);
     },
+    // A slow server: its answer comes after navigation's share of a 6 s request, well before the deadline.
+    '/late-answer': (_, res) => {
+      held.push(res);
+      setTimeout(
+        () => html(res, '<title>Late</title><body style="background:rgb(0,0,255)"><h1>late</h1></body>'),
+        4200,
+      );
+    },
     '/alerts': (_, res) =>
       html(res, '<title>Alerts</title><h1>x</h1><script>for (;;) { alert("a"); confirm("b"); }</script>'),
     '/popups': (_, res) =>
@@ -184,6 +192,11 @@ test("a page whose load never completes is captured as rendered when navigation'
     [['navigation', 'EBRWSRTIMEOUT']],
   );
   assert.match(res.body.warnings[0].message, /did not finish loading/);
+  // A document that has not arrived by navigation's share is waited for (it was EBRWSRTIMEOUT at 3.6 s of 6 s).
+  const late = await call(app.freeUrl, `url=${q(`${fx.url}/late-answer`)}&screenshot&meta.title&timeout=6s&force`);
+  assert.is(late.status, 200, JSON.stringify(late.body).slice(0, 300));
+  assert.is(late.body.data.title, 'Late');
+  assert.ok(late.body.data.screenshot?.url, JSON.stringify(late.body).slice(0, 400));
   const none = await call(app.freeUrl, `url=${q(`${fx.url}/no-answer`)}&screenshot&timeout=3s&force`);
   assert.is(none.status, 408, JSON.stringify(none.body).slice(0, 300));
   assert.ok(['EBRWSRTIMEOUT', 'ETIMEOUT'].includes(none.body.code), none.body.code);

@@ -195,6 +195,9 @@ test('ttl and staleTtl ranges, aliases, x-cache-ttl, and cacheKey as the identit
       assert.is(res.status, 400, param);
       assert.is(res.body.code, code, param);
     }
+    // A bound is said with its unit.
+    assert.match((await pro(`${base}&ttl=30s`)).body.message, /expected at least 60000 ms \(1m\)/);
+    assert.match((await pro(`${base}&ttl=32d`)).body.message, /expected at most 2678400000 ms \(31d\)/);
     assert.is((await pro(`${base}&ttl=min&force`)).headers.get('x-cache-ttl'), '60000');
     assert.is((await pro(`${base}&ttl=max&force`)).headers.get('x-cache-ttl'), String(31 * 24 * 3600_000));
     assert.is((await pro(`${base}&ttl=2h&force`)).headers.get('x-cache-ttl'), '7200000');

@@ -149,6 +149,13 @@ test('refract sign: the same links from the command line; --secret-of gives the 
   const noSecret = await run([query, '--key', 'alpha-key'], { REFRACT_SIGNING_SECRET: '' });
   assert.is(noSecret.code, 2);
   assert.match(noSecret.err, /REFRACT_SIGNING_SECRET is unset/);
+  // The library takes the CLI's durations too.
+  const inOneHour = Number(
+    new URL(signUrl({ query, secret: 'x', expires: '1h' }), 'http://x').searchParams.get('expires'),
+  );
+  assert.ok(Math.abs(inOneHour - (Date.now() / 1000 + 3600)) < 60, `expires ${inOneHour}`);
+  assert.throws(() => signUrl({ query, secret: 'x', expires: 'soon' }), /duration/);
+  assert.throws(() => signUrl({ query, secret: 'x', expires: '3600' }), /duration/);
   const badExpiry = await run([query, '--secret', 'x', '--expires', 'soon']);
   assert.is(badExpiry.code, 2);
   assert.match(badExpiry.err, /--expires/);

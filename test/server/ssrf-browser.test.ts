@@ -30,6 +30,8 @@ test.before(async () => {
       html(res, `<title>Meta</title><meta http-equiv="refresh" content="0;url=${target()}"><p>moving`),
     '/script-nav': (_, res) =>
       html(res, `<title>Script</title><script>location.href = ${JSON.stringify(target())}</script>`),
+    '/script-replace': (_, res) =>
+      html(res, `<title>Replace</title><h1>Replace</h1><script>location.replace(${JSON.stringify(target())})</script>`),
     '/form-post': (_, res) =>
       html(
         res,
@@ -107,6 +109,18 @@ test("the page's own navigation to a private address (refresh, script, form POST
       assert.is(res.status, 403, `${path} ${output}: ${res.raw.slice(0, 300)}`);
       assert.is(res.body.code, 'EFORBIDDENURL', path);
     }
+  }
+  assert.equal(forbidden.seen, []);
+});
+
+test('a script that replaces the location with a private address: one answer for every mode, 403 EFORBIDDENURL at once', async () => {
+  for (const output of ['prerender=true', 'screenshot', 'pdf', 'palette&ping', 'screenshot&meta=false']) {
+    const started = performance.now();
+    const res = await call(app.free, `url=${q(`${fx.url}/script-replace`)}&${output}&force`);
+    const ms = performance.now() - started;
+    assert.is(res.status, 403, `${output}: ${res.raw.slice(0, 300)}`);
+    assert.is(res.body.code, 'EFORBIDDENURL', output);
+    assert.ok(ms < 10_000, `${output}: answered in ${Math.round(ms)} ms, not at the deadline`);
   }
   assert.equal(forbidden.seen, []);
 });

@@ -127,6 +127,18 @@ test("every parameter the plan accepts is described, a third-party plugin's too,
   for (const key of Object.keys(coreSchema.shape))
     assert.ok(CORE_DOCS[key as keyof typeof CORE_DOCS], `${key} has a description`);
   for (const p of params) assert.ok(p.description.length > 5, `${p.name} has a description`);
+  // Each built-in option says what it does, not only whose it is or its default (the texts feed /docs and MCP).
+  const bare = params.filter(
+    (p) => !p.name.startsWith('wordCount') && /^(An option of the|Default:|`[\w.]+` option\.)/.test(p.description),
+  );
+  assert.equal(
+    bare.map((p) => p.name),
+    [],
+  );
+  assert.match(
+    params.find((p) => p.name === 'wordCount.selector')!.description,
+    /^An option of the `wordCount` plugin/,
+  );
   const timeout = params.find((p) => p.name === 'timeout')!;
   assert.ok(JSON.stringify(timeout.schema).includes('"string"'), 'a duration is also text');
   assert.equal(params.find((p) => p.name === 'screenshot.type')!.schema.enum, ['png', 'jpeg', 'webp', 'avif']);

@@ -27,7 +27,11 @@ export function contentOutput({ name, description, render, type }: ContentOutput
     name,
     description,
     needs: 'html',
-    params: options({ main: bool().default(true) }),
+    params: options({
+      main: bool()
+        .default(true)
+        .describe('Only the main content (true), or the whole page without scripts and styles (false).'),
+    }),
     // HTML read from a target is served as text: as text/html from this origin it would run there.
     embedType: (path) => (path.length === 1 && path[0] === name ? type : undefined),
     run: (ctx, opts) => {

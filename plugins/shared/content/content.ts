@@ -40,7 +40,8 @@ export function mainContent(document: Document): MainContent | undefined {
   const evidence = articleBodyOf(document);
   const headings = [...document.querySelectorAll('h1')]
     .map((h) => (h.textContent ?? '').replace(/\s+/g, ' ').trim())
-    .filter((t) => words(t) >= 2);
+    // Two words or more; Chinese and Japanese write a headline without spaces (`新しい駅が開業`): four letters or more.
+    .filter((t) => words(t) >= 2 || (t.match(CJK_LETTERS)?.length ?? 0) >= 4);
   prune(document);
   const article = new Readability(document, { keepClasses: true, serializer: (node) => node as El }).parse();
   if (!article?.content) return undefined;
@@ -60,6 +61,9 @@ export function mainContent(document: Document): MainContent | undefined {
   for (const h of [...root.querySelectorAll('h1, h2, h3')]) if (same(h.textContent)) h.remove();
   return { title, root };
 }
+
+/** Letters of the scripts written without spaces between words. */
+const CJK_LETTERS = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/gu;
 
 /**
  * The article's own title: the page's `<h1>` that the document title contains (without the site's name around

@@ -31,6 +31,13 @@ const BYLINE = new RegExp(
   ].join('|'),
   'gu',
 );
+/** A name in Chinese, Japanese or Korean script: one or two runs of its letters (`山田太郎`, `山田 太郎`). */
+const CJK_NAME = String.raw`[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]{1,6}(?:[ \u3000][\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]{1,6})?`;
+/** A byline as Chinese, Japanese and Korean pages label one: the word, a colon, the name (`記者：山田太郎`). */
+const CJK_BYLINE = new RegExp(
+  String.raw`(?:記者|记者|筆者|著者|作者|撰文|執筆|기자|글)\s*[：:]\s*(${CJK_NAME})(?=[\s\0）)」、。，,|・/]|$)`,
+  'gu',
+);
 /** A byline labelled as one (`Autor: …`, `Written by: …`), which articles also put at their end: read in all the text. */
 const LABELLED = new RegExp(
   String.raw`(?<![\p{L}\p{N}])(?:Autor(?:in)?|Author|Written by|Redaktion|Text)[\s\0]*:[\s\0]+(${NAME})(?=\s*(?:\0|$|[|•·,–—(/-]))`,
@@ -47,5 +54,6 @@ export function* bylinesInText(doc: Doc): Generator<string> {
   const from = Math.max(0, headline - BEFORE_HEADLINE);
   const window = headline >= 0 ? text.slice(from, headline + AFTER_HEADLINE) : text.slice(0, AFTER_HEADLINE);
   for (const m of window.matchAll(BYLINE)) yield (m[1] ?? m[2] ?? m[3] ?? m[4])!;
+  for (const m of window.matchAll(CJK_BYLINE)) yield m[1]!;
   for (const m of text.matchAll(LABELLED)) yield m[1]!;
 }

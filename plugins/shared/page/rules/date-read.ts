@@ -30,10 +30,22 @@ const FALLBACK = ['en', 'de', 'fr', 'es', 'pt', 'it', 'nl', 'ru', 'uk'];
 const DOTTED = /(?<![\d.])(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d.])/;
 
 /**
+ * Languages written in one time zone only (minutes from UTC, no daylight saving): a time their pages write without a
+ * zone is a time there. Japanese (Japan), Korean (South Korea), Chinese (China, Taiwan, Hong Kong, Singapore: +08:00).
+ */
+const ZONE_OF_LANGUAGE: Record<string, number> = { ja: 9 * 60, ko: 9 * 60, zh: 8 * 60 };
+
+/** A moment read from text: its instant, and the zone it was written in when the language tells (minutes). */
+interface Read {
+  ms: number;
+  offset?: number;
+}
+
+/**
  * Reads a date written for people (`12 Jan, 2016, 10.34PM IST`, `12. März 2020`, `3 janvier 2019`, `12.03.2020`);
  * only when day, month and year are all stated. The page's language is read first, then the commonest others.
  */
-function fromText(text: string, lang?: string): number | undefined {
+function fromText(text: string, lang?: string): Read | undefined {
   if (RELATIVE.test(text)) return undefined;
   const head = text.slice(0, 200);
   // The first date written wins: one with dots (read here), or one chrono reads before it.
@@ -51,9 +63,17 @@ function fromText(text: string, lang?: string): number | undefined {
     if (!written) continue;
     const { start } = written;
     if (!start.isCertain('day') || !start.isCertain('month') || !start.isCertain('year')) continue;
-    return start.date().getTime();
+    // A time of day without a zone, on a page whose language is written in one zone: a time in that zone.
+    const offset = ZONE_OF_LANGUAGE[lang?.slice(0, 2) ?? ''];
+    if (offset !== undefined && start.isCertain('hour') && !start.isCertain('timezoneOffset')) {
+      const [y, mo, d, h, mi, sec] = (['year', 'month', 'day', 'hour', 'minute', 'second'] as const).map(
+        (unit) => start.get(unit) ?? 0,
+      );
+      return { ms: Date.UTC(y!, mo! - 1, d!, h!, mi!, sec!) - offset * 60_000, offset };
+    }
+    return { ms: start.date().getTime() };
   }
-  return dotted?.ms;
+  return dotted ? { ms: dotted.ms } : undefined;
 }
 
 /** Parses a date strictly and returns ISO 8601, or undefined when the text is not a plausible date. */
@@ -71,11 +91,28 @@ export function toDate(value: unknown, lang?: string): string | undefined {
   else if (ISO_DATE_ONLY.test(text)) ms = Date.parse(`${text}T00:00:00Z`);
   else if (/^\d{4}$/.test(text)) return undefined;
   else if (MACHINE_DATE.test(text)) ms = Date.parse(text);
-  else ms = fromText(text, lang) ?? Date.parse(text.replace(/\s+at\s+/i, ' '));
-  if (!Number.isFinite(ms)) return undefined;
-  const year = new Date(ms).getUTCFullYear();
-  if (year < 1990 || year > new Date().getUTCFullYear() + 1) return undefined;
+  else {
+    const read = fromText(text, lang);
+    if (read?.offset !== undefined) return plausible(read.ms) ? atOffset(read.ms, read.offset) : undefined;
+    ms = read?.ms ?? Date.parse(text.replace(/\s+at\s+/i, ' '));
+  }
+  if (!plausible(ms)) return undefined;
   return inOwnZone(ms, text);
+}
+
+/** An instant a page could be dated by: 1990 to next year. */
+function plausible(ms: number): boolean {
+  if (!Number.isFinite(ms)) return false;
+  const year = new Date(ms).getUTCFullYear();
+  return year >= 1990 && year <= new Date().getUTCFullYear() + 1;
+}
+
+/** The instant written as the local time of a zone `minutes` from UTC (`…T14:30:00.000+09:00`). */
+function atOffset(ms: number, minutes: number): string {
+  const sign = minutes < 0 ? '-' : '+';
+  const hh = String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0');
+  const mm = String(Math.abs(minutes) % 60).padStart(2, '0');
+  return `${new Date(ms + minutes * 60_000).toISOString().slice(0, -1)}${sign}${hh}:${mm}`;
 }
 
 /** A stated offset from UTC at the end of a written time (`+02:00`, `-0800`, `Z`). */
@@ -90,5 +127,5 @@ function inOwnZone(ms: number, text: string): string {
   if (!zone) return new Date(ms).toISOString();
   const minutes = (zone[1] === '-' ? -1 : 1) * (Number(zone[2]) * 60 + Number(zone[3]));
   if (minutes === 0 || Math.abs(minutes) > 14 * 60) return new Date(ms).toISOString();
-  return `${new Date(ms + minutes * 60_000).toISOString().slice(0, -1)}${zone[1]}${zone[2]}:${zone[3]}`;
+  return atOffset(ms, minutes);
 }

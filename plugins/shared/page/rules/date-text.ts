@@ -1,7 +1,7 @@
 // The date a page shows in its text when its markup names none: the first written date after its headline (a
 // byline's, a dateline's: `Samstag, 19. Juli 2014`, `Artikel veröffentlicht am 16.12.2012`, `By Urs | 27.06.2018`),
 // else the first one near the top of the page. Navigation, footers, scripts and forms are not read: their dates
-// are an archive's, a comment's or a copyright's (docs/metadata.md, "date").
+// are an archive's, a comment's or a copyright's (docs/metadata.md, "date"); nor are a customer review's.
 import type { AnyNode, Element } from 'domhandler';
 import type { Doc } from '../helpers.ts';
 import { aroundHeadline, CHROME_TAGS, chromeName } from './chrome.ts';
@@ -24,6 +24,9 @@ const WRITTEN = new RegExp(
   ].join('|'),
   'gu',
 );
+
+/** The microdata properties of a review or a comment of the page's item. */
+const REVIEWED = /(?:^|\s)(?:review|reviews|comment)(?:\s|$)/i;
 
 /** Where an element starts or ends in the text as walked (written as the reader's `boundary`). */
 const EDGE = '\u0000';
@@ -49,6 +52,8 @@ function walkText(doc: Doc): { parts: string[]; headline: number } {
     if (node.type === 'tag') {
       if (CHROME_TAGS.has(el.name)) return;
       if (!around.has(el) && chromeName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
+      // A review or comment of the item the page shows (microdata): its date and author are its own.
+      if (el.attribs.itemprop && REVIEWED.test(el.attribs.itemprop)) return;
       if (el.name === 'h1' && headline < 0) headline = parts.length;
       parts.push(EDGE);
       length++;

@@ -1,7 +1,29 @@
-import { byAttr, byJsonLd, byMeta, byMetaLike, byText, firstOf, type Doc, type Rule } from '../helpers.ts';
+import type { CheerioAPI } from 'cheerio';
+import type { Element } from 'domhandler';
+import { byJsonLd, byMeta, byMetaLike, clean, firstOf, type Doc, type Rule } from '../helpers.ts';
+import { select } from '../select.ts';
 import { toDate } from './date-read.ts';
 import { dateInText } from './date-text.ts';
 import { localStatement } from './date-zone.ts';
+
+/**
+ * A review of something the page shows (a customer's, on a product page): its date is the review's, not the page's.
+ * Microdata says so as the `review` property of the item; a page that is itself a review is not inside one.
+ */
+const REVIEW = '[itemprop~="review" i], [itemprop~="reviews" i], [itemprop~="comment" i]';
+
+/** A rule that takes the first non-empty value `read` gives of the elements matching a selector, outside reviews. */
+function ownMatch(selector: string, read: ($: CheerioAPI, el: Element) => unknown): Rule {
+  return ({ $ }) => {
+    for (const el of select($, selector)) {
+      const v = clean(read($, el));
+      if (v && !$(el).closest(REVIEW).length) return v;
+    }
+    return undefined;
+  };
+}
+const byText = (selector: string): Rule => ownMatch(selector, ($, el) => $(el).text());
+const byAttr = (selector: string, attr: string): Rule => ownMatch(selector, (_, el) => el.attribs[attr]);
 
 /** Ordered rules for the date (docs/metadata.md): "published", then generic rules; "modified" comes last (below). */
 export const date: Rule[] = [
@@ -52,10 +74,17 @@ const ZONED = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?([zZ]|[+-]\d{2}:?\d{2})$/;
 /** Where structured data states a page's dates. */
 const STRUCTURED = ['dateModified', 'datePublished', 'dateCreated', 'uploadDate'].map((key) => byJsonLd(key));
 
+/** The times the page states with their zone in `<time datetime>` (a written date's exact moment, often). */
+const zonedTimes = ({ $ }: Doc) =>
+  select($, 'time[datetime]')
+    .slice(0, 12)
+    .map((el) => el.attribs.datetime);
+
 /**
- * The page's date: the first rule's, except that a date written without its time zone (`2017-07-14`, or
- * `2017-07-14T20:28:07` read as UTC) gives way to a structured date of the same day that states its zone (JSON-LD
- * `datePublished: 2017-07-14T20:28:07+02:00`), the more precise statement of the same moment.
+ * The page's date: the first rule's, except that a date written without its time zone (`2017-07-14`, `12. März
+ * 2025`, or `2017-07-14T20:28:07` read as UTC) gives way to a date of the same day that states its zone (JSON-LD
+ * `datePublished: 2017-07-14T20:28:07+02:00`, or a `<time datetime>` of the page), the more precise statement of
+ * the same moment.
  */
 export function pageDate(doc: Doc, lang?: string): string | undefined {
   for (const rule of date) {
@@ -68,8 +97,7 @@ export function pageDate(doc: Doc, lang?: string): string | undefined {
     const found = toDate(raw, lang);
     if (!found) continue;
     if (typeof raw === 'string' && !ZONED.test(raw.trim())) {
-      for (const rule of STRUCTURED) {
-        const zoned = rule(doc);
+      for (const zoned of [...STRUCTURED.map((rule) => rule(doc)), ...zonedTimes(doc)]) {
         const precise = typeof zoned === 'string' && ZONED.test(zoned.trim()) ? toDate(zoned) : undefined;
         if (precise && Math.abs(Date.parse(precise) - Date.parse(found)) < 86_400_000) return precise;
       }
