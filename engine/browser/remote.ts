@@ -90,7 +90,12 @@ function createEndpoint(url: string, timeoutMs: number): RemoteEndpoint {
       // connection says, and only a failed one starts the backoff.
       up();
       // A node that hangs (a frozen machine, a partition) closes nothing: its pages would wait for their deadlines.
-      watch(browser, fail);
+      watch(browser, fail, async () => {
+        // Busy or hung? A busy node (screenshots holding its browser's thread) still takes a new connection.
+        const fresh = await open().catch(() => undefined);
+        await fresh?.close().catch(() => undefined);
+        return !!fresh;
+      });
       return browser;
     },
   };
@@ -112,11 +117,13 @@ class HungError extends Error {
 
 /**
  * Asks a connected browser for its version over a CDP session every HEARTBEAT_MS. One that gives no answer within
- * HEARTBEAT_TIMEOUT_MS is hung: its endpoint backs off and the connection is dropped, so that every call waiting on
- * it fails at once as a crash (which withPage retries on another node within the request's deadline). A browser
- * that cannot open a CDP session (another kind of endpoint) is not watched.
+ * HEARTBEAT_TIMEOUT_MS is hung unless `alive` (a new connection to its node) says otherwise: a node busy with
+ * screenshots answered late while it served every page (it was dropped, and its pages with it). A hung one's
+ * endpoint backs off and the connection is dropped, so that every call waiting on it fails at once as a crash
+ * (which withPage retries on another node within the request's deadline). A browser that cannot open a CDP session
+ * (another kind of endpoint) is not watched.
  */
-function watch(browser: Browser, hung: () => void): void {
+function watch(browser: Browser, hung: () => void, alive: () => Promise<boolean>): void {
   let session: CDPSession | undefined;
   let asking = false;
   const timer = setInterval(() => {
@@ -127,6 +134,7 @@ function watch(browser: Browser, hung: () => void): void {
         session ??= await within(browser.newBrowserCDPSession(), HEARTBEAT_TIMEOUT_MS);
         await within(session.send('Browser.getVersion'), HEARTBEAT_TIMEOUT_MS);
       } catch (err) {
+        if (err instanceof HungError && browser.isConnected() && (await alive())) return;
         clearInterval(timer);
         if (!(err instanceof HungError) || !browser.isConnected()) return;
         hung();

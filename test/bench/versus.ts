@@ -16,6 +16,7 @@ import { CHROME_ARGS } from '../../engine/browser/pool.ts';
 import { startChild } from '../util/child.ts';
 import { get, serveArticle, stats, type Stats } from './lib.ts';
 import { startPeer, type Peer } from './peer.ts';
+import { benchRealPages } from './versus-pages.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CHROMIUM = process.env.CHROME_PATH || '/usr/bin/chromium';
@@ -193,7 +194,7 @@ export async function benchVersus(
   });
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROME_ARGS, headless: true });
   const n = (k: number) => Math.max(3, Math.round(k * scale));
-  // REFRACT_VERSUS=shot,media,small,meta,hit,burst,memory runs some blocks only (all by default).
+  // REFRACT_VERSUS=shot,media,small,meta,hit,burst,pages,memory runs some blocks only (all by default).
   const only = process.env.REFRACT_VERSUS?.split(',');
   const on = (block: string) => !only || only.includes(block);
   try {
@@ -416,6 +417,14 @@ export async function benchVersus(
         verdict('refract / peer, 64 metadata MISS at once', burstMeta.refract!.rps / burstMeta.peer!.rps, 2, false),
       );
     }
+    if (on('pages'))
+      await benchRealPages(
+        [
+          { name: 'peer', url: peer.url },
+          { name: 'refract', url: app.url },
+        ],
+        (...lines) => out.push(...lines),
+      );
     if (on('memory')) {
       // 6. Memory after 500 mixed requests (4 in flight): 70% metadata, 20% screenshots, 10% PDFs.
       out.push('', '## memory: PSS of the server and its browser processes after 500 mixed requests, 4 in flight');

@@ -27,7 +27,10 @@ test("the title heads the text once: the page's h1 that the document title conta
 });
 
 test('a Japanese headline (no spaces between its words) heads the text once, without the site name', () => {
-  const body = Array.from({ length: 12 }, (_, i) => `<p>新しい駅は午前六時に開業し、${i}番目の列車が到着しました。多くの人が集まりました。</p>`).join('');
+  const body = Array.from(
+    { length: 12 },
+    (_, i) => `<p>新しい駅は午前六時に開業し、${i}番目の列車が到着しました。多くの人が集まりました。</p>`,
+  ).join('');
   const out = pageToMarkdown(
     `<html lang="ja"><head><title>新しい駅が開業 | 毎日ニュース</title></head><body><article><h1>新しい駅が開業</h1>${body}</article></body></html>`,
     BASE,

@@ -39,9 +39,13 @@ function holdPages(n: number): { all: Promise<void>; open: () => void } {
   return { all, open };
 }
 
-/** Two processes spinning on the CPU (the machine as busy as under the rest of the suite), until stopped. */
+/**
+ * A process spinning on one of the two cores, until stopped: a machine busy with other work. (Two spinners, one a
+ * core, left Chromium so little that ten pages took 14-16 s to start loading even with no node lost, and the
+ * retried ones could not finish within the 28 s deadline, whatever the failover did.)
+ */
 function busyMachine(): () => void {
-  const spinners = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  const spinners = [0].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
   return () => {
     for (const s of spinners) s.kill('SIGKILL');
   };
@@ -239,18 +243,23 @@ test('a node that hangs (SIGSTOP: its connection stays open, nothing answers): i
   }
 });
 
+/**
+ * Screenshots in flight when a node is lost: six, three on each node. (Ten, under two spinning cores, took 14-16 s
+ * only to start loading with no node lost, and the retried ones could not finish within the 28 s deadline.)
+ */
+const INFLIGHT = 6;
 for (const signal of ['SIGKILL', 'SIGSTOP'] as const) {
-  test(`a node ${signal === 'SIGKILL' ? 'killed' : 'frozen'} (${signal}) under 10 screenshots in flight on a busy machine: at least 9 of 10 answered with their screenshot`, async () => {
+  test(`a node ${signal === 'SIGKILL' ? 'killed' : 'frozen'} (${signal}) under ${INFLIGHT} screenshots in flight on a busy machine: every one answered with its screenshot`, async () => {
     const failing = await browserServer();
     const live = await browserServer();
     const pair = await startRefract({
       REFRACT_BROWSER_ENDPOINTS: `${failing.url},${live.url}`,
-      REFRACT_BROWSER_CONCURRENCY: '10',
+      REFRACT_BROWSER_CONCURRENCY: String(INFLIGHT),
     });
     const stopBusy = busyMachine();
     try {
-      const gate = holdPages(10);
-      const inflight = Array.from({ length: 10 }, (_, i) =>
+      const gate = holdPages(INFLIGHT);
+      const inflight = Array.from({ length: INFLIGHT }, (_, i) =>
         call(pair.freeUrl, `url=${q(`${fx.url}/held?n=${signal}${i}`)}&screenshot&meta.title`),
       );
       await gate.all;
@@ -259,12 +268,12 @@ for (const signal of ['SIGKILL', 'SIGSTOP'] as const) {
       const answers = await Promise.all(inflight);
       const good = answers.filter((a) => a.status === 200 && a.body.data.screenshot?.url);
       console.log(
-        `${signal}: ${good.length}/10 with a screenshot; others: ${answers
+        `${signal}: ${good.length}/${INFLIGHT} with a screenshot; others: ${answers
           .filter((a) => !good.includes(a))
           .map((a) => `${a.status} ${a.body.code ?? JSON.stringify(a.body.warnings ?? '')} ${a.body.message ?? ''}`)
           .join(', ')}`,
       );
-      assert.ok(good.length >= 9, `${good.length} of 10 answered with a screenshot`);
+      assert.is(good.length, INFLIGHT, `${good.length} of ${INFLIGHT} answered with a screenshot`);
     } finally {
       stopBusy();
       if (signal === 'SIGSTOP') failing.child.kill('SIGCONT');
