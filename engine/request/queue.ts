@@ -46,6 +46,8 @@ interface Job {
   task: Task<unknown>;
   resolve(v: unknown): void;
   reject(e: unknown): void;
+  /** Its task has started. */
+  running?: boolean;
 }
 
 /** One turn of the event loop: what is already settled (an answer on its way to the client) goes first. */
@@ -126,6 +128,7 @@ function crawlerOptions(
       const job = jobs.get(request.uniqueKey);
       if (!job) return;
       // A running job stays listed until it settles: a close answers it (EBUSY) rather than what the close does to it.
+      job.running = true;
       try {
         const proxyUrl = proxyConfiguration ? await proxyConfiguration.newUrl(session?.id) : undefined;
         job.resolve(await job.task({ session, proxyUrl }));
@@ -191,8 +194,12 @@ export async function createExecutor(opts: ExecutorOptions): Promise<Executor> {
       cause,
     });
     log.exception(cause instanceof Error ? cause : new Error(String(cause)), 'Refract executor stopped');
-    for (const job of jobs.values()) job.reject(stopped);
-    jobs.clear();
+    // The tasks waiting are refused; one running finishes on its own (its browser and page are still there).
+    for (const [key, job] of jobs) {
+      if (job.running) continue;
+      job.reject(stopped);
+      jobs.delete(key);
+    }
   };
   const running = crawler.run();
   running.then(() => halt(new Error("the crawler's run ended")), halt);

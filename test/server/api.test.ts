@@ -169,6 +169,7 @@ test('a slow target answers ETIMEOUT (408) within the timeout', async () => {
   assert.is(status, 408);
   assert.is(body.code, 'ETIMEOUT');
   assert.match(body.message, /reached its timeout of 500ms \(`timeout`, 500 ms from its arrival\)/, 'which limit');
+  assert.equal(body.data, { timeout: 500 });
   assert.is(body.status, 'fail');
   assert.is(slowHits, 1);
 });
