@@ -1,3 +1,4 @@
+// refract-test: beside (npm installs of the packed tarball: nothing in it is timed against a deadline)
 // The package as other projects get it: `npm pack`, installed from the tarball in a temporary project, run by plain
 // Node without type stripping. The plugin guide (docs/plugins.md, section 7) and README's library examples are
 // followed as written: a plugin package from `npm init` to `npm pack`, its test, a crawl with it, the library, the
