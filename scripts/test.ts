@@ -89,6 +89,14 @@ function runFile(file: string, slot: number, extraEnv: NodeJS.ProcessEnv = {}): 
       detached: true,
     },
   );
+  /** Ends the file's process and its own children (servers, browsers): it leads a process group of its own. */
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  };
   let output = '';
   // A file that printed its summary but does not exit holds a handle open (a server a failed test did not close):
   // it is ended shortly after, rather than at the file's timeout.
@@ -100,11 +108,7 @@ function runFile(file: string, slot: number, extraEnv: NodeJS.ProcessEnv = {}): 
     if (!linger && /\n\s*Total:[\s\S]*Duration:/.test(output))
       linger = setTimeout(() => {
         lingered = true;
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
+        killGroup();
       }, LINGER_MS);
   };
   child.stdout.on('data', collect);
@@ -112,22 +116,14 @@ function runFile(file: string, slot: number, extraEnv: NodeJS.ProcessEnv = {}): 
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
+    killGroup();
   }, perFileTimeout);
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       clearTimeout(linger);
       // The file's own children (servers, browsers) go with it.
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
+      killGroup();
       const ms = performance.now() - started;
       const read = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(output)?.[1] ?? NaN);
       const total = read('Total');

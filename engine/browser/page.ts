@@ -129,7 +129,7 @@ const heldPage = (ms: number, cause?: unknown) =>
  * and modules, frozen animations, clicks, scroll and waits. EBRWSRTIMEOUT when navigation passes its budget.
  * `afterLoad` runs once the page has loaded and its requests settled, before anything else. With `onStopped`, a
  * document still loading at `budgetMs` is stopped and used as rendered, while one that has not arrived is waited
- * for up to `waitMs` (the request's time but what its capture needs).
+ * for up to `waitMs` (at least `budgetMs`: the request's time but what its capture needs).
  */
 export async function navigate(
   page: Page,
@@ -167,7 +167,7 @@ export async function navigate(
   page.on('response', onResponse);
   try {
     try {
-      const going = page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: Math.max(waitMs, budgetMs) });
+      const going = page.goto(url, { waitUntil: lifecycle(setup.waitUntil), timeout: waitMs });
       const got =
         onStopped && waitMs > budgetMs
           ? await loadedOrShare(going, budgetMs, () => documentThere(arrived, page), page)
@@ -182,7 +182,7 @@ export async function navigate(
         response = arrived!;
         selfNavigations++;
       } else {
-        response = await stalled(err, page, arrived, Math.max(waitMs, budgetMs), onStopped);
+        response = await stalled(err, page, arrived, waitMs, onStopped);
       }
     }
     loaded = true;
@@ -194,7 +194,7 @@ export async function navigate(
   } catch (err) {
     // Refused by the guard: its reason (EFORBIDDENURL, EINVALURL), not the browser's net::ERR_BLOCKED_BY_CLIENT.
     const refused = takeRefusal(page) ?? (failedHop ? guarded?.refusalOf(undefined, failedHop) : undefined);
-    throw fromNavigation(refused ?? err, Math.max(waitMs, budgetMs));
+    throw fromNavigation(refused ?? err, waitMs);
   } finally {
     tracker?.stop();
     page.off('response', onResponse);

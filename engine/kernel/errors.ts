@@ -1,3 +1,5 @@
+import { formatDuration } from './duration.ts';
+
 /** Every error code of the contract, mapped to its HTTP status; JSend `fail`/`error` follows the status. */
 export const CODES = {
   EAUTH: 401,
@@ -73,6 +75,15 @@ export function isRefractError(err: unknown): err is RefractError {
 /** True when `err` is a coded error with one of these codes. */
 export function hasCode(err: unknown, ...codes: Code[]): boolean {
   return isRefractError(err) && codes.includes(err.code);
+}
+
+/** ETIMEOUT for a request that reached its `timeout`, naming the limit (the cause keeps where it was hit). */
+export function requestTimedOut(timeout: number, cause: unknown): RefractError {
+  return new RefractError(
+    'ETIMEOUT',
+    `The request reached its timeout of ${formatDuration(timeout)} (\`timeout\`, ${timeout} ms from its arrival)`,
+    { cause, data: { timeout } },
+  );
 }
 
 /** The one ETIMEOUT of a request that reached its deadline (`during` says where, for the message). */

@@ -1,7 +1,6 @@
 import type { CheerioAPI } from 'cheerio';
 import { parseHtml } from '../kernel/html.ts';
-import { hasCode, isRefractError, RefractError } from '../kernel/errors.ts';
-import { formatDuration } from '../kernel/duration.ts';
+import { hasCode, isRefractError, requestTimedOut } from '../kernel/errors.ts';
 import type { Plan } from '../plan/plan.ts';
 import type { Lease } from './queue.ts';
 import type { FetchResult } from '../fetch/http.ts';
@@ -80,15 +79,6 @@ async function executeOnce(plan: Plan, services: Services, lease: Lease, trace: 
     if (deadline?.aborted && hasCode(err, 'ETIMEOUT')) throw requestTimedOut(plan.options.timeout, err);
     throw err;
   }
-}
-
-/** ETIMEOUT for a request that reached its `timeout`, naming the limit (the cause keeps where it was hit). */
-function requestTimedOut(timeout: number, cause: unknown): RefractError {
-  return new RefractError(
-    'ETIMEOUT',
-    `The request reached its timeout of ${formatDuration(timeout)} (\`timeout\`, ${timeout} ms from its arrival)`,
-    { cause, data: { timeout } },
-  );
 }
 
 async function runPlan(

@@ -5,34 +5,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { serveFixtures } from '../util/serve.ts';
-import { get } from './lib.ts';
+import { get, measure } from './lib.ts';
 
 const PAGES = path.resolve(import.meta.dirname, '../../../shared/corpus/labelled/pages');
-
-/** Runs `count` calls, `width` at once; the latency of each and the whole time. */
-async function atOnce(
-  width: number,
-  count: number,
-  call: (i: number) => Promise<boolean>,
-): Promise<{ ms: number[]; seconds: number; failed: number }> {
-  const ms: number[] = [];
-  let next = 0;
-  let failed = 0;
-  const started = performance.now();
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      const t = performance.now();
-      const good = await call(i).catch(() => false);
-      ms.push(performance.now() - t);
-      if (!good) failed++;
-    }
-  };
-  await Promise.all(Array.from({ length: width }, worker));
-  return { ms: ms.sort((a, b) => a - b), seconds: (performance.now() - started) / 1000, failed };
-}
-
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 /** The block: lines as `print` takes them; `bases` are the servers compared (peer first). */
 export async function benchRealPages(
@@ -60,13 +35,18 @@ export async function benchRealPages(
     const rates: Record<string, number> = {};
     for (const width of [1, 4, 8]) {
       for (const { name, url } of bases) {
-        const run = await atOnce(width, ids.length, async (i) => {
+        let failed = 0;
+        const run = await measure(ids.length, width, async (i) => {
           const target = encodeURIComponent(`${site.url}/p/${ids[i]}?${name}${width}`);
-          return (await get(`${url}/?url=${target}&prerender=false`)).status === 200;
+          const status = await get(`${url}/?url=${target}&prerender=false`).then(
+            (r) => r.status,
+            () => 0,
+          );
+          if (status !== 200) failed++;
         });
-        rates[`${name}${width}`] = ids.length / run.seconds;
+        rates[`${name}${width}`] = run.rps;
         print(
-          `  ${`${name}, ${width} at once`.padEnd(24)} ${(ids.length / run.seconds).toFixed(2).padStart(7)} pages/s  p50 ${pct(run.ms, 0.5).toFixed(0).padStart(5)} ms  p95 ${pct(run.ms, 0.95).toFixed(0).padStart(6)} ms  (${run.failed} not 200)`,
+          `  ${`${name}, ${width} at once`.padEnd(24)} ${run.rps.toFixed(2).padStart(7)} pages/s  p50 ${run.p50.toFixed(0).padStart(5)} ms  p95 ${run.p95.toFixed(0).padStart(6)} ms  (${failed} not 200)`,
         );
       }
     }

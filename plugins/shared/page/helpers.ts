@@ -26,22 +26,27 @@ export function byMetaLike(fragment: string): Rule {
   };
 }
 
-/** A rule that takes the first non-empty value `read` gives of the elements matching a selector. */
-function firstMatch(selector: string, read: ($: CheerioAPI, el: Element) => unknown): Rule {
+/**
+ * A rule that takes the first non-empty value `read` gives of the elements matching a selector; with `outside`,
+ * of those not inside an element matching it.
+ */
+function firstMatch(selector: string, read: ($: CheerioAPI, el: Element) => unknown, outside?: string): Rule {
   return ({ $ }) => {
     for (const el of select($, selector)) {
       const v = clean(read($, el));
-      if (v) return v;
+      if (v && !(outside && $(el).closest(outside).length)) return v;
     }
     return undefined;
   };
 }
 
-/** A rule that takes the text of the first element matching a selector. */
-export const byText = (selector: string): Rule => firstMatch(selector, ($, el) => $(el).text());
+/** A rule that takes the text of the first element matching a selector (not inside `outside`, when given). */
+export const byText = (selector: string, outside?: string): Rule =>
+  firstMatch(selector, ($, el) => $(el).text(), outside);
 
-/** A rule that takes an attribute of the first element matching a selector that has it. */
-export const byAttr = (selector: string, attr: string): Rule => firstMatch(selector, (_, el) => el.attribs[attr]);
+/** A rule that takes an attribute of the first element matching a selector that has it (not inside `outside`). */
+export const byAttr = (selector: string, attr: string, outside?: string): Rule =>
+  firstMatch(selector, (_, el) => el.attribs[attr], outside);
 
 /** A rule that lists an attribute of every element matching a selector, for fields that probe candidates in turn. */
 export function byAttrs(selector: string, attr: string, limit = 8): Rule {

@@ -74,3 +74,19 @@ export function aroundHeadline(h1: Element | undefined): Set<Element> {
     around.add(node);
   return around;
 }
+
+/**
+ * The microdata properties of a review or a comment of the item a page shows (a customer's, on a product page):
+ * what is inside one is its own, not the page's (its date, its author). A page that is itself a review is not inside
+ * one.
+ */
+const REVIEW_PROPS = ['review', 'reviews', 'comment'];
+/** Elements that hold a review or a comment of the page's item. */
+export const REVIEW = REVIEW_PROPS.map((p) => `[itemprop~="${p}" i]`).join(', ');
+/** Whether an element's `itemprop` makes it a review or a comment of the page's item. */
+export const isReview = (itemprop: string | undefined): boolean =>
+  !!itemprop &&
+  itemprop
+    .toLowerCase()
+    .split(/\s+/)
+    .some((p) => REVIEW_PROPS.includes(p));

@@ -108,7 +108,7 @@ function plausible(ms: number): boolean {
 }
 
 /** The instant written as the local time of a zone `minutes` from UTC (`…T14:30:00.000+09:00`). */
-function atOffset(ms: number, minutes: number): string {
+export function atOffset(ms: number, minutes: number): string {
   const sign = minutes < 0 ? '-' : '+';
   const hh = String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0');
   const mm = String(Math.abs(minutes) % 60).padStart(2, '0');

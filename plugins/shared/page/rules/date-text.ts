@@ -4,7 +4,7 @@
 // are an archive's, a comment's or a copyright's (docs/metadata.md, "date"); nor are a customer review's.
 import type { AnyNode, Element } from 'domhandler';
 import type { Doc } from '../helpers.ts';
-import { aroundHeadline, CHROME_TAGS, chromeName } from './chrome.ts';
+import { aroundHeadline, CHROME_TAGS, chromeName, isReview } from './chrome.ts';
 
 /** How much text is read after the headline, and of a page without one from its top (characters). */
 const AFTER_HEADLINE = 1500;
@@ -24,9 +24,6 @@ const WRITTEN = new RegExp(
   ].join('|'),
   'gu',
 );
-
-/** The microdata properties of a review or a comment of the page's item. */
-const REVIEWED = /(?:^|\s)(?:review|reviews|comment)(?:\s|$)/i;
 
 /** Where an element starts or ends in the text as walked (written as the reader's `boundary`). */
 const EDGE = '\u0000';
@@ -53,7 +50,7 @@ function walkText(doc: Doc): { parts: string[]; headline: number } {
       if (CHROME_TAGS.has(el.name)) return;
       if (!around.has(el) && chromeName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
       // A review or comment of the item the page shows (microdata): its date and author are its own.
-      if (el.attribs.itemprop && REVIEWED.test(el.attribs.itemprop)) return;
+      if (isReview(el.attribs.itemprop)) return;
       if (el.name === 'h1' && headline < 0) headline = parts.length;
       parts.push(EDGE);
       length++;

@@ -1,6 +1,7 @@
 // A page's date in the zone its readers saw it in, when the page states the instant in UTC and also states its
 // local time elsewhere (date.ts answers with it).
 import { byAttr, byJsonLd, byMetaLike, clean, type Doc } from '../helpers.ts';
+import { atOffset } from './date-read.ts';
 
 /** Written in UTC: `Z` or `+00:00`. */
 const IN_UTC = /(?:[zZ]|[+-]00:?00)$/;
@@ -39,17 +40,10 @@ export function localStatement(
       const minutes = text ? offsetOf(text, instant) : undefined;
       if (minutes === undefined || minutes === 0 || minutes % 15 !== 0 || minutes < -12 * 60 || minutes > 14 * 60)
         continue;
-      return read(inZone(instant, minutes));
+      return read(atOffset(instant, minutes));
     }
   }
   return undefined;
-}
-
-/** The instant written as the local time of a zone `minutes` from UTC. */
-function inZone(instant: number, minutes: number): string {
-  const sign = minutes < 0 ? '-' : '+';
-  const zone = `${sign}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0')}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;
-  return `${new Date(instant + minutes * 60_000).toISOString().slice(0, 19)}${zone}`;
 }
 
 /** The offset from UTC, in minutes, that a statement shows the page's readers' zone to be. */

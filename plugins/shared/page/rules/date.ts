@@ -1,29 +1,22 @@
-import type { CheerioAPI } from 'cheerio';
-import type { Element } from 'domhandler';
-import { byJsonLd, byMeta, byMetaLike, clean, firstOf, type Doc, type Rule } from '../helpers.ts';
+import {
+  byAttr as attrOf,
+  byJsonLd,
+  byMeta,
+  byMetaLike,
+  byText as textOf,
+  firstOf,
+  type Doc,
+  type Rule,
+} from '../helpers.ts';
 import { select } from '../select.ts';
+import { REVIEW } from './chrome.ts';
 import { toDate } from './date-read.ts';
 import { dateInText } from './date-text.ts';
 import { localStatement } from './date-zone.ts';
 
-/**
- * A review of something the page shows (a customer's, on a product page): its date is the review's, not the page's.
- * Microdata says so as the `review` property of the item; a page that is itself a review is not inside one.
- */
-const REVIEW = '[itemprop~="review" i], [itemprop~="reviews" i], [itemprop~="comment" i]';
-
-/** A rule that takes the first non-empty value `read` gives of the elements matching a selector, outside reviews. */
-function ownMatch(selector: string, read: ($: CheerioAPI, el: Element) => unknown): Rule {
-  return ({ $ }) => {
-    for (const el of select($, selector)) {
-      const v = clean(read($, el));
-      if (v && !$(el).closest(REVIEW).length) return v;
-    }
-    return undefined;
-  };
-}
-const byText = (selector: string): Rule => ownMatch(selector, ($, el) => $(el).text());
-const byAttr = (selector: string, attr: string): Rule => ownMatch(selector, (_, el) => el.attribs[attr]);
+// A review's date is the review's, not the page's: the element rules read outside reviews.
+const byText = (selector: string): Rule => textOf(selector, REVIEW);
+const byAttr = (selector: string, attr: string): Rule => attrOf(selector, attr, REVIEW);
 
 /** Ordered rules for the date (docs/metadata.md): "published", then generic rules; "modified" comes last (below). */
 export const date: Rule[] = [
