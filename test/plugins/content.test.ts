@@ -449,4 +449,22 @@ test("a rule for the whole page's Markdown does not parse the page a second time
   assert.ok(parses > 0, 'a selector reads the parsed page');
 });
 
+
+test('content written after </body> is read, as a browser puts it into the body (Readability failed on it)', () => {
+  const html = `<html><head><title>The River Story</title></head><body><p>Short.</p></body><div><article>${para(8)}${para(6, 'stream')}</article></div></html>`;
+  const out = pageToMarkdown(html, BASE);
+  assert.match(out, /stone number 7/);
+  assert.match(out, /The stream keeps flowing/);
+});
+
+test("an application page's content for readers without script (<noscript>, as Discourse writes it) is its content", () => {
+  const posts = ['alder', 'birch', 'cedar']
+    .map((w, i) => `<div class="topic-body crawler-post" id="post_${i + 1}"><span itemprop="author">user${i}</span>${para(3, w)}</div>`)
+    .join('');
+  const html = page(`<noscript><img src="/pixel.gif"></noscript><div id="app">Loading</div>
+    <noscript data-path="/t/the-river/1"><div id="main-outlet" role="main"><h1>The River Story</h1>${posts}</div></noscript>`);
+  const out = pageToMarkdown(html, BASE);
+  for (const w of ['alder', 'birch', 'cedar']) assert.match(out, new RegExp(`The ${w} keeps flowing`));
+  assert.is(pageContent(html, BASE).kind, 'forum');
+});
 test.run();

@@ -38,12 +38,15 @@ export interface MainContent {
  */
 export function mainContent(document: Document): MainContent | undefined {
   const evidence = articleBodyOf(document);
-  const headings = [...document.querySelectorAll('h1')]
-    .map((h) => (h.textContent ?? '').replace(/\s+/g, ' ').trim())
-    // Two words or more; Chinese and Japanese write a headline without spaces (`新しい駅が開業`): four letters or more.
-    .filter((t) => words(t) >= 2 || (t.match(CJK_LETTERS)?.length ?? 0) >= 4);
+  const headings = headlines(document);
   prune(document);
-  const article = new Readability(document, { keepClasses: true, serializer: (node) => node as El }).parse();
+  let article: ReturnType<Readability<El>['parse']>;
+  try {
+    article = new Readability(document, { keepClasses: true, serializer: (node) => node as El }).parse();
+  } catch {
+    // Readability fails on some trees (its top candidate's ancestors end before <body>): the page is read whole.
+    return undefined;
+  }
   if (!article?.content) return undefined;
   let root = article.content as unknown as El;
   // The page's own mark of its article, when the container holds more: one <article> (or articleBody) with most of the text.
@@ -62,6 +65,16 @@ export function mainContent(document: Document): MainContent | undefined {
   return { title, root };
 }
 
+/** The page's `<h1>` texts that may be its title. */
+export function headlines(document: Document): string[] {
+  return (
+    [...document.querySelectorAll('h1')]
+      .map((h) => (h.textContent ?? '').replace(/\s+/g, ' ').trim())
+      // Two words or more; Chinese and Japanese write a headline without spaces (`新しい駅が開業`): four letters or more.
+      .filter((t) => words(t) >= 2 || (t.match(CJK_LETTERS)?.length ?? 0) >= 4)
+  );
+}
+
 /** Letters of the scripts written without spaces between words. */
 const CJK_LETTERS = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/gu;
 
@@ -69,7 +82,7 @@ const CJK_LETTERS = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/gu;
  * The article's own title: the page's `<h1>` that the document title contains (without the site's name around
  * it, "Site | Tagline: Title"), else Readability's.
  */
-function titleOf(title: string | null | undefined, headings: string[]): string | undefined {
+export function titleOf(title: string | null | undefined, headings: string[]): string | undefined {
   const t = title?.replace(/\s+/g, ' ').trim();
   if (!t) return headings[0];
   return headings.find((h) => h.length < t.length && t.toLowerCase().includes(h.toLowerCase())) ?? t;

@@ -67,3 +67,17 @@ function framesDocument(html: string): string {
   );
   return `<!doctype html><html>${head}<body>${noframes}${links.length ? `<ul>${links.join('')}</ul>` : ''}</body></html>`;
 }
+
+/**
+ * Content written after `</body>` (or beside it) goes into the body, as a browser's parser puts it: linkedom leaves
+ * it under `<html>`, where the body's readers never see it (and Readability failed on it).
+ */
+export function adoptStrays(document: Document): void {
+  const html = document.documentElement;
+  const body = document.body;
+  if (!html || !body) return;
+  for (const node of [...html.childNodes]) {
+    if (node === body || (node as Element).tagName === 'HEAD') continue;
+    if (node.nodeType === 1 || (node.nodeType === 3 && node.textContent?.trim())) body.appendChild(node);
+  }
+}

@@ -1,0 +1,44 @@
+// The last step of every content output: noise removed, empty links dropped, links and media sources absolute.
+import { NOISE } from './content.ts';
+
+/** Attributes that hold one URL, and the elements that carry them. */
+const URL_ATTRS =
+  'a[href], area[href], img[src], video[src], video[poster], audio[src], source[src], track[src], iframe[src], embed[src], object[data]';
+const SRCSET = 'img[srcset], source[srcset]';
+
+/** Absolute links and media sources (images, video, audio, their sources and posters), so the content reads the same away from the page. */
+function absolutize(root: ParentNode, base: string): void {
+  const absolute = (value: string) => {
+    try {
+      return new URL(value, base).href;
+    } catch {
+      return value;
+    }
+  };
+  for (const el of root.querySelectorAll(URL_ATTRS)) {
+    for (const attr of ['href', 'src', 'poster', 'data']) {
+      const value = el.getAttribute(attr);
+      if (value !== null && !(attr === 'data' && el.tagName !== 'OBJECT')) el.setAttribute(attr, absolute(value));
+    }
+  }
+  // `srcset`: candidates apart by commas, each a URL and an optional width or density.
+  for (const el of root.querySelectorAll(SRCSET)) {
+    const set = el.getAttribute('srcset')!;
+    el.setAttribute(
+      'srcset',
+      set
+        .split(/,\s+/)
+        .map((c) => c.trim().replace(/^\S+/, (u) => absolute(u)))
+        .join(', '),
+    );
+  }
+}
+
+/** Removes the noise of an element and makes its links absolute (the element is changed). */
+export function clean(root: Element, base: string): Element {
+  for (const el of root.querySelectorAll(NOISE)) el.remove();
+  // A link with nothing to click (its icon or thumbnail gone) would be `[](url)`.
+  for (const a of root.querySelectorAll('a')) if (!(a.textContent ?? '').trim() && !a.querySelector('img')) a.remove();
+  absolutize(root, base);
+  return root;
+}

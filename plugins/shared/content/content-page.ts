@@ -1,0 +1,70 @@
+// The content of a page that is not one article (a forum thread, a product, a listing, a service page, a home page):
+// its body without the site around it. Readability keeps one container, which on these pages is one post, one card
+// or one section; here the page's own landmarks and the names of its parts decide what goes instead.
+import { createCounts, words, type El } from './content-text.ts';
+import { named } from './content-prune.ts';
+
+/** Markup that is never content. */
+const NEVER = 'script, style, template, iframe, svg, canvas, button, input, select, textarea, option, dialog';
+/** Landmarks and parts of the site around the content. */
+const AROUND =
+  'header, footer, aside, nav, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="menu"], [role="menubar"], [role="dialog"], [role="alertdialog"], [hidden], [aria-hidden="true"], [aria-modal="true"]';
+
+/**
+ * What a page shows a reader whose browser runs no script: an application page (Discourse, Flarum) writes its
+ * content for such readers inside `<noscript>`, and the rest of its body is an empty shell. A `<noscript>` that
+ * holds more words than everything outside it is read as content; any other (a tracking pixel, "enable
+ * JavaScript") is dropped.
+ */
+export function readNoscript(body: El): void {
+  const blocks = [...body.getElementsByTagName('noscript')];
+  if (!blocks.length) return;
+  const inside = blocks.map((el) => words(noscriptText(el)));
+  const outside = words(body.textContent) - inside.reduce((s, n) => s + n, 0);
+  blocks.forEach((el, i) => {
+    if (inside[i]! >= 50 && inside[i]! > outside) {
+      // A parser that reads `<noscript>` as text (scripting on) leaves its markup as one text node: parse it.
+      if (el.children.length === 0 && /<\w/.test(el.textContent ?? '')) el.innerHTML = el.textContent ?? '';
+      el.replaceWith(...el.childNodes);
+    } else el.remove();
+  });
+}
+
+const noscriptText = (el: El): string =>
+  el.children.length === 0 ? (el.textContent ?? '').replace(/<[^>]*>/g, ' ') : (el.textContent ?? '');
+
+/**
+ * The content of a page that is not one article, in place: the body (or its one `<main>` when that holds most of
+ * the text) without script, landmarks of the site (header, footer, navigation, asides), parts named as the site's
+ * (cookie notices, newsletters, share bars, breadcrumbs) and menus (lists that are all links).
+ */
+export function pageBody(document: Document): El | undefined {
+  const body = document.body as El | null;
+  if (!body) return undefined;
+  readNoscript(body);
+  for (const el of body.querySelectorAll(NEVER)) el.remove();
+  const all = words(body.textContent);
+  let root: El = body;
+  const mains = [...body.querySelectorAll('main, [role="main"]')].filter(
+    (el) => !el.parentElement?.closest('main, [role="main"]'),
+  );
+  if (mains.length === 1 && words(mains[0]!.textContent) >= all * 0.5) root = mains[0]!;
+  for (const el of [...root.querySelectorAll(AROUND)]) {
+    // A landmark that holds most of the page is the page (a whole site inside one `<header>` or `<form>`).
+    if (root.contains(el) && words(el.textContent) < words(root.textContent) * 0.5) el.remove();
+  }
+  const total = words(root.textContent);
+  for (const el of [...root.querySelectorAll('[class], [id]')])
+    if (root.contains(el) && named(el) && words(el.textContent) < total * 0.3) el.remove();
+  const counts = createCounts();
+  for (const el of [...root.querySelectorAll('ul, ol')]) {
+    if (!root.contains(el)) continue;
+    const items = el.children.length;
+    // A menu: a list of short links (a card of a listing has more than its link's words).
+    if (items >= 3 && counts.density(el) > 0.9 && counts.words(el) / items < 6) {
+      el.remove();
+      counts.changed();
+    }
+  }
+  return root;
+}

@@ -1,0 +1,71 @@
+// The content of a page: its main content. An article (or documentation) is one container, found by content.ts;
+// a page of another kind (a thread, a product, a listing, a service page) is its body without the site around it
+// (content-page.ts). Which one a page is, is read from its own signals (content-kind.ts) and from how much of the
+// cleaned body the one container holds.
+import { parseHTML } from 'linkedom';
+import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
+import { adoptStrays, deeperThan, wholeDocument } from './document.ts';
+import { headlines, mainContent, titleOf } from './content.ts';
+import { pageKind, type PageKind } from './content-kind.ts';
+import { pageBody } from './content-page.ts';
+import { clean } from './content-clean.ts';
+import { words } from './content-text.ts';
+
+/** A page's content: its main content (or, for a page with no article, the page without its furniture), and its title. */
+export interface PageContent {
+  title: string | undefined;
+  root: Element;
+  /** The kind of page it is (content-kind.ts), when its signals say. */
+  kind?: PageKind | undefined;
+}
+
+/** Kinds of page whose content is one container, found as an article's is; the others' is their body, cleaned. */
+const ONE_CONTAINER = new Set<PageKind | undefined>([undefined, 'article', 'documentation']);
+
+/**
+ * Whether the container Readability found is the page's content, from the share of the cleaned body's words it
+ * holds: a fifth or less is one post of a thread, one card of a list (whatever the page says it is); less than
+ * 70% on a page that is not an article is one section of several.
+ */
+function oneContainer(kind: PageKind | undefined, share: number): boolean {
+  if (share < 0.2) return false;
+  return share >= 0.7 || ONE_CONTAINER.has(kind);
+}
+
+/** The page as a browser builds it, read by linkedom. */
+function parse(html: string): Document {
+  const document = parseHTML(html).document as unknown as Document;
+  adoptStrays(document);
+  return document;
+}
+
+/**
+ * The main content of a page, noise removed and links absolute: its one container (content.ts) when that is the
+ * page's content, else its body without the site around it (content-page.ts). With `main` false, the whole page
+ * without navigation, header, footer and asides.
+ */
+export function pageContent(raw: string, base: string, main = true): PageContent {
+  let html = wholeDocument(raw);
+  let document = parse(html);
+  if (deeperThan(document.documentElement, MAX_DEPTH)) {
+    // Nested past the depth browsers build: bounded as the engine's parse bounds it, and read whole (the search for
+    // an article costs the depth times the elements there: 8 s for a page nested 100,000 deep).
+    html = wholeDocument(parseHtml(html).html());
+    document = parse(html);
+    main = false;
+  }
+  if (!main) {
+    const title = document.title?.replace(/\s+/g, ' ').trim() || undefined;
+    for (const el of document.querySelectorAll('header, footer, aside')) el.remove();
+    return { title, root: clean(document.body, base) };
+  }
+  const kind = pageKind(document, base);
+  const found = mainContent(document);
+  // The search for an article changed the document it read: the body is read from the page as it came.
+  const again = parse(html);
+  const body = pageBody(again);
+  if (found && (!body || oneContainer(kind, words(found.root.textContent) / (words(body.textContent) || 1))))
+    return { title: found.title, root: clean(found.root, base), kind };
+  const title = found?.title ?? titleOf(again.title, headlines(again));
+  return { title, root: clean(body ?? again.body, base), kind };
+}
