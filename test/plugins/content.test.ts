@@ -449,7 +449,6 @@ test("a rule for the whole page's Markdown does not parse the page a second time
   assert.ok(parses > 0, 'a selector reads the parsed page');
 });
 
-
 test('content written after </body> is read, as a browser puts it into the body (Readability failed on it)', () => {
   const html = `<html><head><title>The River Story</title></head><body><p>Short.</p></body><div><article>${para(8)}${para(6, 'stream')}</article></div></html>`;
   const out = pageToMarkdown(html, BASE);
@@ -459,7 +458,10 @@ test('content written after </body> is read, as a browser puts it into the body 
 
 test("an application page's content for readers without script (<noscript>, as Discourse writes it) is its content", () => {
   const posts = ['alder', 'birch', 'cedar']
-    .map((w, i) => `<div class="topic-body crawler-post" id="post_${i + 1}"><span itemprop="author">user${i}</span>${para(3, w)}</div>`)
+    .map(
+      (w, i) =>
+        `<div class="topic-body crawler-post" id="post_${i + 1}"><span itemprop="author">user${i}</span>${para(3, w)}</div>`,
+    )
     .join('');
   const html = page(`<noscript><img src="/pixel.gif"></noscript><div id="app">Loading</div>
     <noscript data-path="/t/the-river/1"><div id="main-outlet" role="main"><h1>The River Story</h1>${posts}</div></noscript>`);
@@ -467,4 +469,36 @@ test("an application page's content for readers without script (<noscript>, as D
   for (const w of ['alder', 'birch', 'cedar']) assert.match(out, new RegExp(`The ${w} keeps flowing`));
   assert.is(pageContent(html, BASE).kind, 'forum');
 });
+test('a stray <![CDATA[ in the body is a comment to the next >, as browsers read it, not the end of the page', () => {
+  const posts = ['alder', 'birch', 'cedar'].map((w) => `<article class="message">${para(3, w)}</article>`).join('');
+  const html = `<!doctype html><html><head><title>The River Story</title><script>//<![CDATA[\nvar a = 1;\n//]]></script></head><body><![CDATA[\n<div id="top"></div><main>${posts}</main></body></html>`;
+  const out = pageToMarkdown(html, BASE);
+  for (const w of ['alder', 'birch', 'cedar']) assert.match(out, new RegExp(`The ${w} keeps flowing`));
+  assert.not.match(out, /var a/);
+});
+
+test('a thread inside a form (XenForo) keeps its posts; a search form beside it goes', () => {
+  const posts = ['alder', 'birch', 'cedar', 'dogwood']
+    .map(
+      (w, i) =>
+        `<article class="message message--post"><div class="message-inner"><div class="message-cell"><div class="bbWrapper">${para(i ? 2 : 9, w)}</div></div></div></article>`,
+    )
+    .join('');
+  const html = page(
+    `<form class="search"><p>Search the whole forum for anything at all today</p></form><form class="InlineModForm">${posts}</form>`,
+    '<script type="application/ld+json">{"@type": "DiscussionForumPosting", "headline": "The River Story"}</script>',
+  );
+  assert.is(pageContent(html, BASE).kind, 'forum');
+  const out = pageToMarkdown(html, BASE);
+  for (const w of ['alder', 'birch', 'cedar', 'dogwood']) assert.match(out, new RegExp(`The ${w} keeps flowing`));
+  assert.not.match(out, /Search the whole forum/);
+  // The last cleaning of every output keeps such a form too (it dropped every form).
+  const fragment = fragmentToMarkdown(
+    `<form class="InlineModForm">${posts}</form><form><p>Search here</p></form>`,
+    BASE,
+  );
+  assert.match(fragment, /The dogwood keeps flowing/);
+  assert.not.match(fragment, /Search here/);
+});
+
 test.run();

@@ -1,5 +1,6 @@
 // The last step of every content output: noise removed, empty links dropped, links and media sources absolute.
 import { NOISE } from './content.ts';
+import { words } from './content-text.ts';
 
 /** Attributes that hold one URL, and the elements that carry them. */
 const URL_ATTRS =
@@ -36,7 +37,10 @@ function absolutize(root: ParentNode, base: string): void {
 
 /** Removes the noise of an element and makes its links absolute (the element is changed). */
 export function clean(root: Element, base: string): Element {
-  for (const el of root.querySelectorAll(NOISE)) el.remove();
+  const total = words(root.textContent);
+  // A form that holds much of the content is the page's (XenForo and ASP.NET pages live inside one).
+  for (const el of root.querySelectorAll(NOISE))
+    if (el.tagName !== 'FORM' || words(el.textContent) < total * 0.3) el.remove();
   // A link with nothing to click (its icon or thumbnail gone) would be `[](url)`.
   for (const a of root.querySelectorAll('a')) if (!(a.textContent ?? '').trim() && !a.querySelector('img')) a.remove();
   absolutize(root, base);

@@ -41,8 +41,8 @@ const noscriptText = (el: El): string =>
 export function pageBody(document: Document): El | undefined {
   const body = document.body as El | null;
   if (!body) return undefined;
-  readNoscript(body);
   for (const el of body.querySelectorAll(NEVER)) el.remove();
+  readNoscript(body);
   const all = words(body.textContent);
   let root: El = body;
   const mains = [...body.querySelectorAll('main, [role="main"]')].filter(

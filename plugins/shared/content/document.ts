@@ -16,6 +16,15 @@ function writesTags(html: string): boolean {
 }
 
 /**
+ * A `<![CDATA[` outside script, style, SVG and MathML: a browser reads it as a comment that ends at the next `>`,
+ * linkedom as a section that runs to `]]>`, or to the end of the page (a forum's whole thread went missing).
+ */
+function strayCdata(html: string): boolean {
+  if (!html.includes('<![CDATA[')) return false;
+  return html.replace(/<(script|style|svg|math)[\s>][\s\S]*?<\/\1\s*>/gi, '').includes('<![CDATA[');
+}
+
+/**
  * The page as a browser builds it: HTML5 lets a page leave out `<html>`, `<head>` and `<body>` (and a fragment has
  * none), which linkedom does not put back (such a page had no body, and no content). Those are parsed with the
  * HTML5 algorithm (parse5, which inserts the missing elements as browsers do) and written out whole; a page that
@@ -23,7 +32,7 @@ function writesTags(html: string): boolean {
  */
 export function wholeDocument(html: string): string {
   if (/<frameset[\s>]/i.test(html)) return framesDocument(html);
-  if (writesTags(html)) return html;
+  if (writesTags(html) && !strayCdata(html)) return html;
   try {
     return serialize(parse(html));
   } catch (err) {
