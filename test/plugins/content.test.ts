@@ -10,6 +10,7 @@ import { load } from 'cheerio';
 import fc from '../util/fc.ts';
 import { fragmentToMarkdown, pageContent, pageToMarkdown } from '../../plugins/shared/content/markdown.ts';
 import { words } from '../../plugins/shared/content/content-text.ts';
+import { prune } from '../../plugins/shared/content/content-prune.ts';
 import dataPlugin from '../../plugins/data/index.ts';
 import type { Context } from '../../engine/index.ts';
 
@@ -499,6 +500,17 @@ test('a thread inside a form (XenForo) keeps its posts; a search form beside it 
   );
   assert.match(fragment, /The dogwood keeps flowing/);
   assert.not.match(fragment, /Search here/);
+});
+
+test('before Readability looks, landmark roles, navigation and hidden parts go, a form holding the page stays', () => {
+  const { document } = parseHTML(
+    page(`<div role="navigation"><p>Home and all the sections of the site</p></div><nav><p>More links here</p></nav>
+      <div hidden><p>A hidden part of the page</p></div><form id="aspnetForm"><article>${para(8)}</article></form>`),
+  );
+  prune(document as unknown as Document);
+  const text = document.body.textContent ?? '';
+  for (const gone of ['sections of the site', 'More links', 'hidden part']) assert.not.match(text, gone);
+  assert.match(text, /stone number 7/);
 });
 
 test.run();

@@ -28,27 +28,61 @@ const TYPES: [RegExp, PageKind][] = [
   [/^(Service|ProfessionalService|LocalBusiness|SoftwareApplication|WebApplication|Course|Event)$/, 'service'],
 ];
 
-/** The schema.org types a document declares (JSON-LD `@type` and microdata `itemtype`), in order. */
-function declaredTypes(document: Document): string[] {
-  const out: string[] = [];
-  for (const script of document.querySelectorAll('script[type="application/ld+json"]')) {
-    for (const m of (script.textContent ?? '').matchAll(/"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")/g))
-      for (const t of m[1]!.matchAll(/"([^"]+)"/g)) out.push(t[1]!.replace(/^.*[/:]/, ''));
-  }
-  for (const el of document.querySelectorAll('[itemtype]')) {
+/** Class names of forum software (Discourse, XenForo, phpBB, vBulletin, Invision, Stack Exchange, Flarum, Lemmy...). */
+const FORUM_CLASSES = new Set(
+  'crawler-post message--post js-post postbody postmessage cPost answercell postcell js-answer PostView comment-tree topic-post bbWrapper forum-post thread-post'.split(
+    ' ',
+  ),
+);
+/** Class names of documentation generators (Sphinx, MkDocs, Docusaurus, GitBook, Read the Docs, VitePress...). */
+const DOCS_CLASSES = new Set(
+  'sphinxsidebar rst-content md-content theme-doc-markdown docs-content docMainContainer VPDoc nextra-content gitbook-root toctree-wrapper highlight-python highlight-default docs-sidebar DocSearch'.split(
+    ' ',
+  ),
+);
+
+/** What the elements of a page say of its kind, read in one walk (selectors of many alternatives cost a parse). */
+interface Markup {
+  /** The schema.org types the page declares (JSON-LD `@type`, microdata `itemtype` of top-level items), in order. */
+  declared: string[];
+  forum: boolean;
+  docs: boolean;
+  /** The most teasers (a heading that links elsewhere) that one container repeats. */
+  cards: number;
+}
+
+function readMarkup(document: Document): Markup {
+  const out: Markup = { declared: [], forum: false, docs: false, cards: 0 };
+  const perParent = new Map<El, number>();
+  // (linkedom's getElementsByTagName('*') finds nothing: `*` is the one selector css-select answers at no cost.)
+  for (const el of document.querySelectorAll('*')) {
+    const tag = el.tagName;
+    if (tag === 'SCRIPT') {
+      if (el.getAttribute('type') !== 'application/ld+json') continue;
+      for (const m of (el.textContent ?? '').matchAll(/"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")/g))
+        for (const t of m[1]!.matchAll(/"([^"]+)"/g)) out.declared.push(t[1]!.replace(/^.*[/:]/, ''));
+      continue;
+    }
+    const itemtype = el.getAttribute('itemtype');
     // An item inside another (a review's author, a product's offer) is not the page's subject.
-    if (el.parentElement?.closest('[itemscope]')) continue;
-    for (const t of (el.getAttribute('itemtype') ?? '').split(/\s+/)) if (t) out.push(t.replace(/^.*\//, ''));
+    if (itemtype && !el.parentElement?.closest('[itemscope]'))
+      for (const t of itemtype.split(/\s+/)) if (t) out.declared.push(t.replace(/^.*\//, ''));
+    const names = el.getAttribute('class');
+    if (names && !(out.forum && out.docs))
+      for (const name of names.split(/\s+/)) {
+        if (FORUM_CLASSES.has(name)) out.forum = true;
+        else if (DOCS_CLASSES.has(name)) out.docs = true;
+      }
+    if ((tag === 'H2' || tag === 'H3' || tag === 'H4') && (el.querySelector('a[href]') || el.closest('a[href]'))) {
+      const parent = el.closest('article, li, div')?.parentElement;
+      if (!parent) continue;
+      const n = (perParent.get(parent) ?? 0) + 1;
+      perParent.set(parent, n);
+      if (n > out.cards) out.cards = n;
+    }
   }
   return out;
 }
-
-/** Markup of forum software (Discourse, XenForo, phpBB, vBulletin, Invision, Stack Exchange, Flarum, Lemmy...). */
-const FORUM_MARKUP =
-  '.crawler-post, .message--post, .js-post, .postbody, .post-body .postmessage, [id^="post_message_"], .cPost, article.cPost, .answercell, .postcell, .js-answer, .PostView, .comment-tree, .topic-post, .bbWrapper, .forum-post, .post-content.forum, #thread, .thread-post';
-/** Markup of documentation generators (Sphinx, MkDocs, Docusaurus, GitBook, Read the Docs, VitePress, Nextra...). */
-const DOCS_MARKUP =
-  '.sphinxsidebar, .rst-content, .md-content, .theme-doc-markdown, .docs-content, .docMainContainer, .VPDoc, .nextra-content, .gitbook-root, [class*="docs-sidebar"], [class*="DocSearch"], .toctree-wrapper, .highlight-python, .highlight-default';
 
 /** The URL's shape: the forum, shop and documentation paths most software writes. */
 function kindOfUrl(url: URL): PageKind | undefined {
@@ -76,7 +110,7 @@ function kindOfUrl(url: URL): PageKind | undefined {
  * says (the caller reads it as an article, as before).
  */
 export function pageKind(document: Document, url: string): PageKind | undefined {
-  const declared = declaredTypes(document);
+  const { declared, forum, docs, cards } = readMarkup(document);
   const found = new Set<PageKind>();
   for (const t of declared) for (const [re, kind] of TYPES) if (re.test(t)) found.add(kind);
   // Several products, or a list of items, are a shop's shelf rather than one product's page.
@@ -85,8 +119,8 @@ export function pageKind(document: Document, url: string): PageKind | undefined 
   if (products >= 3) found.delete('product');
   // A thread or a product declared outranks the article or page types that sites add around everything.
   for (const kind of ['forum', 'product', 'documentation', 'collection'] as const) if (found.has(kind)) return kind;
-  if (document.querySelector(FORUM_MARKUP)) return 'forum';
-  if (document.querySelector(DOCS_MARKUP)) return 'documentation';
+  if (forum) return 'forum';
+  if (docs) return 'documentation';
   const og = document.querySelector('meta[property="og:type"]')?.getAttribute('content')?.toLowerCase() ?? '';
   if (/product/.test(og)) return 'product';
   if (found.has('article')) return 'article';
@@ -100,21 +134,6 @@ export function pageKind(document: Document, url: string): PageKind | undefined 
   if (byUrl) return byUrl;
   if (og === 'article') return 'article';
   if (found.has('service')) return 'service';
-  if (cards(document) >= 5) return 'listing';
+  if (cards >= 5) return 'listing';
   return undefined;
-}
-
-/** The most teasers of other pages one container repeats: a heading that links, each in its own block. */
-function cards(document: Document): number {
-  let best = 0;
-  const seen = new Map<El, number>();
-  for (const a of document.querySelectorAll('h2 a[href], h3 a[href], h4 a[href], a[href] h2, a[href] h3')) {
-    const card = a.closest('article, li, div');
-    const parent = card?.parentElement;
-    if (!parent) continue;
-    const n = (seen.get(parent) ?? 0) + 1;
-    seen.set(parent, n);
-    if (n > best) best = n;
-  }
-  return best;
 }

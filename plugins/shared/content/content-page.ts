@@ -3,12 +3,29 @@
 // or one section; here the page's own landmarks and the names of its parts decide what goes instead.
 import { createCounts, words, type El } from './content-text.ts';
 import { named } from './content-prune.ts';
+import type { PageKind } from './content-kind.ts';
 
 /** Markup that is never content. */
 const NEVER = 'script, style, template, iframe, svg, canvas, button, input, select, textarea, option, dialog';
 /** Landmarks and parts of the site around the content. */
 const AROUND =
   'header, footer, aside, nav, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="menu"], [role="menubar"], [role="dialog"], [role="alertdialog"], [hidden], [aria-hidden="true"], [aria-modal="true"]';
+
+/**
+ * Names (class or id words) of the parts of a shop's or a listing's page around its content: the buy box (price,
+ * variants, quantity, cart), the shelf's filters, sorting and pages, and offers of other products.
+ */
+const BUY_BOX =
+  /^(price|prices|product-price|price-box|product-form|add-to-cart|addtocart|atc|buy-box|buybox|cart|minicart|mini-cart|variant|variants|variant-picker|swatch|swatches|quantity|qty|size-selector|size-guide|sizes|options|recently-viewed|upsell|upsells|cross-sell|crosssell|also-like|you-may-also-like|wishlist|compare|shipping|delivery|klarna|afterpay|paypal|payment-methods)$/;
+/** Names of the parts of a thread's post around what its author wrote: votes, actions, signatures, user statistics. */
+const POST_PARTS =
+  /^(signature|signatures|post-signature|message-signature|sig|votecell|js-voting-container|voting|votes|vote|post-menu|js-post-menu|post-controls|post-actions|postcontrols|message-actionbar|actionbar|action-bar|reactions|reactionsbar|likes|like-button|badges|flair|user-stats|userstats|message-userextras|reputation|reputation-score|post-stats|topic-map|crawler-linkback-list|post-likes|signaturecontainer)$/;
+/** The whole text of a post's buttons drawn as links: never what its author wrote. */
+const ACTIONS =
+  /^(share|improve this (answer|question)|follow|reply|quote|report|like|likes|flag|edit|permalink|click to expand\.*|add a comment|show \d+ more comments?|multi-?quote|bookmark|upvote|downvote|thanks|save|report post|reply with quote|link|cite|share this post|share on other sites)$/i;
+
+const SHELF_PARTS =
+  /^(filters?|facets?|refinements?|sort|sort-by|sorting|toolbar|pagination|pager|announcement|announcement-bar|promo-bar|drawer|modal|popup|overlay)$/;
 
 /**
  * What a page shows a reader whose browser runs no script: an application page (Discourse, Flarum) writes its
@@ -38,7 +55,7 @@ const noscriptText = (el: El): string =>
  * the text) without script, landmarks of the site (header, footer, navigation, asides), parts named as the site's
  * (cookie notices, newsletters, share bars, breadcrumbs) and menus (lists that are all links).
  */
-export function pageBody(document: Document): El | undefined {
+export function pageBody(document: Document, kind?: PageKind): El | undefined {
   const body = document.body as El | null;
   if (!body) return undefined;
   for (const el of body.querySelectorAll(NEVER)) el.remove();
@@ -55,7 +72,18 @@ export function pageBody(document: Document): El | undefined {
   }
   const total = words(root.textContent);
   for (const el of [...root.querySelectorAll('[class], [id]')])
-    if (root.contains(el) && named(el) && words(el.textContent) < total * 0.3) el.remove();
+    if (
+      root.contains(el) &&
+      (named(el) ||
+        named(el, SHELF_PARTS) ||
+        (kind === 'product' && named(el, BUY_BOX)) ||
+        (kind === 'forum' && named(el, POST_PARTS))) &&
+      words(el.textContent) < total * 0.3
+    )
+      el.remove();
+  if (kind === 'forum')
+    for (const el of [...root.querySelectorAll('a, button, span, div, li, p')])
+      if (!el.children.length && ACTIONS.test((el.textContent ?? '').trim())) el.remove();
   const counts = createCounts();
   for (const el of [...root.querySelectorAll('ul, ol')]) {
     if (!root.contains(el)) continue;

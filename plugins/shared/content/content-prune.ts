@@ -30,7 +30,11 @@ const ROLES = new Set([
 ]);
 
 /** True when a name (a class or id word list) marks an element as the site around the article. */
-export function named(el: El): boolean {
+export function named(el: El, names: RegExp = BOILERPLATE): boolean {
+  return namedAs(el, names);
+}
+
+function namedAs(el: El, BOILERPLATE: RegExp): boolean {
   const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
   if (!names.trim()) return false;
   for (const name of names.split(/\s+/)) {
@@ -60,7 +64,8 @@ export function prune(document: Document): void {
   unwrapEmbeds(body);
   const pageWords = paragraphWords(body);
   // One walk with plain attribute reads (the selectors `[role]` and RARELY ran css-select on every element, twice).
-  for (const el of [...body.getElementsByTagName('*')]) {
+  // Not getElementsByTagName('*'): linkedom answers it with nothing (this walk removed nothing).
+  for (const el of [...body.querySelectorAll('*')]) {
     if (!el.isConnected || el.tagName === 'BODY' || el.tagName === 'MAIN' || el.tagName === 'ARTICLE') continue;
     const role = el.getAttribute('role');
     if (!rarelyContent(el) && !(role && ROLES.has(role))) continue;

@@ -63,7 +63,7 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   const found = mainContent(document);
   // The search for an article changed the document it read: the body is read from the page as it came.
   const again = parse(html);
-  const body = pageBody(again);
+  const body = pageBody(again, kind);
   if (found && (!body || oneContainer(kind, words(found.root.textContent) / (words(body.textContent) || 1))))
     return { title: found.title, root: clean(found.root, base), kind };
   const title = found?.title ?? titleOf(again.title, headlines(again));
