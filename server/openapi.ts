@@ -283,6 +283,12 @@ const data: Schema = {
     logo: nullable({ $ref: '#/components/schemas/Media' }),
     video: nullable({ $ref: '#/components/schemas/Media' }),
     audio: nullable({ $ref: '#/components/schemas/Media' }),
+    pageType: nullable({
+      type: 'string',
+      enum: ['article', 'forum', 'product', 'collection', 'listing', 'documentation', 'service'],
+      description:
+        'With `markdown`, `text` or `html`: the kind of page the content was read from, from its own signals (declared schema.org types, forum and documentation markup, Open Graph type, URL shape, repeated cards); null when none says. An article or documentation is read as one container; a forum thread as all its posts; a product, collection, listing or service page as its body without the site around it. docs/content.md.',
+    }),
     screenshot: { $ref: '#/components/schemas/Media' },
     pdf: { $ref: '#/components/schemas/Media' },
     statusCode: { type: 'integer' },

@@ -153,6 +153,8 @@ export interface PluginDefinition<S extends z.ZodType = z.ZodType> {
   init?: (settings: Readonly<Partial<PluginSettings>>) => unknown;
   /** Spread the result into `data` instead of placing it under `data[name]` (as `meta` does). */
   merge?: boolean;
+  /** The keys a merged result always has: each is there, as null, when the step fails (`markdown` and its `pageType`). */
+  outputs?: readonly string[];
   /**
    * An enricher of the payload's Media (`palette`, `ping`): it runs after every producer, third-party ones
    * included, reads `ctx.data` without changing it, and returns amendments by field: an object is merged into a

@@ -80,6 +80,7 @@ async function runStep(
     warnings.push(stepFailure(step.name, reason, detail));
     // A merged output (metadata, rules) or an enricher adds no key of its own; any other output is there, as null.
     if (!plugin.merge && !plugin.enriches) ctx.data[step.name] = null;
+    for (const key of plugin.outputs ?? []) ctx.data[key] = null;
   };
   try {
     const result = await untilAborted(() => plugin.run(stepCtx, step.opts), stepCtx.signal);

@@ -8,6 +8,10 @@ import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { startRefract, call, q } from '../util/refract.ts';
 import { webhookReceiver } from '../util/webhooks.ts';
 import type { App } from '../../server/app.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const KINDS = path.resolve(import.meta.dirname, '../../fixtures/sites/kinds');
 
 let fx: Fixture;
 const SECRET = 'webhook-secret-for-content-tests';
@@ -62,6 +66,8 @@ const SHAPES: Record<string, string> = {
 test.before(async () => {
   fx = await serveFixtures({
     '/article': (_, res) => send(res, ARTICLE),
+    '/kinds': (req, res) =>
+      send(res, readFileSync(path.join(KINDS, `${new URL(req.url!, 'http://x').searchParams.get('k')}.html`), 'utf8')),
     '/shop': (_, res) => send(res, SHOP),
     '/shape': (req, res) => send(res, SHAPES[new URL(req.url!, 'http://x').searchParams.get('s')!]!),
     '/notes.txt': (_, res) => {
@@ -209,6 +215,31 @@ test('a text target is its own content; an image says it has no HTML content, wi
     image.body.warnings.map((w: { message: string }) => w.message),
     ['The target is image/png, not an HTML page: it has no markdown content'],
   );
+});
+
+test('pageType beside the content: each kind of page says its kind, and the three outputs hold the same content', async () => {
+  const want: Record<string, [string, string, string]> = {
+    forum: ['forum', 'four season dome earns its weight', 'Sent from my phone'],
+    product: ['product', 'Hand wash cold', 'Add to cart'],
+    listing: ['listing', 'first frogspawn', 'Next page'],
+    collection: ['collection', 'Copper Camp Kettle', 'Best selling'],
+    service: ['service', 'How long does a build take', 'Canal Street'],
+    docs: ['documentation', 'streamkit read data.csv', 'On this page'],
+  };
+  for (const [file, [kind, inside, outside]] of Object.entries(want)) {
+    const res = await call(app.freeUrl, `url=${q(`${fx.url}/kinds?k=${file}`)}&markdown&text&html&meta=false`);
+    assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+    const { pageType, markdown, text, html } = res.body.data;
+    assert.is(pageType, kind, file);
+    for (const out of [markdown, text, html]) {
+      assert.ok(out.includes(inside), `${file}: ${inside}`);
+      assert.not.ok(out.includes(outside), `${file}: ${outside}`);
+    }
+  }
+  // A page whose signals say nothing (this article declares no type) answers null; the key is there whenever content is asked for.
+  assert.is((await call(app.freeUrl, `url=${url()}&text&meta=false`)).body.data.pageType, null);
+  const shop = await call(app.freeUrl, `url=${q(`${fx.url}/shop`)}&markdown.main=false&meta=false`);
+  assert.ok('pageType' in shop.body.data);
 });
 
 test('a bad option is 400 EINVALQUERY naming it', async () => {

@@ -99,7 +99,7 @@ function kindOfUrl(url: URL): PageKind | undefined {
     return 'forum';
   if (/^(docs?|developers?|devdocs|api|wiki|learn|manual|help)\./.test(host)) return 'documentation';
   if (/\/(docs?|documentation|reference|manual|api-reference|guides?)\//.test(path)) return 'documentation';
-  if (/\/(products?|p|dp|item|items|shop\/product)\/[^/]+/.test(path)) return 'product';
+  if (/\/(products?|dp|item|items|shop\/product)\/[^/]+/.test(path)) return 'product';
   if (/\/(collections?|categories|category|c|shop|store|catalog|browse)(\/|$)/.test(path)) return 'collection';
   return undefined;
 }

@@ -27,6 +27,9 @@ export function contentOutput({ name, description, render, type }: ContentOutput
     name,
     description,
     needs: 'html',
+    // `pageType` beside the content: the kind of page it was read from (content-kind.ts).
+    merge: true,
+    outputs: [name, 'pageType'],
     params: options({
       main: bool()
         .default(true)
@@ -37,14 +40,15 @@ export function contentOutput({ name, description, render, type }: ContentOutput
     run: (ctx, opts) => {
       const { kind, contentType, text } = ctx.response;
       // A text target (text/plain, JSON, CSS...) is its own content, as written; any other type has none to give.
-      if (kind === 'text') return name === 'html' ? `<pre>${escapeHtml(text)}</pre>` : text;
+      if (kind === 'text') return { [name]: name === 'html' ? `<pre>${escapeHtml(text)}</pre>` : text, pageType: null };
       if (kind !== 'html') {
         ctx.warn(
           `The target is ${contentType.split(';')[0] || 'not a document'}, not an HTML page: it has no ${name} content`,
         );
-        return null;
+        return { [name]: null, pageType: null };
       }
-      return render(contentOf(ctx, opts.main));
+      const content = contentOf(ctx, opts.main);
+      return { [name]: render(content), pageType: content.kind ?? null };
     },
   });
 }

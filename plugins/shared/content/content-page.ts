@@ -59,6 +59,9 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
   const body = document.body as El | null;
   if (!body) return undefined;
   for (const el of body.querySelectorAll(NEVER)) el.remove();
+  // Hidden by its style: a reader never sees it (a menu's panel, a template, a tab's copy for another device).
+  for (const el of body.querySelectorAll('[style]'))
+    if (/(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(el.getAttribute('style') ?? '')) el.remove();
   readNoscript(body);
   const all = words(body.textContent);
   let root: El = body;
@@ -72,18 +75,8 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
   }
   const total = words(root.textContent);
   for (const el of [...root.querySelectorAll('[class], [id]')])
-    if (
-      root.contains(el) &&
-      (named(el) ||
-        named(el, SHELF_PARTS) ||
-        (kind === 'product' && named(el, BUY_BOX)) ||
-        (kind === 'forum' && named(el, POST_PARTS))) &&
-      words(el.textContent) < total * 0.3
-    )
-      el.remove();
-  if (kind === 'forum')
-    for (const el of [...root.querySelectorAll('a, button, span, div, li, p')])
-      if (!el.children.length && ACTIONS.test((el.textContent ?? '').trim())) el.remove();
+    if (root.contains(el) && named(el) && words(el.textContent) < total * 0.3) el.remove();
+  kindParts(root, kind);
   const counts = createCounts();
   for (const el of [...root.querySelectorAll('ul, ol')]) {
     if (!root.contains(el)) continue;
@@ -95,4 +88,25 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
     }
   }
   return root;
+}
+
+/**
+ * Removes the parts a page of this kind has around its content, by their names: a shop's shelf (filters, sorting,
+ * pages) on any page that is not an article, a product's buy box, a forum post's votes, actions and signature, and
+ * its buttons drawn as links. Run on whichever container holds the content (the body, or Readability's).
+ */
+export function kindParts(root: El, kind: PageKind | undefined, total = words(root.textContent)): void {
+  if (kind === 'article') return;
+  for (const el of [...root.querySelectorAll('[class], [id]')])
+    if (
+      root.contains(el) &&
+      (named(el, SHELF_PARTS) ||
+        (kind === 'product' && named(el, BUY_BOX)) ||
+        (kind === 'forum' && named(el, POST_PARTS))) &&
+      words(el.textContent) < total * 0.3
+    )
+      el.remove();
+  if (kind === 'forum')
+    for (const el of [...root.querySelectorAll('a, button, span, div, li, p')])
+      if (!el.children.length && ACTIONS.test((el.textContent ?? '').trim())) el.remove();
 }

@@ -7,7 +7,7 @@ import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
 import { adoptStrays, deeperThan, wholeDocument } from './document.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
-import { pageBody } from './content-page.ts';
+import { kindParts, pageBody } from './content-page.ts';
 import { clean } from './content-clean.ts';
 import { words } from './content-text.ts';
 
@@ -20,12 +20,12 @@ export interface PageContent {
 }
 
 /** Kinds of page whose content is one container, found as an article's is; the others' is their body, cleaned. */
-const ONE_CONTAINER = new Set<PageKind | undefined>([undefined, 'article', 'documentation']);
+const ONE_CONTAINER = new Set<PageKind | undefined>(['article', 'documentation']);
 
 /**
  * Whether the container Readability found is the page's content, from the share of the cleaned body's words it
  * holds: a fifth or less is one post of a thread, one card of a list (whatever the page says it is); less than
- * 70% on a page that is not an article is one section of several.
+ * 70% on a page that does not say it is an article or documentation is one section of several.
  */
 function oneContainer(kind: PageKind | undefined, share: number): boolean {
   if (share < 0.2) return false;
@@ -54,18 +54,39 @@ export function pageContent(raw: string, base: string, main = true): PageContent
     document = parse(html);
     main = false;
   }
+  const kind = pageKind(document, base);
   if (!main) {
     const title = document.title?.replace(/\s+/g, ' ').trim() || undefined;
     for (const el of document.querySelectorAll('header, footer, aside')) el.remove();
-    return { title, root: clean(document.body, base) };
+    return { title, root: clean(document.body, base), kind };
   }
-  const kind = pageKind(document, base);
+  // The parts a page of its kind has around its content go before Readability looks (it renames what it keeps).
+  if (document.body && (kind === 'forum' || kind === 'collection' || kind === 'listing'))
+    kindParts(document.body, kind);
   const found = mainContent(document);
   // The search for an article changed the document it read: the body is read from the page as it came.
   const again = parse(html);
   const body = pageBody(again, kind);
-  if (found && (!body || oneContainer(kind, words(found.root.textContent) / (words(body.textContent) || 1))))
+  if (found && (!body || oneContainer(kind, words(found.root.textContent) / (words(body.textContent) || 1)))) {
+    if (kind === 'product' && body) specifications(found.root, body);
     return { title: found.title, root: clean(found.root, base), kind };
+  }
   const title = found?.title ?? titleOf(again.title, headlines(again));
   return { title, root: clean(body ?? again.body, base), kind };
+}
+
+/**
+ * A product's specifications (its tables and definition lists) that the container of its description left out
+ * (they sit in a tab beside it): appended to the content, each under its heading when it has one.
+ */
+function specifications(root: Element, body: Element): void {
+  const have = root.textContent ?? '';
+  for (const table of body.querySelectorAll('table, dl')) {
+    if (table.parentElement?.closest('table, dl') || words(table.textContent) < 4) continue;
+    const text = (table.textContent ?? '').replace(/\s+/g, ' ').trim();
+    if (have.replace(/\s+/g, ' ').includes(text.slice(0, 60))) continue;
+    const heading = table.parentElement?.querySelector('h2, h3, h4');
+    if (heading && !heading.contains(table)) root.append(heading);
+    root.append(table);
+  }
 }
