@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createEngine, crawl, loadConfig, isRefractError, type Engine } from '../../lib/index.ts';
-import { loadPlugins } from '../../engine/index.ts';
+import { definePlugin, loadPlugins, options } from '../../engine/index.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
 import { createEngine as createBareEngine } from '../../engine/engine.ts';
 import { createExecutor } from '../../engine/request/queue.ts';
@@ -67,6 +67,29 @@ test('builtins: false leaves only yours; a list takes those built-ins alone', as
       ['meta'],
     );
   });
+});
+
+test('a merged plugin that fails leaves the keys it names as null, with a warning; one that answers spreads them', async () => {
+  const make = (fail: boolean) =>
+    definePlugin({
+      name: 'twoKeys',
+      description: 'answers two keys',
+      needs: 'html',
+      params: options({}),
+      merge: true,
+      outputs: ['first', 'second'],
+      run: () => {
+        if (fail) throw new Error('no keys today');
+        return { first: 1, second: 2 };
+      },
+    });
+  for (const fail of [true, false])
+    await using(await createEngine({ config: config(), builtins: false, plugins: [make(fail)] }), async (engine) => {
+      const { data, warnings } = await engine.extract(`${fx.url}/sites/article/index.html`, 'twoKeys');
+      assert.equal([data.first, data.second], fail ? [null, null] : [1, 2]);
+      assert.is('twoKeys' in data, false, 'a merged plugin has no key of its own');
+      assert.is(warnings.length, fail ? 1 : 0);
+    });
 });
 
 test('a plugin module that is not an ES module fails with EPLUGIN and says what to change', async () => {
