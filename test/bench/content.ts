@@ -1,7 +1,9 @@
 // Main-content speed on the articles corpus (no network): the Markdown of `markdown` / `data.body.attr=markdown`
 // per page beside the floor of parsing the page once (linkedom, which the extractor parses with; cheerio, the
 // engine's own parser), and beside Readability with turndown alone (the extractor before its rules).
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { load } from 'cheerio';
@@ -23,14 +25,23 @@ export async function benchContent(): Promise<string[]> {
       html: gunzipSync(await readFile(path.join(DIR, f))).toString('utf8'),
     })),
   );
+  return measure(pages, ROUNDS);
+}
+
+/** Each case on each page, interleaved; a case's figure is the median over pages of its per-page median. */
+function measure(pages: { url: string; html: string }[], rounds: number): string[] {
   const cases: [string, (p: { url: string; html: string }) => unknown][] = [
     ['parse floor (linkedom)', (p) => parseHTML(p.html)],
     ['parse floor (cheerio)', (p) => load(p.html)],
     [
       'Readability + turndown alone',
       (p) => {
-        const article = new Readability(parseHTML(p.html).document as unknown as Document).parse();
-        return article?.content ? fragmentToMarkdown(article.content, p.url) : '';
+        try {
+          const article = new Readability(parseHTML(p.html).document as unknown as Document).parse();
+          return article?.content ? fragmentToMarkdown(article.content, p.url) : '';
+        } catch {
+          return ''; // Readability throws on a few pages (content after </body>)
+        }
       },
     ],
     ['Refract main content (markdown)', (p) => pageToMarkdown(p.html, p.url)],
@@ -40,7 +51,7 @@ export async function benchContent(): Promise<string[]> {
   const perPage = new Map<string, number[]>(cases.map(([name]) => [name, []]));
   for (const page of pages) {
     const runs = new Map<string, number[]>(cases.map(([name]) => [name, []]));
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < rounds; r++) {
       for (const [name, fn] of cases) {
         const t = performance.now();
         fn(page);
@@ -54,6 +65,38 @@ export async function benchContent(): Promise<string[]> {
   // The issue's bound: at most 2x the time of parsing the page (by the engine's parser, cheerio, and by linkedom's).
   return [...perPage].map(
     ([name, values]) =>
-      `${name.padEnd(34)} ${median(values).toFixed(2).padStart(7)} ms/page  ${(median(values) / floor).toFixed(2)}x the linkedom parse, ${(median(values) / engineFloor).toFixed(2)}x the cheerio parse  (${pages.length} pages, median of ${ROUNDS} each)`,
+      `${name.padEnd(34)} ${median(values).toFixed(2).padStart(7)} ms/page  ${(median(values) / floor).toFixed(2)}x the linkedom parse, ${(median(values) / engineFloor).toFixed(2)}x the cheerio parse  (${pages.length} pages, median of ${rounds} each)`,
   );
+}
+
+/**
+ * The same cases on pages of every kind (the WCXB split in ../shared, every seventh page: 214 of seven kinds): the
+ * content step beside the parse floor there, where most pages are read twice (one container, and the body).
+ */
+export async function benchContentKinds(): Promise<string[]> {
+  const shared = path.resolve(import.meta.dirname, '../../../shared/corpus/wcxb');
+  const cache = path.join(os.tmpdir(), 'refract-wcxb-dev');
+  try {
+    await readFile(path.join(cache, 'pages', '4999.done'));
+  } catch {
+    try {
+      await mkdir(cache, { recursive: true });
+      execFileSync('tar', ['-xJf', path.join(shared, 'pages.tar.xz'), '-C', cache]);
+      await writeFile(path.join(cache, 'pages', '4999.done'), '');
+    } catch {
+      return [`(no WCXB corpus at ${shared})`];
+    }
+  }
+  const labels = JSON.parse(gunzipSync(await readFile(path.join(shared, 'labels.json.gz'))).toString('utf8')) as {
+    id: string;
+  }[];
+  const pages = await Promise.all(
+    labels
+      .filter((_, i) => i % 7 === 0)
+      .map(async (l) => ({
+        url: `http://127.0.0.1/p/${l.id}/`,
+        html: (await readFile(path.join(cache, 'pages', `${l.id}.html`))).toString('utf8'),
+      })),
+  );
+  return measure(pages, 3);
 }

@@ -2,7 +2,7 @@
 import os from 'node:os';
 import { benchMetaHttp } from './meta-http.ts';
 import { benchMetaCorpus } from './meta-corpus.ts';
-import { benchContent } from './content.ts';
+import { benchContent, benchContentKinds } from './content.ts';
 import { benchScreenshot } from './screenshot.ts';
 import { benchCache } from './cache.ts';
 import { benchCrawl } from './crawl.ts';
@@ -28,6 +28,10 @@ if (!only || only === 'corpus') {
 if (!only || only === 'corpus' || only === 'content') {
   console.log('\n# main content (markdown) on the articles corpus (no network, medians per page)');
   for (const line of await benchContent()) console.log(line);
+  console.log(
+    '\n# main content (markdown) on pages of seven kinds (WCXB, every seventh page; no network, medians per page)',
+  );
+  for (const line of await benchContentKinds()) console.log(line);
 }
 if (!only || only === 'http') {
   console.log('\n# metadata over HTTP (sequential unless noted)');

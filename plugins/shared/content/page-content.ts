@@ -63,7 +63,13 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   // The parts a page of its kind has around its content go before Readability looks (it renames what it keeps).
   if (document.body && (kind === 'forum' || kind === 'collection' || kind === 'listing'))
     kindParts(document.body, kind);
+  // The most words the cleaned body can hold (scripts and styles aside): a container that holds enough of them is
+  // the content whatever the body's reading would say, which is then not made (most articles).
+  let most = words(document.body?.textContent) + 1;
+  for (const el of document.body?.querySelectorAll('script, style, template') ?? []) most -= words(el.textContent);
   const found = mainContent(document);
+  if (found && kind !== 'product' && oneContainer(kind, words(found.root.textContent) / (most || 1)))
+    return { title: found.title, root: clean(found.root, base), kind };
   // The search for an article changed the document it read: the body is read from the page as it came.
   const again = parse(html);
   const body = pageBody(again, kind);
