@@ -37,8 +37,9 @@ function absolutize(root: ParentNode, base: string): void {
 
 /** Removes the noise of an element and makes its links absolute (the element is changed). */
 export function clean(root: Element, base: string): Element {
-  const total = words(root.textContent);
-  // A form that holds much of the content is the page's (XenForo and ASP.NET pages live inside one).
+  // A form that holds much of the content is the page's (XenForo and ASP.NET pages live inside one); the content's
+  // words are counted only when it has a form.
+  const total = root.querySelector('form') ? words(root.textContent) : 0;
   for (const el of root.querySelectorAll(NOISE))
     if (el.tagName !== 'FORM' || words(el.textContent) < total * 0.3) el.remove();
   // A link with nothing to click (its icon or thumbnail gone) would be `[](url)`.

@@ -107,16 +107,17 @@ function kindOfUrl(url: URL): PageKind | undefined {
 /**
  * The kind of a page, from its declared types first (the page's own word), then the markup of forum and
  * documentation software, its Open Graph type, the shape of its URL and repeated cards; `undefined` when nothing
- * says (the caller reads it as an article, as before).
+ * says (page-content.ts then weighs the page's two readings by their size alone).
  */
 export function pageKind(document: Document, url: string): PageKind | undefined {
   const { declared, forum, docs, cards } = readMarkup(document);
   const found = new Set<PageKind>();
   for (const t of declared) for (const [re, kind] of TYPES) if (re.test(t)) found.add(kind);
-  // Several products, or a list of items, are a shop's shelf rather than one product's page.
-  const products = declared.filter((t) => /^(Product|ProductGroup)$/.test(t)).length;
-  if (products >= 3) found.add('collection');
-  if (products >= 3) found.delete('product');
+  // Several products are a shop's shelf rather than one product's page.
+  if (declared.filter((t) => /^(Product|ProductGroup)$/.test(t)).length >= 3) {
+    found.add('collection');
+    found.delete('product');
+  }
   // A thread or a product declared outranks the article or page types that sites add around everything.
   for (const kind of ['forum', 'product', 'documentation', 'collection'] as const) if (found.has(kind)) return kind;
   if (forum) return 'forum';

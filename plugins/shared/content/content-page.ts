@@ -12,8 +12,8 @@ const AROUND =
   'header, footer, aside, nav, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="menu"], [role="menubar"], [role="dialog"], [role="alertdialog"], [hidden], [aria-hidden="true"], [aria-modal="true"]';
 
 /**
- * Names (class or id words) of the parts of a shop's or a listing's page around its content: the buy box (price,
- * variants, quantity, cart), the shelf's filters, sorting and pages, and offers of other products.
+ * Names (class or id words) of a product page's parts around its description: the buy box (price, variants,
+ * quantity, cart, payment, delivery) and offers of other products.
  */
 const BUY_BOX =
   /^(price|prices|product-price|price-box|product-form|add-to-cart|addtocart|atc|buy-box|buybox|cart|minicart|mini-cart|variant|variants|variant-picker|swatch|swatches|quantity|qty|size-selector|size-guide|sizes|options|recently-viewed|upsell|upsells|cross-sell|crosssell|also-like|you-may-also-like|wishlist|compare|shipping|delivery|klarna|afterpay|paypal|payment-methods)$/;
@@ -23,7 +23,7 @@ const POST_PARTS =
 /** The whole text of a post's buttons drawn as links: never what its author wrote. */
 const ACTIONS =
   /^(share|improve this (answer|question)|follow|reply|quote|report|like|likes|flag|edit|permalink|click to expand\.*|add a comment|show \d+ more comments?|multi-?quote|bookmark|upvote|downvote|thanks|save|report post|reply with quote|link|cite|share this post|share on other sites)$/i;
-
+/** Names of a shelf's parts around its items (filters, sorting, pages) and of what floats over a page. */
 const SHELF_PARTS =
   /^(filters?|facets?|refinements?|sort|sort-by|sorting|toolbar|pagination|pager|announcement|announcement-bar|promo-bar|drawer|modal|popup|overlay)$/;
 
@@ -95,8 +95,9 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
  * pages) on any page that is not an article, a product's buy box, a forum post's votes, actions and signature, and
  * its buttons drawn as links. Run on whichever container holds the content (the body, or Readability's).
  */
-export function kindParts(root: El, kind: PageKind | undefined, total = words(root.textContent)): void {
+export function kindParts(root: El, kind: PageKind | undefined): void {
   if (kind === 'article') return;
+  const total = words(root.textContent);
   for (const el of [...root.querySelectorAll('[class], [id]')])
     if (
       root.contains(el) &&

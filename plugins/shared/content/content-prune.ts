@@ -29,22 +29,21 @@ const ROLES = new Set([
   'alert',
 ]);
 
-/** True when a name (a class or id word list) marks an element as the site around the article. */
-export function named(el: El, names: RegExp = BOILERPLATE): boolean {
-  return namedAs(el, names);
-}
-
-function namedAs(el: El, BOILERPLATE: RegExp): boolean {
+/**
+ * True when a name (a class or id word list) marks an element as the site around the article, or as one of the
+ * parts that `list` names (the parts around a forum post or a product: content-page.ts).
+ */
+export function named(el: El, list: RegExp = BOILERPLATE): boolean {
   const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
   if (!names.trim()) return false;
   for (const name of names.split(/\s+/)) {
     if (!name) continue;
-    if (BOILERPLATE.test(name)) return true;
+    if (list.test(name)) return true;
     // Compound names (`post-share-bar`, `related_articles`): their last or first word decides.
     const parts = name.split(/[-_]+/).filter(Boolean);
     if (
       parts.length > 1 &&
-      (BOILERPLATE.test(parts.at(-1)!) || BOILERPLATE.test(parts[0]!)) &&
+      (list.test(parts.at(-1)!) || list.test(parts[0]!)) &&
       !/^(article|post|entry|story|content|main|body|text|embed|embeds|embedded)$/.test(parts.at(-1)!)
     )
       return true;

@@ -68,12 +68,13 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   let most = words(document.body?.textContent) + 1;
   for (const el of document.body?.querySelectorAll('script, style, template') ?? []) most -= words(el.textContent);
   const found = mainContent(document);
-  if (found && kind !== 'product' && oneContainer(kind, words(found.root.textContent) / (most || 1)))
+  const held = found ? words(found.root.textContent) : 0;
+  if (found && kind !== 'product' && oneContainer(kind, held / (most || 1)))
     return { title: found.title, root: clean(found.root, base), kind };
   // The search for an article changed the document it read: the body is read from the page as it came.
   const again = parse(html);
   const body = pageBody(again, kind);
-  if (found && (!body || oneContainer(kind, words(found.root.textContent) / (words(body.textContent) || 1)))) {
+  if (found && (!body || oneContainer(kind, held / (words(body.textContent) || 1)))) {
     if (kind === 'product' && body) specifications(found.root, body);
     return { title: found.title, root: clean(found.root, base), kind };
   }
@@ -86,11 +87,11 @@ export function pageContent(raw: string, base: string, main = true): PageContent
  * (they sit in a tab beside it): appended to the content, each under its heading when it has one.
  */
 function specifications(root: Element, body: Element): void {
-  const have = root.textContent ?? '';
+  const have = (root.textContent ?? '').replace(/\s+/g, ' ');
   for (const table of body.querySelectorAll('table, dl')) {
     if (table.parentElement?.closest('table, dl') || words(table.textContent) < 4) continue;
     const text = (table.textContent ?? '').replace(/\s+/g, ' ').trim();
-    if (have.replace(/\s+/g, ' ').includes(text.slice(0, 60))) continue;
+    if (have.includes(text.slice(0, 60))) continue;
     const heading = table.parentElement?.querySelector('h2, h3, h4');
     if (heading && !heading.contains(table)) root.append(heading);
     root.append(table);
