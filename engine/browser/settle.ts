@@ -60,51 +60,86 @@ export async function loadedOrShare<T>(
 
 /** How long the DOM must stay unchanged, once built, for a page that builds itself to count as built. */
 const BUILT_QUIET_MS = 50;
+/**
+ * How long a page that does not look built must stay unchanged, with the network idle, to be read as it is: a page
+ * whose few words are all it has (a short page with scripts) is not held to the cap for content that never comes.
+ */
+const IDLE_QUIET_MS = 500;
+/** Past its slice, an evaluation that has not answered is not waited for (a page whose timers never fire). */
+const SLICE_GRACE_MS = 1000;
 
 /**
  * Waits until a page known to build itself in the browser (an empty framework mount point, a body of scripts)
  * has built its content: its mount point (or its body) has content and the DOM has not changed for a moment,
  * bounded by `capMs`. Content that comes from a timer rather than the network is waited for too; a page built
- * at load costs one quiet moment.
+ * at load costs one quiet moment. A page without a mount point that never looks built (a short page with scripts)
+ * is read once the network is idle (Playwright's `networkidle`: no request for 500 ms) and its DOM has not changed
+ * for IDLE_QUIET_MS; otherwise at the cap.
  */
 export async function untilBuilt(page: Page, capMs: number): Promise<void> {
-  await page
-    .evaluate(
-      ([quietMs, cap]) =>
-        new Promise<void>((resolve) => {
-          const built = () => {
-            const mount = document.querySelector(
-              '#root,#app,#__next,#__nuxt,#svelte,#___gatsby,#q-app,[data-reactroot],[ng-app],app-root',
-            );
-            if (mount) return mount.childElementCount > 1 || (mount.textContent ?? '').trim().length >= 20;
-            // A page with no script builds nothing: it is read as it is.
-            if (!document.querySelector('script')) return true;
-            return (document.body?.innerText ?? '').trim().length >= 100;
-          };
-          let quiet: ReturnType<typeof setTimeout> | undefined;
-          const observer = new MutationObserver(() => check());
-          const finish = () => {
-            observer.disconnect();
-            clearTimeout(quiet);
-            clearTimeout(bound);
-            resolve();
-          };
-          const check = () => {
-            clearTimeout(quiet);
-            if (built()) quiet = setTimeout(finish, quietMs);
-          };
-          const bound = setTimeout(finish, cap);
-          observer.observe(document.documentElement, {
-            subtree: true,
-            childList: true,
-            characterData: true,
-            attributes: true,
-          });
-          check();
-        }),
-      [BUILT_QUIET_MS, capMs] as const,
-    )
+  const until = Date.now() + capMs;
+  let networkIdle = false;
+  const idle = page
+    .waitForLoadState('networkidle', { timeout: capMs })
+    .then(() => {
+      networkIdle = true;
+    })
     .catch(() => undefined);
+  while (Date.now() < until) {
+    const leftMs = until - Date.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const seen = await Promise.race([
+      page.evaluate(watch, [BUILT_QUIET_MS, IDLE_QUIET_MS, leftMs] as const).catch(() => 'gone' as const),
+      new Promise<'gone'>((resolve) => {
+        timer = setTimeout(() => resolve('gone'), leftMs + SLICE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (seen !== 'quiet' || networkIdle) return;
+    // Quiet while requests are still going: what they bring is watched for once they are done.
+    await Promise.race([idle, new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())))]);
+  }
+}
+
+/**
+ * In the page: 'built' once it looks built and has not changed for `quietMs`; 'quiet' once it has not changed for
+ * `idleMs` without a framework mount point (one still empty is waited for: its content is on its way); 'cap' at
+ * `capMs`.
+ */
+function watch([quietMs, idleMs, capMs]: readonly [number, number, number]): Promise<'built' | 'quiet' | 'cap'> {
+  return new Promise((resolve) => {
+    const mount = () =>
+      document.querySelector('#root,#app,#__next,#__nuxt,#svelte,#___gatsby,#q-app,[data-reactroot],[ng-app],app-root');
+    const built = () => {
+      const mounted = mount();
+      if (mounted) return mounted.childElementCount > 1 || (mounted.textContent ?? '').trim().length >= 20;
+      // A page with no script builds nothing: it is read as it is.
+      if (!document.querySelector('script')) return true;
+      return (document.body?.innerText ?? '').trim().length >= 100;
+    };
+    let still: ReturnType<typeof setTimeout> | undefined;
+    const finish = (how: 'built' | 'quiet' | 'cap') => {
+      observer.disconnect();
+      clearTimeout(still);
+      clearTimeout(cap);
+      resolve(how);
+    };
+    // Each change restarts the wait for stillness.
+    const check = () => {
+      clearTimeout(still);
+      if (built()) still = setTimeout(() => finish('built'), quietMs);
+      else if (!mount()) still = setTimeout(() => finish('quiet'), idleMs);
+    };
+    const observer = new MutationObserver(check);
+    const cap = setTimeout(() => finish('cap'), capMs);
+    observer.observe(document.documentElement, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+    });
+    check();
+  });
 }
 
 /** What Playwright says when the document it reads is being replaced by a navigation the page started itself. */

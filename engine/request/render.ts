@@ -269,7 +269,9 @@ export async function renderPlan(
             response = first;
           }
           // A page that builds itself (why `prerender=auto` chose the browser) is read once it has built its content.
-          if (buildsItself) await trace.time('build', () => untilBuilt(page, Math.min(BUILD_CAP_MS, budgetMs)));
+          // Without JavaScript nothing builds (and the page's timers never fire).
+          if (buildsItself && setup.javascript !== false)
+            await trace.time('build', () => untilBuilt(page, Math.min(BUILD_CAP_MS, budgetMs)));
           // The content and the steps work on this document: navigations the page starts from now on are refused
           // (user code that navigates is the exception, and is bounded by its own deadline). Held still before the
           // content is read: a late script's navigation could otherwise land between the check below and the read.

@@ -89,6 +89,14 @@ test.before(async () => {
     '/hang.png': (_, res) => {
       held.push(res);
     },
+    // Data that takes a while: a page quiet while it is on its way is not read before it came.
+    '/late-data.json': (_, res) => {
+      const timer = setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ title: 'Late data title' }));
+      }, 1200);
+      res.on('close', () => clearTimeout(timer));
+    },
   });
   app = await startRefract();
 });
@@ -311,6 +319,22 @@ test('prerender=auto renders pages built in the browser and fetches static ones'
   const off = await call(app.freeUrl, `url=${site('csr-root.html')}&prerender=false&force`);
   assert.is(off.headers.get('x-fetch-mode'), 'fetch');
   assert.is(off.body.data.title, null);
+});
+
+test('a page read once built: a short page with scripts is read once quiet with its network idle, not held to the cap; without JavaScript, at once', async () => {
+  const read = (page: string, extra = '') => call(app.freeUrl, `url=${site(page)}&prerender=true&force${extra}`);
+  // Its DOM is still from load on, with nothing in flight: read then, well before its timer at 2.8 s (the cap is 3 s).
+  const still = await read('short-timer.html');
+  assert.is(still.headers.get('x-fetch-mode'), 'prerender');
+  assert.is(still.body.data.title, 'Short');
+  // Quiet too, but a request of its own is on its way (1.2 s): what it brings is read.
+  const waiting = await read('short-fetch.html');
+  assert.is(waiting.body.data.title, 'Late data title');
+  // Without JavaScript nothing builds and no timer fires: read in the browser, not by the fallback after a hang.
+  const off = await read('controls.html', '&javascript=false');
+  assert.is(off.headers.get('x-fetch-mode'), 'prerender');
+  assert.is(off.body.data.title, 'Controls');
+  assert.not.ok(off.body.warnings?.length, JSON.stringify(off.body.warnings));
 });
 
 test('screenshot.animated records an H.264 MP4 of the requested duration', async () => {
