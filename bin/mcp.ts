@@ -18,7 +18,7 @@ export async function mcpCommand(args: string[], env = process.env): Promise<num
   if (values.endpoint && !URL.canParse(values.endpoint))
     throw new UsageError(`--endpoint must be a URL, got "${values.endpoint}"`);
   if (values.key && !values.endpoint) throw new UsageError('--key goes with --endpoint');
-  const [{ StdioServerTransport }, { createMcpServer }, { httpBackend }] = await Promise.all([
+  const [{ StdioServerTransport }, { connectMcp, createMcpServer }, { httpBackend }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('../server/mcp/server.ts'),
     import('../server/mcp/backend.ts'),
@@ -54,7 +54,7 @@ export async function mcpCommand(args: string[], env = process.env): Promise<num
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
-  await server.connect(transport);
+  await connectMcp(server, transport);
   process.stderr.write(`refract mcp: serving ${values.endpoint ?? 'a Refract in this process'} over stdio\n`);
   await ended;
   await server.close().catch(() => undefined);

@@ -11,7 +11,7 @@ import type { CrawlsRequest } from '../crawls.ts';
 import type { HandlerRequest, HandlerResponse } from '../handler.ts';
 import type { KeyRing } from '../keys.ts';
 import type { Backend, OpenApiDocument } from './backend.ts';
-import { createMcpServer } from './server.ts';
+import { connectMcp, createMcpServer } from './server.ts';
 import { buildTools, type Tool } from './tools.ts';
 
 export interface McpRouteDeps {
@@ -82,7 +82,7 @@ export function createMcpRoute(deps: McpRouteDeps) {
       void transport.close();
       void server.close();
     });
-    await server.connect(transport);
+    await connectMcp(server, transport);
     await transport.handleRequest(req, res);
   };
 }

@@ -3,7 +3,13 @@
 // these tools' schemas are JSON Schemas already (the OpenAPI description's, which may be a remote Refract's) and
 // their arguments are validated by the API they call, so that a bad one answers the API's own code and message.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  type JSONRPCMessage,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../../engine/about.ts';
 import type { Backend } from './backend.ts';
 import { ApiFailure, buildTools, toolError, type Tool } from './tools.ts';
@@ -61,4 +67,34 @@ export async function createMcpServer(backend: Backend, tools?: Tool[]): Promise
     }
   });
   return server;
+}
+
+/** Why a `tools/call` message's parameters cannot be a call, in words for its caller; undefined when they can. */
+function badCall(params: unknown): string | undefined {
+  if (!params || typeof params !== 'object' || Array.isArray(params)) return 'params must be an object';
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string') return `params.name must be a tool's name (a string), not ${describe(name)}`;
+  if (args !== undefined && (!args || typeof args !== 'object' || Array.isArray(args)))
+    return `params.arguments must be an object of the tool's parameters, not ${describe(args)}`;
+  return undefined;
+}
+
+const describe = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+
+/**
+ * Connects `server` to `transport`, answering a `tools/call` whose parameters are not a call (`arguments: null`, a
+ * name that is no string) with JSON-RPC's invalid-params error in plain words. The SDK checks them against its
+ * schema before the handler runs and answered -32603 (internal error) with the schema's issues as raw JSON.
+ */
+export async function connectMcp(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage, extra) => {
+    const call = message as { id?: string | number; method?: string; params?: unknown };
+    const why = call.method === 'tools/call' && call.id !== undefined ? badCall(call.params) : undefined;
+    if (why === undefined) return deliver?.(message, extra);
+    void transport
+      .send({ jsonrpc: '2.0', id: call.id!, error: { code: ErrorCode.InvalidParams, message: why } })
+      .catch(() => undefined);
+  };
 }

@@ -151,6 +151,35 @@ test('an unknown tool and arguments nested a thousand deep are invalid-parameter
   assert.match(textOf(deep), /^EINVALQUERY: The arguments nest deeper than/);
 });
 
+test('tools/call parameters that are no call (arguments null or a string, no name) are -32602 in plain words, not -32603 with a schema dump', async () => {
+  const post = async (params: unknown) => {
+    const res = await fetch(`${app.freeUrl}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }),
+    });
+    assert.is(res.status, 200);
+    return (await res.json()) as { id: number; error?: { code: number; message: string } };
+  };
+  for (const [params, words] of [
+    [{ name: 'extract', arguments: null }, /^params\.arguments must be an object .* not null$/],
+    [{ name: 'extract', arguments: 'url=x' }, /^params\.arguments must be an object .* not string$/],
+    [{ arguments: {} }, /^params\.name must be a tool's name/],
+  ] as const) {
+    const answer = await post(params);
+    assert.is(answer.id, 7);
+    assert.is(answer.error?.code, -32602, JSON.stringify(answer));
+    assert.match(answer.error!.message, words);
+  }
+  // A well-formed call still goes through.
+  const ok = await fetch(`${app.freeUrl}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list' }),
+  });
+  assert.ok(((await ok.json()) as { result: { tools: unknown[] } }).result.tools.length > 3);
+});
+
 test('markdown in pages: maxLength and cursor read the whole text, no more, no less', async () => {
   const client = await httpClient(app.freeUrl);
   const url = `${fx.url}/long.html`;
