@@ -3,7 +3,7 @@ import { RefractError } from '../kernel/errors.ts';
 import { fromNavigation } from '../kernel/failures.ts';
 import { findDevice } from '../plan/devices.ts';
 import type { GuardProxy } from './guard-proxy.ts';
-import { SELF_NAVIGATION_MS, isMainDocument, loadedOrShare, stopLoading } from './settle.ts';
+import { followRefresh, SELF_NAVIGATION_MS, isMainDocument, loadedOrShare, stopLoading } from './settle.ts';
 import { takeRefusal } from './context-guard.ts';
 import { trackRequests } from './requests.ts';
 
@@ -186,10 +186,12 @@ export async function navigate(
       }
     }
     loaded = true;
-    // A hop of the document's redirects that the guard's proxy refused: answered by the proxy in its place.
+    // A hop of the document's redirects that the guard's proxy refused: answered by the proxy in its place. A
+    // refresh due at once is followed (a refused one leaves the error page, answered below as the refusal).
     const refused =
       response && guarded?.refusalOf({ status: response.status(), headers: response.headers() }, response.url());
     if (refused) throw refused;
+    await followRefresh(page, response, Math.min(SELF_NAVIGATION_MS, budgetMs));
     if (tracker) await tracker.settle(Math.min(AUTO_SETTLE_MS, budgetMs));
   } catch (err) {
     // Refused by the guard: its reason (EFORBIDDENURL, EINVALURL), not the browser's net::ERR_BLOCKED_BY_CLIENT.
@@ -264,9 +266,7 @@ export async function navigate(
 }
 
 /** Whether the page shows the browser's own error page (a navigation that failed), not a document of the web. */
-export function onErrorPage(page: Page): boolean {
-  return page.url().startsWith('chrome-error://');
-}
+export const onErrorPage = (page: Page): boolean => page.url().startsWith('chrome-error://');
 
 /**
  * Why the page's own navigation (a refresh, a script, a form) ended on the browser's error page: the guard's refusal

@@ -1,4 +1,4 @@
-import type { Page, Request } from 'playwright-core';
+import type { Page, Request, Response } from 'playwright-core';
 import { RefractError } from '../kernel/errors.ts';
 
 /**
@@ -220,3 +220,46 @@ export function heldStill(request: Request): boolean {
 export function unstill(page: Page): void {
   stilled.delete(page);
 }
+
+/** A refresh due within this many seconds is a redirect: the page is read once it has been followed. */
+const REFRESH_FOLLOWED_S = 1;
+/** How much of the document is searched for a `<meta http-equiv="refresh">` (it belongs in the head). */
+const REFRESH_SCAN_CHARS = 65_536;
+const META_REFRESH = /<meta\b[^>]*\bhttp-equiv\s*=\s*["']?refresh\b[^>]*>/i;
+
+/** A refresh's delay and target (`5; url=/next`), resolved against `base`; undefined when it does not parse. */
+export function refreshOf(value: string, base: string): { seconds: number; url: string } | undefined {
+  const m = /^\s*(\d+(?:\.\d*)?)\s*(?:[;,]\s*(?:url\s*=\s*)?(["']?)(.*?)\2\s*)?$/i.exec(value);
+  if (!m) return undefined;
+  const target = m[3]?.trim();
+  return { seconds: Number(m[1]), url: target && URL.canParse(target, base) ? new URL(target, base).href : base };
+}
+
+/**
+ * A document that refreshes itself to another address at once (`<meta http-equiv="refresh" content="0;url=…">` or
+ * a `Refresh` header) is read once that navigation has loaded. The refresh is read from the document's answer the
+ * navigation returned, not from the page (a round trip into a page about to be replaced raced its navigation: the
+ * redirecting page was captured ~1 time in 25), and the wait holds whether the navigation began already or not. A
+ * refused navigation leaves the browser's error page, which the caller answers as the guard's refusal.
+ */
+export async function followRefresh(page: Page, response: Response | null, capMs: number): Promise<void> {
+  if (!response || response.status() >= 300 || !/html/i.test(response.headers()['content-type'] ?? '')) return;
+  const value = response.headers().refresh ?? metaRefresh(await response.text().catch(() => ''));
+  const from = response.url();
+  const refresh = value === undefined ? undefined : refreshOf(value, from);
+  if (!refresh || refresh.seconds > REFRESH_FOLLOWED_S || refresh.url.split('#')[0] === from.split('#')[0]) return;
+  await page
+    .waitForURL((url) => url.href !== from, { waitUntil: 'load', timeout: refresh.seconds * 1000 + capMs })
+    .catch(() => undefined);
+}
+
+/** The content of a document's `<meta http-equiv="refresh">`, if it has one near its start. */
+function metaRefresh(html: string): string | undefined {
+  const tag = META_REFRESH.exec(html.slice(0, REFRESH_SCAN_CHARS))?.[0];
+  const m = tag && /\bcontent\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(tag);
+  return m ? decodeEntities(m[1] ?? m[2] ?? m[3]!) : undefined;
+}
+
+/** The few entities a refresh's URL carries in an attribute (`&amp;` between query parameters). */
+const decodeEntities = (value: string) =>
+  value.replace(/&(amp|quot|apos|#39);/g, (_, e: string) => ({ amp: '&', quot: '"', apos: "'", '#39': "'" })[e]!);

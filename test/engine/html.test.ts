@@ -7,6 +7,7 @@ import { parseHtml, parseHtmlSliced, documentText } from '../../engine/kernel/ht
 import { metaSource, META_WHOLE_CHARS } from '../../plugins/meta/source.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/shared/page/helpers.ts';
+import { refreshOf } from '../../engine/browser/settle.ts';
 
 /** Pieces of HTML whose joins fall anywhere (inside a tag, an entity, a comment, a script). */
 const piece = fc.constantFrom(
@@ -69,3 +70,17 @@ test("a long page's metadata from its lean source equals its metadata from the w
 });
 
 test.run();
+
+test('a refresh value: its delay and its target resolved against the page (none is the page itself)', () => {
+  const base = 'https://example.com/a/b.html';
+  const cases: [string, { seconds: number; url: string } | undefined][] = [
+    ['0;url=/next', { seconds: 0, url: 'https://example.com/next' }],
+    ['1; URL="next?x=1"', { seconds: 1, url: 'https://example.com/a/next?x=1' }],
+    ["5 , url='https://other.example/'", { seconds: 5, url: 'https://other.example/' }],
+    ['0.5; https://other.example/x', { seconds: 0.5, url: 'https://other.example/x' }],
+    ['3', { seconds: 3, url: base }],
+    ['soon', undefined],
+    ['', undefined],
+  ];
+  for (const [value, expected] of cases) assert.equal(refreshOf(value, base), expected, value);
+});
