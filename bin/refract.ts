@@ -283,6 +283,12 @@ async function workerCommand(args: string[]): Promise<number> {
 
 async function browserServerCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args: joinValues(args), options: OPTIONS });
+  // Given but empty (compose's REFRACT_BROWSER_TOKEN unset): a node anyone on its network could drive. A token that
+  // ships as a default is as public, so there is none: the node stops at once and says what to set.
+  if (values['ws-path'] !== undefined && !values['ws-path'].replace(/^\/+/, '').trim())
+    throw new UsageError(
+      '--ws-path is empty: give the token that clients put in the path (compose: REFRACT_BROWSER_TOKEN)',
+    );
   const { loadConfig, startBrowserServer } = await engineModule();
   const config = loadConfig();
   const server = await startBrowserServer({

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 import { allPages, sitePages } from '../util/site.ts';
+import { startCli } from '../util/cli.ts';
 import { Server } from 'proxy-chain';
 import { createEngine, crawl, loadConfig, type Engine, type CrawlResult } from '../../lib/index.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
@@ -329,6 +330,10 @@ test('the CLI sends every page through --proxy-urls, and refuses a bad --query b
   const missing = await cli(['--urls', path.join(dir, 'no-such-list.txt')]);
   assert.is(missing.code, 2, missing.stderr);
   assert.match(missing.stderr, /^refract: --urls: cannot read ".*no-such-list\.txt" \(ENOENT\)$/m);
+  // A browser node without a token (compose's REFRACT_BROWSER_TOKEN unset) does not start.
+  const tokenless = startCli(['browser-server', '--port', '0', '--ws-path', '']);
+  assert.is(await tokenless.exited, 2, tokenless.stderrText());
+  assert.match(tokenless.stderrText(), /--ws-path is empty: give the token/);
   const unknown = await cli([`${fx.url}/site/p/0`, '--bogus']);
   assert.is(unknown.code, 2);
   assert.equal(unknown.stderr.trim().split('\n'), [
