@@ -60,7 +60,7 @@ test("the API replicas reach each browser node by name with the nodes' own token
     const command = compose.services[name]!.command!.join(' ');
     const token = /--ws-path (\S+)/.exec(command)?.[1];
     // No default token (a default is a public one): unset, it is empty, and a node refuses an empty one.
-    assert.is(token, '${REFRACT_BROWSER_TOKEN:-}', `${name}: the token has no default`);
+    assert.is(token, `\${REFRACT_BROWSER_TOKEN:-}`, `${name}: the token has no default`);
     assert.ok(token && endpoints.every((e) => e.endsWith(`/${token}`)), `${endpoints} vs ${token}`);
     assert.match(command, /--port 3100/);
   }
@@ -72,7 +72,7 @@ test("the API replicas reach each browser node by name with the nodes' own token
 test("every service has a memory limit, Refract's set by REFRACT_MEMORY_LIMIT; Redis refuses writes below its own", () => {
   for (const [name, s] of Object.entries(compose.services) as [string, Service & { mem_limit?: string }][]) {
     assert.ok(s.mem_limit, `${name} has a memory limit`);
-    if (s.build === '.') assert.is(s.mem_limit, '${REFRACT_MEMORY_LIMIT:-2g}', name);
+    if (s.build === '.') assert.is(s.mem_limit, `\${REFRACT_MEMORY_LIMIT:-2g}`, name);
   }
   const redis = compose.services.redis!.command!.join(' ');
   assert.match(redis, /--maxmemory 800mb --maxmemory-policy noeviction/);
