@@ -92,6 +92,8 @@ test('no default key; profiles single and scale apart; every image named by a va
   // The replicas are found by the system's resolver when nginx starts, not by a `resolver` of Docker's alone.
   const conf = readFileSync(path.join(ROOT, 'docs/compose-nginx.conf'), 'utf8');
   assert.not.match(conf, /^\s*resolver /m);
+  // A killed process's address answers nothing: each endpoint gives a connection 2 s, not nginx's 60 s.
+  assert.is([...conf.matchAll(/^\s*proxy_connect_timeout 2s;/gm)].length, 2);
   // Each API process by its name, as compose names them.
   assert.equal(
     [...conf.matchAll(/server (api-\d):3000;/g)].map((m) => m[1]),
