@@ -1,7 +1,9 @@
 // `refract mcp`: the MCP tools over stdio, against a running Refract (`--endpoint`, with its key) or, without one,
-// against a Refract started in this process on loopback (its pro endpoint, with a key made for this session).
+// against a Refract started in this process on loopback (its pro endpoint, with a key made for this session, its
+// files in a folder of the session's: mcp-session.ts).
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { sessionFolders } from './mcp-session.ts';
 import { UsageError } from './usage.ts';
 
 export const MCP_USAGE = `       refract mcp [--endpoint <url> [--key <api key>]]
@@ -32,9 +34,11 @@ export async function mcpCommand(args: string[], env = process.env): Promise<num
       import('../engine/index.ts'),
     ]);
     const key = randomBytes(24).toString('base64url');
+    const files = sessionFolders(env);
     const app = await startApp(
       loadConfig({
         ...env,
+        ...files.settings,
         HOST: '127.0.0.1',
         PORT: '0',
         PRO_PORT: '0',
@@ -44,7 +48,10 @@ export async function mcpCommand(args: string[], env = process.env): Promise<num
       }),
     );
     backend = httpBackend(app.proUrl, key);
-    close = () => app.close();
+    close = async () => {
+      await app.close();
+      files.remove();
+    };
   }
   const server = await createMcpServer(backend);
   const transport = new StdioServerTransport();

@@ -2,6 +2,8 @@
 // and over stdio (`refract mcp`, against a running Refract and against one it starts itself).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -290,7 +292,7 @@ test('map, and crawl jobs on the pro endpoint (a Bearer key), refused on the fre
 });
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/refract.ts');
-const stdioClient = async (args: string[]) => {
+const stdioClient = async (args: string[], where: { cwd?: string; env?: Record<string, string> } = {}) => {
   const client = new Client({ name: 'refract-test', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({
@@ -300,7 +302,9 @@ const stdioClient = async (args: string[]) => {
         ...(process.env as Record<string, string>),
         REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
         REFRACT_LOG_LEVEL: 'silent',
+        ...where.env,
       },
+      ...(where.cwd ? { cwd: where.cwd } : {}),
       stderr: 'pipe',
     }),
   );
@@ -316,11 +320,26 @@ test('stdio: refract mcp --endpoint serves a running Refract; without one it sta
   );
   const meta = await remote.callTool({ name: 'metadata', arguments: { url: `${fx.url}/long.html`, title: true } });
   assert.is(JSON.parse(textOf(meta)).title, 'Otters');
-  const own = await stdioClient([]);
+  // Its own Refract keeps its files in a folder of the session under the user's data folder, not in the agent's
+  // working folder, and removes it when the session ends (with one a killed session left).
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'refract-agent-'));
+  const data = mkdtempSync(path.join(os.tmpdir(), 'refract-user-data-'));
+  const sessions = path.join(data, 'refract', 'mcp-sessions');
+  mkdirSync(path.join(sessions, '999999999', 'assets'), { recursive: true });
+  const own = await stdioClient([], { cwd, env: { XDG_DATA_HOME: data } });
   const page = await own.callTool({ name: 'text', arguments: { url: `${fx.url}/long.html`, maxLength: 200 } });
   assert.not.ok(page.isError, textOf(page));
   assert.match(textOf(page), /^Otters|Paragraph 0/);
   assert.match(textOf(page), /cursor "200"/);
+  const shot = await own.callTool({ name: 'screenshot', arguments: { url: `${fx.url}/long.html` } });
+  assert.not.ok(shot.isError, JSON.stringify(shot).slice(0, 300));
+  assert.equal(readdirSync(cwd), [], "nothing in the agent's working folder");
+  const [session, ...others] = readdirSync(sessions);
+  assert.equal(others, [], "the killed session's folder is gone");
+  assert.ok(readdirSync(path.join(sessions, session!, 'assets')).length > 0, 'the capture is in the session folder');
+  await own.close();
+  clients.splice(clients.indexOf(own), 1);
+  assert.equal(readdirSync(sessions), [], 'the session folder goes with the session');
 });
 
 test.run();
