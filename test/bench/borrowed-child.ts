@@ -26,7 +26,7 @@ if (kind === 'content') {
   // A process that talks to Redis has loaded ioredis before it parses a page (the ioredis patch is about that).
   if (extra === 'ioredis') await import('ioredis');
   const { pageToMarkdown } = await import('../../plugins/shared/content/markdown.ts');
-  const dir = path.join(ROOT, 'fixtures/corpus/articles/dev');
+  const dir = path.join(ROOT, '../shared/corpus/articles/dev');
   const files = (await readdir(dir)).sort();
   const pages = await Promise.all(
     files.map(async (f) => ({

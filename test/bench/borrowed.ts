@@ -49,7 +49,7 @@ function child(args: string[], nodeArgs: string[] = []): Promise<Record<string, 
 
 export async function benchBorrowed(): Promise<string[]> {
   const lines: string[] = [];
-  if (!existsSync(path.join(ROOT, 'fixtures/corpus/articles/dev'))) return ['(no articles corpus)'];
+  if (!existsSync(path.join(ROOT, '../shared/corpus/articles/dev'))) return ['(no articles corpus)'];
   const names = unpatchedCopies();
   const sides = [
     ['patched', ''],

@@ -11,14 +11,14 @@ import { parseHTML } from 'linkedom';
 import { Readability } from '@mozilla/readability';
 import { fragmentToMarkdown, pageToMarkdown } from '../../plugins/shared/content/markdown.ts';
 
-const DIR = path.resolve(import.meta.dirname, '../../fixtures/corpus/articles/dev');
+const DIR = path.resolve(import.meta.dirname, '../../../shared/corpus/articles/dev');
 const ROUNDS = 5;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function benchContent(): Promise<string[]> {
   const files = (await readdir(DIR).catch(() => [] as string[])).sort();
-  if (!files.length) return ['(no articles corpus in fixtures/corpus/articles)'];
+  if (!files.length) return ['(no articles corpus in ../shared/corpus/articles)'];
   const pages = await Promise.all(
     files.map(async (f) => ({
       url: `http://127.0.0.1/a/${f}/`,

@@ -7,7 +7,7 @@ import { parseHtml } from '../../engine/kernel/html.ts';
 import { extractMeta } from '../../plugins/meta/index.ts';
 import { createDoc } from '../../plugins/shared/page/helpers.ts';
 
-const CASES = path.resolve(import.meta.dirname, '../../fixtures/corpus/metascraper/dev');
+const CASES = path.resolve(import.meta.dirname, '../../../shared/corpus/metascraper/dev');
 
 interface Page {
   id: string;

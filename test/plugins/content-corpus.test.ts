@@ -1,4 +1,4 @@
-// The guard on main-content quality: 88 real articles with human-labelled bodies (fixtures/corpus/articles, from the
+// The guard on main-content quality: 88 real articles with human-labelled bodies (../shared/corpus/articles, from the
 // article-extraction-benchmark project) scored by their scorer in module mode, on the Markdown the API answers
 // (the title heading included), and on the body alone. A change that brings back boilerplate or loses body text
 // fails here.
@@ -33,7 +33,7 @@ async function run(module: string): Promise<Figures> {
     process.execPath,
     [
       '--conditions=refract-source',
-      path.join(ROOT, 'fixtures/corpus/articles/score.mjs'),
+      path.join(ROOT, '../shared/corpus/articles/score.mjs'),
       '--module',
       path.join(ROOT, 'scripts', module),
       '--verbose',

@@ -1,4 +1,4 @@
-// The guard on metadata accuracy: the corpus (fixtures/corpus, real pages with the metadata metascraper's own tests
+// The guard on metadata accuracy: the corpus (../shared/corpus/metascraper, real pages with the metadata metascraper's own tests
 // expect) scored with the scorer, in module mode (the extraction core on each page's HTML, no network). A change
 // that loses accuracy fails here instead of passing silently. Titles, authors and dates are left out: metascraper
 // keeps the site's name in a title ("… | ZDNet"), takes a site, a handle or a role for an author ("Marketing Land",
@@ -19,7 +19,7 @@ function score(extra: string[]): Promise<{ code: number | null; accuracy: number
   const args = [
     path.join(ROOT, 'scripts/corpus-score.mjs'),
     '--cases',
-    path.join(ROOT, 'fixtures/corpus/metascraper/dev'),
+    path.join(ROOT, '../shared/corpus/metascraper/dev'),
     '--module',
     path.join(ROOT, 'scripts/corpus-extract.ts'),
     '--fields',

@@ -1,4 +1,4 @@
-// Metadata as people read it: the labelled corpus (fixtures/corpus/labelled, a copy of ../shared/corpus/labelled:
+// Metadata as people read it: the labelled corpus (../shared/corpus/labelled, beside the checkout:
 // pages of htmldate's and trafilatura's evaluation sets, whose date, title, author and description people wrote
 // down) scored by its own scorer on the
 // extraction core (scripts/labelled-extract.ts, no network). Each figure has a floor at what was reached, less half
@@ -10,9 +10,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SCORER = path.join(ROOT, 'fixtures/corpus/labelled/score.mjs');
-/** Reached on 2026-11-27 (F in percent; title and author exact, description by word overlap), less half a point. */
-const FLOOR = { htmldateF: 93.2, trafilaturaF: 86.9, title: 83.0, author: 74.8, description: 75.0 };
+const SCORER = path.join(ROOT, '../shared/corpus/labelled/score.mjs');
+/**
+ * Reached on 2026-11-27 (F in percent; title and author exact, description by word overlap), less half a point. The
+ * title's since 2026-11-28: the publisher's chosen title (the contract's), 77.5% where the labels read the headline
+ * (83.3% when a page's one h1 worded otherwise replaced it: docs/metadata.md).
+ */
+const FLOOR = { htmldateF: 93.2, trafilaturaF: 86.9, title: 77.0, author: 74.8, description: 75.0 };
 
 test('dates, titles, authors and descriptions agree with people at least as often as they did', async () => {
   assert.ok(existsSync(SCORER), `the labelled corpus is in the checkout: ${SCORER}`);

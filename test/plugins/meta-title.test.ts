@@ -46,8 +46,33 @@ test("the site's name in parentheses at the end goes", () => {
   assert.is(titleOf('bracketed.html'), '»Kein Geld mehr für die Miete«');
 });
 
-test("the page's one h1 over title tags that word it otherwise (written for search and sharing)", () => {
-  assert.is(titleOf('reworded.html'), 'Der Nervenkrieg um den Brexit geht in die nächste Runde');
+test("the publisher's chosen title over a page's one h1 that words it otherwise (the contract's title; people write the h1)", () => {
+  assert.is(titleOf('reworded.html'), 'Brexit: Nervenkrieg geht in nächste Runde');
+});
+
+test("the h1 when the page declares no title, or nothing but the site's name", () => {
+  const of = (html: string) => pageTitle(createDoc(parseHtml(html, 'https://example.org/a'), 'https://example.org/a'));
+  assert.is(of('<html><body><h1>Results at a glance</h1><p>x</p></body></html>'), 'Results at a glance');
+  assert.is(
+    of(
+      '<html><head><title>Example Org</title><meta property="og:site_name" content="Example Org"></head><body><h1>Results at a glance</h1></body></html>',
+    ),
+    'Results at a glance',
+  );
+  assert.is(
+    of(
+      '<html><head><title>Quarterly report</title><meta property="og:title" content="Quarterly report"></head><body><h1>Results at a glance</h1></body></html>',
+    ),
+    'Quarterly report',
+  );
+});
+
+test('no invisible format characters in a title (word joiner, zero-width space, soft hyphen, direction marks); joiners that shape emoji stay', () => {
+  const of = (title: string) =>
+    pageTitle(createDoc(parseHtml(`<title>${title}</title>`, 'https://example.org/a'), 'https://example.org/a'));
+  assert.is(of('Welt\u00ADernährungs\u00ADprogramm im Einsatz\u2060'), 'Welternährungsprogramm im Einsatz');
+  assert.is(of('\u200FA\u200B title\u202A here\u202C\uFEFF'), 'A title here');
+  assert.is(of('Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}'), 'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}');
 });
 
 test('a page with several h1 keeps its title', () => {

@@ -82,9 +82,16 @@ export function lazyDoc(parse: () => CheerioAPI, url: string): Doc {
   };
 }
 
-/** Collapses whitespace and trims; returns undefined for an empty result. */
+/**
+ * Format characters nobody sees, which a field must not carry (one was seen ending a title): soft hyphens, zero-width
+ * spaces, word joiners, direction marks, embeddings and isolates, byte-order marks. The joiners that shape a script
+ * or an emoji (U+200C, U+200D) stay.
+ */
+const INVISIBLE = /[\u00AD\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+
+/** Collapses whitespace, drops invisible format characters and trims; returns undefined for an empty result. */
 export function clean(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const text = value.replace(/[\s\u200B\uFEFF]+/g, ' ').trim();
+  const text = value.replace(INVISIBLE, '').replace(/\s+/g, ' ').trim();
   return text || undefined;
 }

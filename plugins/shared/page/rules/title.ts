@@ -1,6 +1,7 @@
-// The title as a person reads it: the page's headline without the site's name around it (docs/metadata.md,
-// "Title"). The page's own parts are compared: its social title, <title>, JSON-LD headline and first <h1>; the
-// site is known by its names (og:site_name, application name, JSON-LD publisher) and by its address.
+// The publisher's chosen title (the contract's `title`): the title the page declares, without the site's name around
+// it (docs/metadata.md, "Title"). The page's own parts are compared: its social title, <title>, JSON-LD headline and
+// first <h1>; the site is known by its names (og:site_name, application name, JSON-LD publisher) and by its address.
+// The <h1> is the title only when the page declares none, or only a generic one ("Home") or only the site's name.
 import { byJsonLd, byMeta, byText, candidatesOf, clean, firstOf, type Doc, type Rule } from '../helpers.ts';
 import { isSiteName, key, siteNames } from './site.ts';
 import { title as titleRules, toText } from './text.ts';
@@ -61,30 +62,11 @@ export function pageTitle(doc: Doc): string | undefined {
   let text = withoutSiteName(raw, names, plain).replace(STRAY, '');
   const bracketed = BRACKETED.exec(text);
   if (bracketed && isSiteName(bracketed[1]!, names)) text = text.slice(0, bracketed.index);
-  // The page's headline when the title holds it with more around it (a kicker, "Recipe", a blog's name) or when
-  // nothing but the site's name is left: a person reads the headline.
+  // The page's headline when nothing but the site's name is left, or when the title holds the headline's own words
+  // with more around them (a kicker, a word such as "Recipe", a blog's or section's name): the publisher's words,
+  // without what decorates them. Never a headline worded otherwise: the title is the one the publisher declared.
   const headline = headlines.find((h) => !isSiteName(h, names) && !GENERIC.test(h));
   const [h, t] = headline ? [key(headline).length, key(text).length] : [0, 0];
   if (headline && (isSiteName(text, names) || (h < t && h >= t * 0.5 && within(headline, text)))) text = headline;
-  return clean(onlyHeadline(doc, names, text) ?? text) ?? raw;
-}
-
-/** The longest headline read as a title (characters): a longer <h1> is a teaser or the page's text. */
-const MAX_HEADLINE = 200;
-
-/**
- * The page's one <h1> when it words the headline otherwise than the title tags (which are written for search and
- * sharing: `Brexit: Nervenkrieg geht in nächste Runde` over the headline `Der Nervenkrieg um den Brexit geht in die
- * nächste Runde`): a person reads the headline. Not when the page has several (sections, teasers), when it is the
- * site's name or a word like "Home", or when one holds the other (an <h1> with a kicker or a date around the title,
- * or a shortened title: the fuller statement of the same headline stays).
- */
-function onlyHeadline(doc: Doc, names: readonly string[], text: string): string | undefined {
-  // A heading for readers without scripts (<noscript>) is not the page's headline.
-  const h1s = doc.$('h1').filter((_, el) => doc.$(el).closest('noscript, template').length === 0);
-  if (h1s.length !== 1) return undefined;
-  const one = clean(h1s.text());
-  if (!one || one.length > MAX_HEADLINE || !/\S\s+\S/.test(one) || GENERIC.test(one) || isSiteName(one, names))
-    return undefined;
-  return within(text, one) || within(one, text) ? undefined : one;
+  return clean(text) ?? raw;
 }
