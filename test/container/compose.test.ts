@@ -60,7 +60,7 @@ test("the API replicas reach each browser node by name with the nodes' own token
     const command = compose.services[name]!.command!.join(' ');
     const token = /--ws-path (\S+)/.exec(command)?.[1];
     // No default token (a default is a public one): unset, it is empty, and a node refuses an empty one.
-    assert.is(token, `\${REFRACT_BROWSER_TOKEN:-}`, `${name}: the token has no default`);
+    assert.is(token, `\${REFRACT_BROWSER_TOKEN}`, `${name}: the token has no default`);
     assert.ok(token && endpoints.every((e) => e.endsWith(`/${token}`)), `${endpoints} vs ${token}`);
     assert.match(command, /--port 3100/);
   }
