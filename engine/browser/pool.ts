@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { BrowserPool, PlaywrightPlugin } from '@crawlee/browser-pool';
 import { chromium, type LaunchOptions } from 'playwright-core';
 import { remoteBrowserType, type RemoteEndpoint } from './remote.ts';
@@ -29,9 +30,43 @@ export const CHROME_ARGS = [
   '--font-render-hinting=none',
 ];
 
-/** The flags for a launch with or without Chromium's sandbox. */
-export const chromeArgs = (sandboxed: boolean): string[] =>
-  sandboxed ? CHROME_ARGS.filter((a) => a !== '--no-sandbox') : CHROME_ARGS;
+/** What a user agent says of the platform, as Chrome writes it. */
+const PLATFORM: Record<string, string> = {
+  linux: 'X11; Linux x86_64',
+  darwin: 'Macintosh; Intel Mac OS X 10_15_7',
+  win32: 'Windows NT 10.0; Win64; x64',
+};
+const agents = new Map<string, string | undefined>();
+
+/**
+ * The user agent of the Chromium at `chromePath` as it sends it headed, in Chrome's reduced form (`Chrome/156.0.0.0`):
+ * Crawlee's pool otherwise launches headless Chromium with a fixed agent of 2022 (`Chrome/107`), which pages saw and
+ * PDFs named as their Creator, and Chromium's own headless agent says `HeadlessChrome`. Read once per binary.
+ */
+export function browserUserAgent(chromePath: string): string | undefined {
+  if (!agents.has(chromePath)) {
+    let major: string | undefined;
+    try {
+      const out = execFileSync(chromePath, ['--version'], { encoding: 'utf8', timeout: 10_000, stdio: 'pipe' });
+      major = /(\d+)\.\d+\.\d+\.\d+/.exec(out)?.[1];
+    } catch {
+      // The launch itself says what is wrong with the binary.
+    }
+    const platform = PLATFORM[process.platform] ?? PLATFORM.linux;
+    agents.set(
+      chromePath,
+      major && `Mozilla/5.0 (${platform}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
+    );
+  }
+  return agents.get(chromePath);
+}
+
+/** The flags for a launch with or without Chromium's sandbox, with the binary's own user agent when it is known. */
+export const chromeArgs = (sandboxed: boolean, chromePath?: string): string[] => {
+  const args = sandboxed ? CHROME_ARGS.filter((a) => a !== '--no-sandbox') : CHROME_ARGS;
+  const agent = chromePath && browserUserAgent(chromePath);
+  return agent ? [...args, `--user-agent=${agent}`] : args;
+};
 
 /** Settings of the browser pool. */
 export interface PoolOptions {
@@ -69,7 +104,7 @@ export function createBrowserPool(opts: PoolOptions) {
           new PlaywrightPlugin(chromium, {
             launchOptions: {
               executablePath: opts.chromePath,
-              args: chromeArgs(!!opts.sandbox),
+              args: chromeArgs(!!opts.sandbox, opts.chromePath),
               chromiumSandbox: !!opts.sandbox,
               headless: true,
             },

@@ -27,7 +27,7 @@ export async function startBrowserServer(opts: {
   const sandboxed = useSandbox(opts.sandbox);
   const server = await chromium.launchServer({
     executablePath: opts.chromePath,
-    args: chromeArgs(sandboxed),
+    args: chromeArgs(sandboxed, opts.chromePath),
     chromiumSandbox: sandboxed,
     headless: true,
     host: opts.host,

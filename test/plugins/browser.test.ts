@@ -219,6 +219,18 @@ test('PDF: page count and paper size, landscape, page ranges, margins and scale'
   assert.ok(Number(a4.info.Pages) >= 3, `pages ${a4.info.Pages}`);
   assert.is(a4.media.pages, Number(a4.info.Pages), 'the answer counts the pages as pdfinfo does');
   assert.is(a4.media.type, 'pdf');
+  // Its Creator is the browser's own agent (the Chromium that printed it, as a headed Chrome says it), not Crawlee's
+  // fixed one of 2022 (Chrome/107) nor HeadlessChrome; pages see the same agent.
+  const major = /(\d+)\.\d+\.\d+\.\d+/.exec(execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }))![1];
+  assert.match(
+    a4.info.Creator!,
+    new RegExp(
+      `^Mozilla/5\\.0 \\(.+\\) AppleWebKit/537\\.36 \\(KHTML, like Gecko\\) Chrome/${major}\\.0\\.0\\.0 Safari/537\\.36$`,
+    ),
+  );
+  const fn = q('({ page }) => page.evaluate(() => navigator.userAgent)');
+  const seen = await call(app.freeUrl, `url=${site('tall.html')}&function=${fn}&meta=false&force`);
+  assert.is(seen.body.data.function.value, a4.info.Creator);
   const letter = await get('pdf.format=Letter&pdf.landscape');
   assert.match(letter.info['Page size']!, /^792 x 612 pts/);
   const one = await get('pdf.pageRanges=1');
@@ -302,7 +314,7 @@ test('prerender=auto renders pages built in the browser and fetches static ones'
   assert.is(plain.headers.get('x-fetch-mode'), 'fetch');
   assert.match(plain.headers.get('x-prerender-reason') ?? '', /^static/);
   for (const [page, expected] of [
-    ['csr-root.html', 'Built in the browser'],
+    ['csr-root.html', 'Rendered by script'],
     ['csr-fetch.html', 'Fetched title'],
     ['csr-custom.html', 'Custom element title'],
   ] as [string, string][]) {
@@ -315,7 +327,7 @@ test('prerender=auto renders pages built in the browser and fetches static ones'
   assert.is(fetched.body.data.description, 'Fetched description from JSON');
   const learned = await call(app.freeUrl, `url=${site('csr-root.html')}&force&v=2`);
   assert.is(learned.headers.get('x-prerender-reason'), 'host learned to need a browser');
-  assert.is(learned.body.data.title, 'Built in the browser');
+  assert.is(learned.body.data.title, 'Rendered by script');
   const off = await call(app.freeUrl, `url=${site('csr-root.html')}&prerender=false&force`);
   assert.is(off.headers.get('x-fetch-mode'), 'fetch');
   assert.is(off.body.data.title, null);
