@@ -2,112 +2,32 @@
 // description (schemas.ts). Answers are sized for a model's context: long text comes in pages (`maxLength`,
 // `cursor`), a screenshot as an image resized to what a model reads, plus its link. A failure is a tool error
 // carrying the API's code and message.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import sharp from 'sharp';
 import { queryParams } from '../../engine/index.ts';
-import sharp from '../../plugins/shared/sharp.ts';
 import type { Backend, OpenApiDocument } from './backend.ts';
 import { objectOf, paramTree, subtree, type OpenApiParameter } from './schemas.ts';
+import { siteTools } from './site-tools.ts';
+import {
+  ApiFailure,
+  api,
+  json,
+  PAGING,
+  paged,
+  readOnly,
+  type Schema,
+  text,
+  type Tool,
+  type ToolResult,
+  URL_ARG,
+} from './tool-kit.ts';
 
-type Schema = Record<string, unknown>;
-type Content = { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string };
-export type ToolResult = CallToolResult & { content: Content[] };
-export interface Tool {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: Schema & { type: 'object' };
-  annotations: { readOnlyHint: boolean; openWorldHint: true };
-  /** Only the pro endpoint serves it (crawl jobs): the free endpoint does not list it. */
-  pro?: boolean;
-  run(args: Record<string, unknown>, backend: Backend): Promise<ToolResult>;
-}
-
-/** An API failure: its code and message, as the tool error says them. */
-export class ApiFailure extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
-/** The API's answer: its JSend `data`, or the raw body of an `embed`; a failure throws ApiFailure. */
-async function api(
-  backend: Backend,
-  method: 'GET' | 'POST' | 'DELETE',
-  path: string,
-  body?: unknown,
-): Promise<{ data?: Record<string, unknown>; raw?: string; warnings?: unknown[] }> {
-  const res = await backend.call(method, path, body);
-  // Parameters the API does not know are named in a header: an agent is told them, as a warning.
-  const unknown = res.headers.get('x-refract-unknown-params');
-  const ignored = unknown
-    ? [{ message: `Not parameters of this API, ignored: ${unknown.split(/,\s*/).map(decoded).join(', ')}` }]
-    : [];
-  const type = res.headers.get('content-type') ?? '';
-  if (!type.includes('json')) {
-    if (res.ok) return { raw: await res.text() };
-    throw new ApiFailure(`HTTP${res.status}`, (await res.text()).slice(0, 500));
-  }
-  const json = (await res.json()) as Record<string, unknown>;
-  if (json.status !== 'success')
-    throw new ApiFailure(String(json.code ?? `HTTP${res.status}`), String(json.message ?? ''));
-  const warnings = [...((json.warnings as unknown[] | undefined) ?? []), ...ignored];
-  return { data: json.data as Record<string, unknown>, warnings: warnings.length ? warnings : undefined };
-}
-
-const text = (value: string): Content => ({ type: 'text', text: value });
-const json = (value: unknown): string => JSON.stringify(value, null, 1);
-
-/** A percent-encoded name, decoded (as it was sent when it does not decode). */
-function decoded(name: string): string {
-  try {
-    return decodeURIComponent(name);
-  } catch {
-    return name;
-  }
-}
-
-/** The characters a text answer holds at most unless `maxLength` says otherwise. */
-export const DEFAULT_MAX_LENGTH = 20_000;
-const PAGING: Record<string, Schema> = {
-  maxLength: {
-    type: 'integer',
-    minimum: 100,
-    maximum: 1_000_000,
-    default: DEFAULT_MAX_LENGTH,
-    description: 'Characters of the answer at most; the rest is read with `cursor`.',
-  },
-  cursor: { type: 'string', description: 'Where to go on reading: the `cursor` the previous page named.' },
-};
-
-/** One page of a long text, and how to read the next. */
-function paged(whole: string, args: Record<string, unknown>): ToolResult {
-  const max = typeof args.maxLength === 'number' ? Math.max(100, Math.floor(args.maxLength)) : DEFAULT_MAX_LENGTH;
-  const from = args.cursor === undefined ? 0 : Number(args.cursor);
-  if (!Number.isInteger(from) || from < 0 || from > whole.length)
-    throw new ApiFailure(
-      'EINVALQUERY',
-      `Invalid \`cursor\`: expected one a previous page named (0 to ${whole.length})`,
-    );
-  const to = Math.min(whole.length, from + max);
-  const content = [text(whole.slice(from, to))];
-  if (to < whole.length)
-    content.push(
-      text(`[characters ${from} to ${to} of ${whole.length}; the next page: call again with cursor "${to}"]`),
-    );
-  return { content };
-}
-
-const URL_ARG: Schema = { type: 'string', description: 'The page (or file) to read: any public http(s) URL.' };
+export { ApiFailure, type Tool, toolError } from './tool-kit.ts';
 
 /** Drops the tool's own arguments and merges `options` (the API's general parameters) into the query. */
 function queryOf(args: Record<string, unknown>, own: Record<string, unknown>): string {
   const { options, maxLength: _m, cursor: _c, url, ...rest } = args;
   return queryParams({ url, ...(options as Record<string, unknown> | undefined), ...own, ...rest }).toString();
 }
-
-const readOnly = { readOnlyHint: true, openWorldHint: true } as const;
 
 /** The query of a one-output tool: its URL, the general `options`, no metadata, and the output with its own options. */
 function outputQuery(
@@ -199,14 +119,6 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
       return paged(raw ?? String(data?.[name] ?? ''), args);
     },
   });
-  const mapParams = (doc.paths['/map']?.get?.parameters ?? []) as OpenApiParameter[];
-  const crawlBody = (doc.paths['/crawls']?.post?.requestBody as { content?: Record<string, { schema?: Schema }> })
-    ?.content?.['application/json']?.schema ?? { type: 'object' };
-  const jobId: Schema = {
-    type: 'object',
-    properties: { id: { type: 'string', description: 'The crawl job id.' } },
-    required: ['id'],
-  };
   const tools: Tool[] = [
     {
       name: 'extract',
@@ -306,94 +218,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
       // Lighthouse only when asked for by name: an audit takes seconds to tens of seconds.
       { technologies: true },
     ),
-    {
-      name: 'map',
-      title: 'Site map',
-      description:
-        "A site's URLs without rendering: its sitemaps (nested, gzipped) and the start page's links; same site, de-duplicated. One URL a line, in pages of `maxLength` characters.",
-      inputSchema: {
-        type: 'object',
-        properties: { ...(objectOf(paramTree(mapParams)).properties as object), ...PAGING },
-        required: ['url'],
-      },
-      annotations: readOnly,
-      async run(args, backend) {
-        const { maxLength: _m, cursor: _c, ...rest } = args;
-        const { data } = await api(backend, 'GET', `/map?${queryParams(rest)}`);
-        return paged(((data?.urls as string[]) ?? []).join('\n'), args);
-      },
-    },
-    {
-      name: 'crawl_start',
-      pro: true,
-      title: 'Start a crawl',
-      description:
-        'Starts a crawl job (pro): a site from `start`, a list of `urls` or a `sitemap`, each page with the API `query` given. Answers its id; follow it with crawl_status and crawl_results.',
-      inputSchema: { ...crawlBody, type: 'object' },
-      annotations: { readOnlyHint: false, openWorldHint: true },
-      async run(args, backend) {
-        return { content: [text(json((await api(backend, 'POST', '/crawls', args)).data))] };
-      },
-    },
-    {
-      name: 'crawl_status',
-      pro: true,
-      title: 'Crawl status',
-      description: "A crawl job's status and its pages done, failed and queued.",
-      inputSchema: { ...jobId, type: 'object' },
-      annotations: readOnly,
-      async run(args, backend) {
-        return {
-          content: [text(json((await api(backend, 'GET', `/crawls/${encodeURIComponent(String(args.id))}`)).data))],
-        };
-      },
-    },
-    {
-      name: 'crawl_results',
-      pro: true,
-      title: 'Crawl results',
-      description:
-        "A page of a crawl job's results (one entry a page), from `cursor`; `next` is where the next page starts (null at the end).",
-      inputSchema: {
-        type: 'object',
-        properties: {
-          ...(jobId.properties as object),
-          cursor: {
-            type: 'string',
-            default: '0',
-            description: 'Where to start: 0, or the `next` of the previous page.',
-          },
-          limit: { type: 'integer', minimum: 1, maximum: 1000, default: 20, description: 'Results at most.' },
-        },
-        required: ['id'],
-      },
-      annotations: readOnly,
-      async run(args, backend) {
-        const search = queryParams({ cursor: args.cursor ?? '0', limit: args.limit ?? 20 });
-        return {
-          content: [
-            text(
-              json(
-                (await api(backend, 'GET', `/crawls/${encodeURIComponent(String(args.id))}/results?${search}`)).data,
-              ),
-            ),
-          ],
-        };
-      },
-    },
-    {
-      name: 'crawl_cancel',
-      pro: true,
-      title: 'Cancel a crawl',
-      description: 'Cancels a crawl job; the pages already done stay readable.',
-      inputSchema: { ...jobId, type: 'object' },
-      annotations: { readOnlyHint: false, openWorldHint: true },
-      async run(args, backend) {
-        return {
-          content: [text(json((await api(backend, 'DELETE', `/crawls/${encodeURIComponent(String(args.id))}`)).data))],
-        };
-      },
-    },
+    ...siteTools(doc),
   ];
   return tools;
 }
@@ -427,10 +252,4 @@ async function screenshotAnswer(data: Record<string, unknown>, _args: unknown, b
       text(json({ ...shot, shown: { ...shown, type: 'jpeg' } })),
     ],
   };
-}
-
-/** A tool's failure as the tool error MCP clients show: the API's code and message. */
-export function toolError(err: unknown): ToolResult {
-  const code = err instanceof ApiFailure ? err.code : 'EFATAL';
-  return { content: [text(`${code}: ${(err as Error).message}`)], isError: true };
 }
