@@ -4,7 +4,7 @@ import { Actor } from 'apify';
 import { createEngine } from '../lib/index.ts';
 import { crawl } from '../crawl/index.ts';
 import { isRefractError, loadConfig } from '../engine/index.ts';
-import { jobRequest } from '../server/crawls.ts';
+import { jobRequest } from '../crawl/index.ts';
 
 await Actor.init();
 const engine = await createEngine({

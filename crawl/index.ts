@@ -1,6 +1,6 @@
 // Crawls over an engine: walking a list, a sitemap or a site (walk.ts, with its journal), the same shared by the
-// workers of a Redis queue (distributed.ts), and crawl jobs with their webhooks (jobs.ts on disk, jobs-redis.ts in
-// Redis, behind one `Jobs` interface). A crawl uses the engine through engine/index.ts only, one engine task a
+// workers of a Redis queue (distributed.ts), and crawl jobs (their request checked in job-request.ts) with their
+// webhooks (jobs.ts on disk, jobs-redis.ts in Redis, behind one `Jobs` interface). A crawl uses the engine through engine/index.ts only, one engine task a
 // page; quotas are the server's, handed in as a `Charge`.
 export {
   crawl,
@@ -25,3 +25,4 @@ export { readLines } from './journal.ts';
 export { createJobs, publicJob, type Charge, type Job, type JobRequest, type Jobs, type QuotaPolicy } from './jobs.ts';
 export { createRedisJobs } from './jobs-redis.ts';
 export { signedHeaders, webhookSigner } from './webhooks.ts';
+export { jobRequest, bodySchema as jobBodySchema } from './job-request.ts';

@@ -10,7 +10,7 @@ import {
   type JSONRPCMessage,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { VERSION } from '../../engine/about.ts';
+import { VERSION } from '../../engine/index.ts';
 import type { Backend } from './backend.ts';
 import { ApiFailure, buildTools, toolError, type Tool } from './tools.ts';
 

@@ -151,6 +151,19 @@ test("a crawl page is one engine task: crawl/ runs no crawler of its own (the en
   );
 });
 
+test('entry points reach into no other folder: crawl/ and plugins/ are imported through their index.ts, server/ never by lib/ or crawl/', () => {
+  const inside = (t: string, folder: string) => t.startsWith(`${folder}/`) && t !== `${folder}/index.ts`;
+  assert.equal(
+    violations(['lib', 'server', 'bin', 'testing'], (t) => inside(t, 'crawl') || inside(t, 'plugins')),
+    [],
+  );
+  assert.equal(
+    violations(['lib', 'crawl'], (t) => t.startsWith('server/')),
+    [],
+  );
+  assert.ok(importsOf('bin/actor.ts').includes('crawl/index.ts'), 'entry points\' imports are read');
+});
+
 test('plugins/ never import lib/, server/, bin/ or testing/', () => {
   assert.equal(
     violations(['plugins'], (t) => /^(lib|server|bin|testing)\//.test(t)),
