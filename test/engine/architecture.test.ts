@@ -161,7 +161,7 @@ test('entry points reach into no other folder: crawl/ and plugins/ are imported 
     violations(['lib', 'crawl'], (t) => t.startsWith('server/')),
     [],
   );
-  assert.ok(importsOf('bin/actor.ts').includes('crawl/index.ts'), 'entry points\' imports are read');
+  assert.ok(importsOf('bin/actor.ts').includes('crawl/index.ts'), "entry points' imports are read");
 });
 
 test('plugins/ never import lib/, server/, bin/ or testing/', () => {
