@@ -136,6 +136,28 @@ field('author', [
     null,
   ],
   ['a leading "By" removed', '<meta name="author" content="By Jane Doe">', '<p>By Jane Doe</p>', 'Jane Doe'],
+  ['beyond: a "By" glued to the name removed', '', '<span class="author">ByJane Doe</span>', 'Jane Doe'],
+  [
+    'beyond: "Published on" glued after the name removed',
+    '',
+    '<div class="author-name">Jane DoePublished on</div>',
+    'Jane Doe',
+  ],
+  ['beyond: a date glued before the name removed', '', '<span class="author">Dec 17, 2025Jane Doe</span>', 'Jane Doe'],
+  [
+    'beyond: an e-mail line: the address, its envelope and "Corresponding author." removed',
+    '<meta name="author" content="✉ Jane Doe jane.doe@example.com ✉Corresponding author.">',
+    '<p>Jane Doe</p>',
+    'Jane Doe',
+  ],
+  [
+    'beyond: quotes around the name removed',
+    '<meta name="author" content="“Jane Doe”">',
+    '<p>Jane Doe</p>',
+    'Jane Doe',
+  ],
+  ['beyond: interface words where a byline goes refused', '', '<a class="author-link" href="/a">Full Bio</a>', null],
+  ['beyond: "undefined" refused', '<meta name="author" content="undefined">', '', null],
   ['a URL refused', '<meta name="author" content="https://example.com/jane">', '', null],
   ['over 128 characters refused', `<meta name="author" content="${'a'.repeat(129)}">`, '', null],
   [

@@ -88,9 +88,9 @@ const COMMENTER = /\s(?:sagt|says|dit|dice|schreibt|meint|wrote)\s*:?(?:\s|$)/i;
 /** A company's legal form: an organisation that owns the site, named where a byline would be, is no author. */
 const LEGAL_FORM = /\b(?:GmbH|AG|eG|e\.\s?V\.|KG|Inc\.?|LLC|Ltd\.?|S\.A\.|SAS|S\.r\.l\.|B\.V\.)(?:\s|,|$)/;
 
-/** Placeholders a CMS writes where no person is named. */
+/** Placeholders a CMS writes where no person is named, and interface words that stand where a byline goes. */
 const PLACEHOLDER =
-  /^(?:admin|administrator|wordpressadmin|webmaster|super ?user|no ?author|unknown|anonymous|anonym|guest|gast|redaktion|editor|editors|editorial|staff|team|user|publisher|nom\s*\*?|name\s*\*?|publiziert am|veröffentlicht am|posted on|published on|autoren|authors|alle artikel|all articles|archiv anzeigen.*|mehr artikel|more articles|datum|date)$/i;
+  /^(?:undefined|null|full bio|bio|website|skip to content|request service|sign in|log in|login|view more posts|read more|order now|contact us|contact|menu|share|follow|subscribe|admin|administrator|wordpressadmin|webmaster|super ?user|no ?author|unknown|anonymous|anonym|guest|gast|redaktion|editor|editors|editorial|staff|team|user|publisher|nom\s*\*?|name\s*\*?|publiziert am|veröffentlicht am|posted on|published on|autoren|authors|alle artikel|all articles|archiv anzeigen.*|mehr artikel|more articles|datum|date)$/i;
 /** A weekday or a label (`Donnerstag,`, `Datum:`): what stands where a byline's date goes. */
 const NOT_A_NAME =
   /^(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|:$|^\d{1,2}:\d{2}/i;
@@ -111,10 +111,29 @@ function prose(name: string): boolean {
   return words.length >= 4 && words.some((w) => /^\p{Ll}/u.test(w) && !/[\d.@]/.test(w) && !IN_NAMES.has(w));
 }
 
+const MONTH = String.raw`(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?`;
+/**
+ * What a page's markup glues to a name when its elements' texts are joined without a space, and what a byline line
+ * carries beside the name: an e-mail address and its envelope, a date before or after, "Published on" after,
+ * "By" before, quotes around (`BySummer Swann`, `Reyan PerumalPublished on`, `Dec 17, 2025Julian K. Arni`,
+ * `Newsdesk news@example.com`, `“David Kim”`).
+ */
+const AROUND: [RegExp, string][] = [
+  [/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, ' '],
+  [/[✉✆☎]|\bCorresponding author\.?/gi, ' '],
+  [new RegExp(String.raw`^${MONTH}\s+\d{1,2},?\s+\d{4}\s*`), ''],
+  [new RegExp(String.raw`\s*${MONTH}\s+\d{1,2},?\s+\d{4}$`), ''],
+  [/(?<=\p{Ll})(?:Published|Posted|Updated|Last updated)\b.*$/u, ''],
+  [/\s+(?:Published|Posted|Updated|Last updated)(?:\s+(?:on|at))?$/i, ''],
+  [/^By(?=\p{Lu}\p{Ll})/u, ''],
+  [/^["“”„']+(.+?)["“”']+$/u, '$1'],
+];
+
 /** A byline's name(s), or undefined when what is there names nobody. */
 export function cleanByline(text: string): string | undefined {
   if (COMMENTER.test(text)) return undefined;
   let name = text.trim();
+  for (const [pattern, by] of AROUND) name = name.replace(pattern, by).replace(/\s+/g, ' ').trim();
   for (let before = ''; before !== name; ) {
     before = name;
     name = name.replace(LEADING, '').trim();
