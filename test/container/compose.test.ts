@@ -43,8 +43,8 @@ test('commands and files it names exist; published ports are the default ones', 
   const nginx = compose.services.proxy!.volumes![0]!.split(':')[0]!;
   const conf = readFileSync(path.join(ROOT, nginx), 'utf8');
   for (const n of [1, 2, 3]) {
-    assert.match(conf, new RegExp(`server api-${n}:3000;`));
-    assert.match(conf, new RegExp(`server api-${n}:3001;`));
+    assert.match(conf, new RegExp(`server api-${n}:3000 max_fails=3 fail_timeout=5s;`));
+    assert.match(conf, new RegExp(`server api-${n}:3001 max_fails=3 fail_timeout=5s;`));
   }
   assert.equal(compose.services.refract!.ports, ['3000:3000', '3001:3001']);
 });
@@ -96,7 +96,7 @@ test('no default key; profiles single and scale apart; every image named by a va
   assert.is([...conf.matchAll(/^\s*proxy_connect_timeout 2s;/gm)].length, 2);
   // Each API process by its name, as compose names them.
   assert.equal(
-    [...conf.matchAll(/server (api-\d):3000;/g)].map((m) => m[1]),
+    [...conf.matchAll(/server (api-\d):3000 /g)].map((m) => m[1]),
     Object.keys(compose.services).filter((n) => /^api-\d$/.test(n)),
   );
 });
