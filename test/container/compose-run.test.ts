@@ -231,6 +231,13 @@ test('one API process and one browser node killed: requests keep being answered'
   if (statuses.some((s) => s !== 200)) {
     const log = await run('podman', ['exec', `${PROJECT}_proxy_1`, 'tail', '-n', '8', '/var/log/nginx/error.log']);
     console.log(log.slice(-3000));
+    for (const api of ['api-2', 'api-3'])
+      console.log(
+        api,
+        (await run('podman', ['logs', '--tail', '12', `${PROJECT}_${api}_1`]).catch(String)).slice(-3000),
+      );
+    for (const a of answers.filter((x) => x.status !== 200))
+      console.log(a.status, JSON.stringify(a.body).slice(0, 300));
   }
   assert.equal(
     statuses,

@@ -72,7 +72,12 @@ test("the API replicas reach each browser node by name with the nodes' own token
 test("every service has a memory limit, Refract's set by REFRACT_MEMORY_LIMIT; Redis refuses writes below its own", () => {
   for (const [name, s] of Object.entries(compose.services) as [string, Service & { mem_limit?: string }][]) {
     assert.ok(s.mem_limit, `${name} has a memory limit`);
-    if (s.build === '.') assert.is(s.mem_limit, `\${REFRACT_MEMORY_LIMIT:-2g}`, name);
+    if (s.build === '.')
+      assert.is(
+        s.mem_limit,
+        name.startsWith('browser-') ? `\${REFRACT_BROWSER_MEMORY_LIMIT:-4g}` : `\${REFRACT_MEMORY_LIMIT:-2g}`,
+        name,
+      );
   }
   const redis = compose.services.redis!.command!.join(' ');
   assert.match(redis, /--maxmemory 800mb --maxmemory-policy noeviction/);
