@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
+import pTimeout from 'p-timeout';
 import { pipeline } from 'node:stream/promises';
 import {
   createEngine,
@@ -412,17 +413,11 @@ export async function startApp(
       // No new connections; idle keep-alive ones close now, busy ones after their answer (`connection: close`).
       const closed = servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
       for (const s of servers) s.closeIdleConnections();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => {
-          state.settled = resolve;
-          if (state.inflight === 0) resolve();
-        }),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, graceMs);
-        }),
-      ]);
-      clearTimeout(timer);
+      const settled = new Promise<void>((resolve) => {
+        state.settled = resolve;
+        if (state.inflight === 0) resolve();
+      });
+      await pTimeout(settled, { milliseconds: graceMs, message: false });
       // Requests still running at the end of the grace get an answer (503 EBUSY) before their connections close.
       for (const cut of [...state.unanswered]) cut();
       for (const s of servers) s.closeAllConnections();

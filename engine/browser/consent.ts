@@ -1,4 +1,5 @@
 import type { BrowserContext, Frame, Page } from 'playwright-core';
+import pTimeout from 'p-timeout';
 import {
   frameInit,
   initExpression,
@@ -152,17 +153,11 @@ async function prepare(state: ConsentState, context: BrowserContext): Promise<vo
 
 /** A page evaluation that answers false at `at` (a page whose timers never fire must not hold the request). */
 function bounded(work: Promise<unknown>, at: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), Math.max(0, at - performance.now()));
-  });
-  return Promise.race([
-    work.then(
-      (v) => v === true,
-      () => false,
-    ),
-    late,
-  ]).finally(() => clearTimeout(timer));
+  const answer = work.then(
+    (v) => v === true,
+    () => false,
+  );
+  return pTimeout(answer, { milliseconds: Math.max(0, at - performance.now()), fallback: () => false });
 }
 
 /** Resolves once `done()` holds or at `until` (performance.now() time), re-checking on every message. */

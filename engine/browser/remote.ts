@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { chromium, type Browser, type CDPSession } from 'playwright-core';
+import pTimeout from 'p-timeout';
 
 /**
  * A browser on the browser tier: `ws://` / `wss://` speak Playwright's protocol (`chromium.launchServer()`,
@@ -102,13 +103,8 @@ function createEndpoint(url: string, timeoutMs: number): RemoteEndpoint {
 }
 
 /** Rejects when `promise` takes longer than `ms` (a hung peer answers nothing, not even an error). */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new HungError()), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+const within = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  pTimeout(promise, { milliseconds: ms, message: new HungError() });
 class HungError extends Error {
   constructor() {
     super('no sign of life');

@@ -1,4 +1,5 @@
 import type { Page, Request, Response } from 'playwright-core';
+import pTimeout from 'p-timeout';
 import { RefractError } from '../kernel/errors.ts';
 
 /**
@@ -16,19 +17,12 @@ const STOP_WAIT_MS = 1000;
  * Stops a page's loading (`window.stop()`), bounded; false when the page does not answer: an endless script
  * holds its thread (a loop of alerts), and no frame of it can be captured.
  */
-export async function stopLoading(page: Page): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const answered = await Promise.race([
-    page.evaluate('window.stop()').then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), STOP_WAIT_MS);
-    }),
-  ]);
-  clearTimeout(timer);
-  return answered;
+export function stopLoading(page: Page): Promise<boolean> {
+  const stopped = page.evaluate('window.stop()').then(
+    () => true,
+    () => true,
+  );
+  return pTimeout(stopped, { milliseconds: STOP_WAIT_MS, fallback: () => false });
 }
 
 /**
@@ -42,16 +36,8 @@ export async function loadedOrShare<T>(
   documentThere: () => boolean,
   page: Page,
 ): Promise<T | 'stopped' | 'held'> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const share = new Promise<'share'>((resolve) => {
-    timer = setTimeout(() => resolve('share'), shareMs);
-  });
-  try {
-    const first = await Promise.race([going, share]);
-    if (first !== 'share') return first;
-  } finally {
-    clearTimeout(timer);
-  }
+  const first = await pTimeout(going, { milliseconds: shareMs, fallback: () => 'share' as const });
+  if (first !== 'share') return first;
   if (!documentThere()) return going;
   // The navigation settles on its own once stopped (or at its timeout): nobody waits for it any more.
   going.catch(() => undefined);
@@ -87,17 +73,13 @@ export async function untilBuilt(page: Page, capMs: number): Promise<void> {
     .catch(() => undefined);
   while (Date.now() < until) {
     const leftMs = until - Date.now();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const seen = await Promise.race([
+    const seen = await pTimeout(
       page.evaluate(watch, [BUILT_QUIET_MS, IDLE_QUIET_MS, leftMs] as const).catch(() => 'gone' as const),
-      new Promise<'gone'>((resolve) => {
-        timer = setTimeout(() => resolve('gone'), leftMs + SLICE_GRACE_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+      { milliseconds: leftMs + SLICE_GRACE_MS, fallback: () => 'gone' as const },
+    );
     if (seen !== 'quiet' || networkIdle) return;
     // Quiet while requests are still going: what they bring is watched for once they are done.
-    await Promise.race([idle, new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())))]);
+    await pTimeout(idle, { milliseconds: Math.max(0, until - Date.now()), message: false });
   }
 }
 

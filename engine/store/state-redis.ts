@@ -1,6 +1,7 @@
 // The shared state on Redis (state.ts chooses it when a URL is configured): whether Redis answers, its counters,
 // its locks and the response cache's store.
 import type { Redis } from 'ioredis';
+import pTimeout from 'p-timeout';
 import type Keyv from 'keyv';
 import type { Logger } from '../kernel/log.ts';
 import type { Counters, Locks } from './state.ts';
@@ -68,13 +69,8 @@ export function watchLink(client: Redis, logger: Logger) {
 }
 
 /** The promise, or a rejection once `ms` passed. */
-export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+const within = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  pTimeout(promise, { milliseconds: ms, message: `Redis did not answer within ${ms} ms` });
 
 const PREFIX = 'refract:';
 

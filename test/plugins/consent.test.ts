@@ -64,7 +64,11 @@ for (const cmp of CMPS) {
     const page = q(`${fx.url}/sites/consent/${cmp}.html`);
     const on = await call(app.freeUrl, `url=${page}&screenshot&meta=false&force`);
     assert.is(on.status, 200, JSON.stringify(on.body).slice(0, 300));
-    assert.equal(await choicesOnce(cmp, 1), ['reject'], `${cmp} recorded one opt-out and no consent`);
+    assert.equal(
+      await choicesOnce(cmp, 1),
+      ['reject'],
+      `${cmp} recorded one opt-out and no consent (server-timing: ${on.headers.get('server-timing')})`,
+    );
     assert.not.ok(await bannerShown(on.body.data.screenshot.url), 'the banner is gone from the capture');
     const timing = on.headers.get('server-timing') ?? '';
     assert.match(timing, /(^|, )consent;dur=/, 'the wait for the banner is reported');
