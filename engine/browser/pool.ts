@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { BrowserPool, PlaywrightPlugin } from '@crawlee/browser-pool';
 import { chromium, type LaunchOptions } from 'playwright-core';
 import { remoteBrowserType, type RemoteEndpoint } from './remote.ts';
@@ -36,37 +37,44 @@ const PLATFORM: Record<string, string> = {
   darwin: 'Macintosh; Intel Mac OS X 10_15_7',
   win32: 'Windows NT 10.0; Win64; x64',
 };
-const agents = new Map<string, string | undefined>();
+const run = promisify(execFile);
+const agents = new Map<string, Promise<string | undefined>>();
 
 /**
  * The user agent of the Chromium at `chromePath` as it sends it headed, in Chrome's reduced form (`Chrome/156.0.0.0`):
  * Crawlee's pool otherwise launches headless Chromium with a fixed agent of 2022 (`Chrome/107`), which pages saw and
- * PDFs named as their Creator, and Chromium's own headless agent says `HeadlessChrome`. Read once per binary.
+ * PDFs named as their Creator, and Chromium's own headless agent says `HeadlessChrome`. Read once per binary, without
+ * blocking (`chromium --version` takes 0.1-1.3 s), before the first launch.
  */
-export function browserUserAgent(chromePath: string): string | undefined {
-  if (!agents.has(chromePath)) {
-    let major: string | undefined;
-    try {
-      const out = execFileSync(chromePath, ['--version'], { encoding: 'utf8', timeout: 10_000, stdio: 'pipe' });
-      major = /(\d+)\.\d+\.\d+\.\d+/.exec(out)?.[1];
-    } catch {
-      // The launch itself says what is wrong with the binary.
-    }
+export function browserUserAgent(chromePath: string): Promise<string | undefined> {
+  let agent = agents.get(chromePath);
+  if (!agent) {
     const platform = PLATFORM[process.platform] ?? PLATFORM.linux;
-    agents.set(
-      chromePath,
-      major && `Mozilla/5.0 (${platform}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`,
+    agent = run(chromePath, ['--version'], { encoding: 'utf8', timeout: 10_000 }).then(
+      ({ stdout }) => {
+        const major = /(\d+)\.\d+\.\d+\.\d+/.exec(stdout)?.[1];
+        return (
+          major &&
+          `Mozilla/5.0 (${platform}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`
+        );
+      },
+      // The launch itself says what is wrong with the binary.
+      () => undefined,
     );
+    agents.set(chromePath, agent);
   }
-  return agents.get(chromePath);
+  return agent;
 }
 
-/** The flags for a launch with or without Chromium's sandbox, with the binary's own user agent when it is known. */
-export const chromeArgs = (sandboxed: boolean, chromePath?: string): string[] => {
-  const args = sandboxed ? CHROME_ARGS.filter((a) => a !== '--no-sandbox') : CHROME_ARGS;
-  const agent = chromePath && browserUserAgent(chromePath);
-  return agent ? [...args, `--user-agent=${agent}`] : args;
-};
+/** The flags for a launch with or without Chromium's sandbox. */
+export const chromeArgs = (sandboxed: boolean): string[] =>
+  sandboxed ? CHROME_ARGS.filter((a) => a !== '--no-sandbox') : CHROME_ARGS;
+
+/** The flags for a launch of the Chromium at `chromePath`, with its own user agent when it is known. */
+export async function launchArgs(sandboxed: boolean, chromePath: string): Promise<string[]> {
+  const agent = await browserUserAgent(chromePath);
+  return agent ? [...chromeArgs(sandboxed), `--user-agent=${agent}`] : chromeArgs(sandboxed);
+}
 
 /** Settings of the browser pool. */
 export interface PoolOptions {
@@ -88,8 +96,13 @@ export interface PoolLimiter {
 
 /** Creates Crawlee's browser pool over playwright-core and Chromium: one incognito context per page. */
 export function createBrowserPool(opts: PoolOptions) {
-  const useGuardProxy = async (_pageId: string, launchContext: { launchOptions?: LaunchOptions }) => {
-    launchContext.launchOptions = { ...launchContext.launchOptions, proxy: { server: await opts.proxyServer() } };
+  // Crawlee puts a plain forwarding proxy of its own before every browser (loopback included); the guard's takes its
+  // place, so that every hop of every request the browser makes is checked. A local Chromium gets its own agent.
+  const beforeLaunch = async (_pageId: string, launchContext: { launchOptions?: LaunchOptions }) => {
+    const options = { ...launchContext.launchOptions, proxy: { server: await opts.proxyServer() } };
+    const agent = opts.endpoints?.length ? undefined : await browserUserAgent(opts.chromePath);
+    if (agent) options.args = [...(options.args ?? []), `--user-agent=${agent}`];
+    launchContext.launchOptions = options;
   };
   const pool = new BrowserPool({
     browserPlugins: opts.endpoints?.length
@@ -104,7 +117,7 @@ export function createBrowserPool(opts: PoolOptions) {
           new PlaywrightPlugin(chromium, {
             launchOptions: {
               executablePath: opts.chromePath,
-              args: chromeArgs(!!opts.sandbox, opts.chromePath),
+              args: chromeArgs(!!opts.sandbox),
               chromiumSandbox: !!opts.sandbox,
               headless: true,
             },
@@ -115,9 +128,7 @@ export function createBrowserPool(opts: PoolOptions) {
     retireBrowserAfterPageCount: opts.retireAfterPages,
     closeInactiveBrowserAfterSecs: 300,
     useFingerprints: false,
-    // Crawlee puts a plain forwarding proxy of its own before every browser (loopback included); the guard's
-    // takes its place, so that every hop of every request the browser makes is checked.
-    preLaunchHooks: [useGuardProxy as never],
+    preLaunchHooks: [beforeLaunch as never],
   });
   // Crawlee opens pages one at a time (a limiter of 1), so that concurrent calls do not each launch a browser. A
   // fresh incognito context costs 100-300 ms, and one at a time that made every page wait for the others'. Only a

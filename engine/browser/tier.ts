@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chromium } from 'playwright-core';
-import { chromeArgs } from './pool.ts';
+import { launchArgs } from './pool.ts';
 import { useSandbox, type SandboxSetting } from './sandbox.ts';
 
 /** A node of the browser tier: one Chromium behind Playwright's protocol, for REFRACT_BROWSER_ENDPOINTS. */
@@ -27,7 +27,7 @@ export async function startBrowserServer(opts: {
   const sandboxed = useSandbox(opts.sandbox);
   const server = await chromium.launchServer({
     executablePath: opts.chromePath,
-    args: chromeArgs(sandboxed, opts.chromePath),
+    args: await launchArgs(sandboxed, opts.chromePath),
     chromiumSandbox: sandboxed,
     headless: true,
     host: opts.host,
