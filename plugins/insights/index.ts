@@ -98,14 +98,12 @@ export default definePlugin({
       asked++;
       const lh = typeof o.lighthouse === 'object' ? o.lighthouse : lighthouseOptions.parse({});
       // The audit stops short of the step's cutoff, so what finished before it is still answered.
-      const signal = AbortSignal.any([
-        ctx.signal,
-        AbortSignal.timeout(Math.max(1, Math.floor(ctx.timeLeft() - AUDIT_RESERVE_MS))),
-      ]);
+      const budgetMs = Math.max(1, Math.floor(ctx.timeLeft() - AUDIT_RESERVE_MS));
+      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(budgetMs)]);
       const audit = async () => {
         const result = await (ctx.state as Auditor)(
           ctx.url,
-          { categories: lh.categories, preset: lh.preset, output: lh.output },
+          { categories: lh.categories, preset: lh.preset, output: lh.output, budgetMs },
           ctx.guard,
           signal,
         );

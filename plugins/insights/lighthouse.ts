@@ -6,6 +6,8 @@ export interface AuditOptions {
   categories?: string[];
   preset: 'mobile' | 'desktop';
   output: 'json' | 'html' | 'csv';
+  /** How long the audit may take: Lighthouse's own waits for the page are bounded by it. */
+  budgetMs: number;
 }
 
 /** An audit's outcome: the category scores (0-100) and the report in the asked format. */
@@ -68,6 +70,10 @@ async function runAudit(
       output: opts.output,
       logLevel: 'error' as const,
       onlyCategories: opts.categories?.length ? opts.categories : undefined,
+      // Lighthouse's waits for the page (45 s for its load by default) end with the audit's budget: an audit cut off
+      // at its budget left them running, and they held a library user's process open for up to 45 s after it.
+      maxWaitForLoad: Math.max(1, Math.min(45_000, opts.budgetMs)),
+      maxWaitForFcp: Math.max(1, Math.min(30_000, opts.budgetMs)),
     };
     // Lighthouse (with its trace engine, puppeteer-core and lodash: ~1,000 modules) loads with the first audit, not
     // with every process that loads the plugins.
