@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contentMarkdown, pageContent } from '../../plugins/shared/content/markdown.ts';
+import { contentHtml } from '../../plugins/shared/content/content-render.ts';
 
 const DIR = path.resolve(import.meta.dirname, '../../fixtures/sites/kinds');
 const read = (name: string) => {
@@ -18,7 +19,15 @@ const KINDS: [string, string, (string | RegExp)[], string[]][] = [
   [
     'forum',
     'forum',
-    ['my summer tent feels far too light', 'four season dome earns its weight', 'closed cell foam pad'],
+    [
+      'my summer tent feels far too light',
+      'four season dome earns its weight',
+      'closed cell foam pad',
+      // Every post with its author and time, though the user cards and attribution bars are gone.
+      /\*\*alder\\_walker\*\* · Jan 10, 2025\n\nI am planning/,
+      /\*\*birch\\_camper\*\* · Jan 10, 2025\n\nA four season dome/,
+      /\*\*cedar\\_ranger\*\* · Jan 11, 2025\n\nWhatever tent/,
+    ],
     [
       'Reply',
       'Quote',
@@ -29,6 +38,7 @@ const KINDS: [string, string, (string | RegExp)[], string[]][] = [
       'Best sleeping bag',
       'Log in',
       'Terms and rules',
+      'Messages: 212',
     ],
   ],
   [
@@ -96,6 +106,42 @@ for (const [file, kind, have, lack] of KINDS) {
     for (const unwanted of lack) assert.not.ok(md.includes(unwanted), `${kind} has ${unwanted}:\n${md}`);
   });
 }
+
+/** A thread of two posts as a kind of forum software writes it (`post` writes one post, given its author and time). */
+const thread = (post: (author: string, time: string, text: string) => string) =>
+  `<html><head><title>Fixing a dripping tap | Home Repair Forum</title></head><body><nav><a href="/">Home</a><a href="/forum">Forum</a></nav><main><h1>Fixing a dripping tap</h1>${post(
+    'rowan_fixes',
+    '2024-03-02T10:00:00Z',
+    'My kitchen tap keeps dripping after I closed it as tight as it goes, and the washer looks fine to me.',
+  )}${post('ivy.plumber', '2024-03-02T12:30:00Z', 'A tap that drips with a good washer usually has a worn seat: a seat grinder costs little and fixes it in ten minutes.')}</main><footer>Forum rules</footer></body></html>`;
+
+test('posts keep their authors and times in the markup of several kinds of forum software', () => {
+  const cases: [string, (a: string, t: string, x: string) => string, string][] = [
+    // phpBB: a post's author line with its username link and time.
+    [
+      'phpbb',
+      (a, t, x) =>
+        `<div class="post bg2"><div class="postbody"><p class="author">by <strong><a class="username" href="/u/${a}">${a}</a></strong> » <time datetime="${t}">Sat Mar 02</time></p><div class="content">${x}</div></div><dl class="postprofile"><dd class="profile-posts">Posts: 40</dd></dl></div>`,
+      'Sat Mar 02',
+    ],
+    // schema.org microdata (Stack Exchange, Discourse's crawler view): the declared author, an editor's card beside it.
+    [
+      'microdata',
+      (a, t, x) =>
+        `<div class="answer" itemscope itemtype="https://schema.org/Answer"><div class="s-prose" itemprop="text"><p>${x}</p></div><div class="post-signature"><div class="user-info">edited <span class="relativetime" title="2024-04-01 08:00:00Z">Apr 1</span><div class="user-details"><a href="/users/9">an_editor</a></div></div></div><div class="post-signature owner"><div class="user-info">answered <span class="relativetime" title="${t.replace('T', ' ')}">Mar 2</span><div class="user-details" itemprop="author" itemscope itemtype="https://schema.org/Person"><a href="/users/1">${a}</a><span itemprop="name" class="d-none">${a}</span></div></div></div></div>`,
+      'Mar 2',
+    ],
+  ];
+  for (const [name, post, shown] of cases) {
+    const content = pageContent(thread(post), 'https://forum.example/t/fixing-a-dripping-tap/12');
+    const md = contentMarkdown(content);
+    assert.match(md, new RegExp(`\\*\\*rowan\\\\_fixes\\*\\* · ${shown}\n\nMy kitchen tap`), `${name}:\n${md}`);
+    assert.match(md, new RegExp(`\\*\\*ivy\\.plumber\\*\\* · ${shown}\n\nA tap that drips`), `${name}:\n${md}`);
+    // The date as the page shows it; its exact value in the HTML.
+    assert.match(contentHtml(content), /<strong>rowan_fixes<\/strong> · <time datetime="2024-03-02[T ]10:00:00Z">/);
+    assert.not.match(md, /an_editor|an\\_editor|Posts: 40/, `${name}: no editor or user statistics:\n${md}`);
+  }
+});
 
 test('an article stays an article, read as one container', () => {
   const para = (w: string) =>

@@ -9,6 +9,7 @@ import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
 import { kindParts, pageBody } from './content-page.ts';
 import { clean } from './content-clean.ts';
+import { attributePosts, writePostLines } from './content-posts.ts';
 import { words } from './content-text.ts';
 
 /** A page's content: its main content (or, for a page with no article, the page without its furniture), and its title. */
@@ -60,6 +61,8 @@ export function pageContent(raw: string, base: string, main = true): PageContent
     for (const el of document.querySelectorAll('header, footer, aside')) el.remove();
     return { title, root: clean(document.body, base), kind };
   }
+  // A thread's posts carry their authors and times into the content (their user cards are furniture).
+  if (document.body && kind === 'forum') attributePosts(document.body);
   // The parts a page of its kind has around its content go before Readability looks (it renames what it keeps).
   if (document.body && (kind === 'forum' || kind === 'collection' || kind === 'listing'))
     kindParts(document.body, kind);
@@ -70,16 +73,17 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   const found = mainContent(document);
   const held = found ? words(found.root.textContent) : 0;
   if (found && kind !== 'product' && oneContainer(kind, held / (most || 1)))
-    return { title: found.title, root: clean(found.root, base), kind };
+    return { title: found.title, root: clean(writePostLines(found.root), base), kind };
   // The search for an article changed the document it read: the body is read from the page as it came.
   const again = parse(html);
+  if (again.body && kind === 'forum') attributePosts(again.body);
   const body = pageBody(again, kind);
   if (found && (!body || oneContainer(kind, held / (words(body.textContent) || 1)))) {
     if (kind === 'product' && body) specifications(found.root, body);
-    return { title: found.title, root: clean(found.root, base), kind };
+    return { title: found.title, root: clean(writePostLines(found.root), base), kind };
   }
   const title = found?.title ?? titleOf(again.title, headlines(again));
-  return { title, root: clean(body ?? again.body, base), kind };
+  return { title, root: clean(writePostLines(body ?? again.body), base), kind };
 }
 
 /**
