@@ -886,3 +886,52 @@ field(
   ],
   mediaUrl('audio'),
 );
+
+// A product, a shelf, a list of stories, a service page or a home page names people (reviewers, the authors of the
+// stories it lists) but has an author only where it declares one as its own (issue 53, item 1).
+const unauthored = suite('author: pages of kinds that have no author unless they declare one');
+const REVIEW = '<div class="review"><span class="author">Ash Carter</span><p>Lovely wool, warm and soft.</p></div>';
+const TEASER = '<article><h2><a href="/s/1">Herons return</a></h2><p class="byline">By Maya Stone</p></article>';
+for (const [what, url, head, body, expected] of [
+  [
+    "a product's reviewer (JSON-LD Product and its Review)",
+    'https://shop.example/wool-hat',
+    ld({ '@type': 'Product', name: 'Wool hat', review: { '@type': 'Review', author: { name: 'Ash Carter' } } }) +
+      ld({ '@type': 'Review', author: { '@type': 'Person', name: 'Ash Carter' } }),
+    REVIEW,
+    null,
+  ],
+  [
+    "a product page's reviewer (og:type product)",
+    'https://shop.example/p/1',
+    '<meta property="og:type" content="product">',
+    REVIEW,
+    null,
+  ],
+  ["a product page's reviewer (its address)", 'https://shop.example/products/wool-hat', '', REVIEW, null],
+  ["a home page's first story's byline", 'https://news.example.com/', '', TEASER, null],
+  ["a topic page's first story's byline", 'https://news.example.com/topic/birds', '', TEASER, null],
+  [
+    "a product's declared author (a book's)",
+    'https://shop.example/products/a-book',
+    '<meta name="author" content="Lena Ford">',
+    '<p>A novel by Lena Ford.</p>',
+    'Lena Ford',
+  ],
+  [
+    'an article declared beside a product in its address: its byline',
+    'https://news.example.com/products/2024/review-of-the-hat',
+    ld({ '@type': 'NewsArticle', headline: 'Review of the hat' }),
+    '<p class="byline">By Maya Stone</p>',
+    'Maya Stone',
+  ],
+  [
+    "a business's blog post (LocalBusiness declared site-wide): its byline",
+    'https://plumber.example/blog/fix-a-tap',
+    ld({ '@type': 'LocalBusiness', name: 'Tap Masters' }),
+    '<p class="byline">By Maya Stone</p>',
+    'Maya Stone',
+  ],
+] as const)
+  unauthored(what, () => assert.equal(meta(head, body, url).author ?? null, expected));
+unauthored.run();

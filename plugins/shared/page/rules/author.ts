@@ -9,6 +9,7 @@ import type { Element } from 'domhandler';
 import { amongOthers, aroundHeadline } from './chrome.ts';
 import { comparable } from '../shown.ts';
 import { fullName } from './full-name.ts';
+import { OTHERS_TYPES, typesOf, unauthored } from './authored.ts';
 
 const personName = (v: unknown): unknown => {
   if (typeof v === 'string') return v;
@@ -42,7 +43,10 @@ function jsonLdAuthors(doc: Doc): string | undefined {
     const name = clean(byId.get((a as { '@id'?: unknown })['@id'])?.name);
     return name && showsName(doc, name) ? name : undefined;
   };
+  // On a page that has no author of its own (a product, a shelf), the people its reviews and offers name are not it.
+  const others = unauthored(doc);
   for (const obj of jsonld) {
+    if (others && typesOf(obj).some((t) => OTHERS_TYPES.test(t))) continue;
     const list = Array.isArray(obj.author) ? obj.author : [obj.author];
     const names = [...new Set(list.map((a) => toAuthor(personName(resolve(a)))).filter((n): n is string => !!n))];
     if (names.length) return joinNames(names);
@@ -91,10 +95,19 @@ const ownText =
     return undefined;
   };
 
-/** Ordered rules for the author (docs/metadata.md): structured data and meta first, then bylines in the markup. */
+/** A rule that reads the page's body: not on a page of a kind that has no author unless it declares one. */
+const authored =
+  (rule: Rule): Rule =>
+  (doc) =>
+    unauthored(doc) ? undefined : rule(doc);
+
+/**
+ * Ordered rules for the author (docs/metadata.md): structured data and meta first, then bylines in the markup (on
+ * pages that have authors: authored.ts).
+ */
 export const author: Rule[] = [
   jsonLdAuthors,
-  byJsonLd('author', personName),
+  authored(byJsonLd('author', personName)),
   ...[
     byMeta('author', false),
     byMeta('article:author'),
@@ -104,22 +117,24 @@ export const author: Rule[] = [
     byMeta('dc.creator'),
     byMeta('dcterms.creator'),
   ].map(shown),
-  ownText('[itemprop*="author" i] [itemprop="name"]'),
-  byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
-  ownText('[itemprop*="author" i]'),
-  ownText('[rel="author"]'),
-  // hCard, the microformat blogs mark their author with: a name (`fn`) in or on an `author` element.
-  ownText('.author .fn, .author.fn'),
-  strict(ownText('a[class*="author" i]')),
-  strict(ownText('[class*="author" i] a')),
-  ownText('a[href*="/author/" i]'),
-  ownText('a[href*="/autor/" i]'),
-  ownText('a[href*="/autoren/" i]'),
-  ownText('a[class*="screenname" i]'),
-  strict(ownText('[class*="author" i]')),
-  strict(bylineNotDate),
-  // Every byline in the text, in order: the first that names an author, not the site, is taken.
-  (doc) => [...bylinesInText(doc)],
+  ...[
+    ownText('[itemprop*="author" i] [itemprop="name"]'),
+    byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
+    ownText('[itemprop*="author" i]'),
+    ownText('[rel="author"]'),
+    // hCard, the microformat blogs mark their author with: a name (`fn`) in or on an `author` element.
+    ownText('.author .fn, .author.fn'),
+    strict(ownText('a[class*="author" i]')),
+    strict(ownText('[class*="author" i] a')),
+    ownText('a[href*="/author/" i]'),
+    ownText('a[href*="/autor/" i]'),
+    ownText('a[href*="/autoren/" i]'),
+    ownText('a[class*="screenname" i]'),
+    strict(ownText('[class*="author" i]')),
+    strict(bylineNotDate),
+    // Every byline in the text, in order: the first that names an author, not the site, is taken.
+    (doc: Doc) => [...bylinesInText(doc)],
+  ].map(authored),
 ];
 
 const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;

@@ -1,0 +1,44 @@
+// Whether a page is one that has an author at all. A product, a shop's shelf, a list of stories, a service page or a
+// home page names people (reviewers, testimonials, the authors of the stories it lists, a team) but is written by
+// nobody in particular: such a page has an author only where it declares one as its own (its meta tags, the JSON-LD
+// of its subject), never from a byline in its body. Read from the page's own word (the schema.org types it declares,
+// `og:type`) and the shape of its address, as the content's kinds are (content-kind.ts), at no cost of a walk.
+import type { Doc } from '../doc.ts';
+
+/** Types of a page's subject that nobody in particular writes (a business, LocalBusiness, is the site's owner, declared on its blog too). */
+const UNAUTHORED_TYPES =
+  /^(Product|ProductGroup|IndividualProduct|ProductModel|Offer|AggregateOffer|OfferCatalog|CollectionPage|SearchResultsPage|Service|SoftwareApplication|WebApplication|MobileApplication|Course|Event|JobPosting)$/;
+/** Types of a page's subject that someone writes: declared beside the others, they win (a Review is not among them: a product's reviews are declared beside it). */
+const AUTHORED_TYPES =
+  /^(Article|NewsArticle|BlogPosting|Blog|Report|ScholarlyArticle|TechArticle|AnalysisNewsArticle|OpinionNewsArticle|ReviewNewsArticle|Recipe|HowTo|DiscussionForumPosting|QAPage|Question|SocialMediaPosting|Book|Chapter|Thesis|CreativeWork|MedicalWebPage|APIReference|LiveBlogPosting|VideoObject|PodcastEpisode)$/;
+/** Types of the parts of a page that name other people: their authors are not the page's. */
+export const OTHERS_TYPES = /^(Review|Comment|Answer|Rating|AggregateRating|Offer|Question|Product|Event|JobPosting)$/;
+
+/** An object's schema.org types, their namespaces taken off. */
+export const typesOf = (obj: Record<string, unknown>): string[] =>
+  (Array.isArray(obj['@type']) ? obj['@type'] : [obj['@type']])
+    .filter((t): t is string => typeof t === 'string')
+    .map((t) => t.replace(/^.*[/:]/, ''));
+
+/** Paths of a shop's products and shelves, of lists of stories (topics, tags, categories, archives), and the home. */
+const UNAUTHORED_PATH =
+  /^\/?$|^\/(index\.\w+|home)?$|\/(products?|dp|item|items|collections?|categories|category|c|shop|store|catalog|browse|topics?|tags?|list|lists|archives?|section|sections)(\/|$)/i;
+
+/** Whether the page is of a kind that has no author unless it declares one (read once per page). */
+export function unauthored(doc: Doc): boolean {
+  return doc.once(read);
+}
+
+function read(doc: Doc): boolean {
+  const declared = doc.jsonld.flatMap(typesOf);
+  if (declared.some((t) => AUTHORED_TYPES.test(t))) return false;
+  if (declared.some((t) => UNAUTHORED_TYPES.test(t))) return true;
+  const og = doc.meta.byName.get('og:type')?.[0]?.toLowerCase() ?? '';
+  if (/^(article|blog|book|profile|video)/.test(og)) return false;
+  if (/product/.test(og)) return true;
+  try {
+    return UNAUTHORED_PATH.test(new URL(doc.url).pathname);
+  } catch {
+    return false;
+  }
+}
