@@ -29,6 +29,8 @@ import { createProxyChooser } from './request/proxies.ts';
 import { createCache } from './store/cache.ts';
 import { createState, systemClock, type Clock, type SharedState } from './store/state.ts';
 import { createLifecycle, type ExtractOptions, type Outcome } from './request/lifecycle.ts';
+import { createChangeTracker, fileChangeStore, keyvChangeStore } from './store/changes.ts';
+import { withChanges } from './request/changes.ts';
 
 /** What an engine is made of: its configuration, its plugins (all of them: the engine adds none), and its clock. */
 export interface EngineOptions {
@@ -204,6 +206,16 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       // A cached answer whose generated file is gone (pruned, or the bucket's lifecycle rule) is made again.
       usable: (entry) => assetsPresent(entry.data, assets),
     });
+    // Change tracking: baselines in Redis when the service has it (every process sees them), else in files.
+    const extract = withChanges(
+      lifecycle.extract,
+      createChangeTracker(
+        shared.kind === 'redis' && shared.store
+          ? keyvChangeStore(shared.store)
+          : fileChangeStore(path.join(config.dataDir, 'changes')),
+        clock,
+      ),
+    );
     // A closed engine takes no more work: a call is refused at once (it would wait forever on a stopped crawler).
     let closed = false;
     const open = () => {
@@ -224,8 +236,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       extract: (async (target: Plan | string, arg?: ExtractOptions | string | Record<string, unknown>) => {
         open();
         return typeof target === 'string'
-          ? lifecycle.extract(engine.plan(toQuery(target, arg as QueryInput), 'pro'))
-          : lifecycle.extract(target, arg as ExtractOptions | undefined);
+          ? extract(engine.plan(toQuery(target, arg as QueryInput), 'pro'))
+          : extract(target, arg as ExtractOptions | undefined);
       }) as Engine['extract'],
       run: async (plan) => {
         open();

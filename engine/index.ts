@@ -27,6 +27,7 @@ export { VERSION } from './kernel/version.ts';
 export { withDeadline, untilAborted } from './kernel/deadline.ts';
 export { fetchTarget } from './fetch/http.ts';
 export { systemClock, type Clock, type Counters } from './store/state.ts';
+export type { ChangeReport, ChangeSnapshot, FieldValue } from './store/changes.ts';
 export type { CacheEntry, Extraction, Warning } from './request/extraction.ts';
 export type { Outcome } from './request/lifecycle.ts';
 export { cacheStatusOf, degraded, type CacheStatus } from './request/lifecycle.ts';

@@ -11,6 +11,7 @@ import insights from './insights/index.ts';
 import markdown from './markdown/index.ts';
 import text from './text/index.ts';
 import html from './html/index.ts';
+import changes from './changes/index.ts';
 
 /** The built-in plugins; their order is the order of outputs in `data`. */
 export const defaultPlugins: readonly Plugin[] = [
@@ -26,4 +27,6 @@ export const defaultPlugins: readonly Plugin[] = [
   fn,
   ping,
   palette,
+  // Last: its snapshot reads every output before it.
+  changes,
 ];

@@ -1,6 +1,6 @@
-import { parse as parseSelector } from 'css-what';
 import { camelCase, definePlugin, RefractError, isRefractError, z, type Need } from '../../engine/index.ts';
 import { lazyDoc } from '../shared/page/helpers.ts';
+import { validSelector } from '../shared/page/select.ts';
 import { TYPES, type ValueType } from './types.ts';
 import { rulesOf, runSet, usesEvaluate, type Scope } from './extract.ts';
 
@@ -11,15 +11,6 @@ export interface DataRule {
   attr?: string | string[] | Record<string, DataRule | DataRule[]>;
   type?: ValueType;
   evaluate?: string;
-}
-
-function validSelector(value: string): boolean {
-  try {
-    parseSelector(value);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 // Selectors are parsed when the plan is built, so a broken one is refused before any fetch.

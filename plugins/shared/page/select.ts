@@ -1,5 +1,6 @@
 import type { CheerioAPI } from 'cheerio';
 import { compile, selectAll } from 'css-select';
+import { parse as parseSelector } from 'css-what';
 import type { AnyNode, Element } from 'domhandler';
 import { LRUCache } from 'lru-cache';
 
@@ -14,4 +15,14 @@ export function select($: CheerioAPI, selector: string): Element[] {
   let query = compiled.get(selector);
   if (!query) compiled.set(selector, (query = compile<AnyNode, Element>(selector, { xmlMode: false })));
   return selectAll<AnyNode, Element>(query, $.root().toArray());
+}
+
+/** Whether a CSS selector (a list of them, apart by commas) parses: refused when the plan is built, before any fetch. */
+export function validSelector(value: string): boolean {
+  try {
+    parseSelector(value);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -9,7 +9,7 @@ import type { Element } from 'domhandler';
 import { amongOthers, aroundHeadline } from './chrome.ts';
 import { comparable } from '../shown.ts';
 import { fullName } from './full-name.ts';
-import { OTHERS_TYPES, typesOf, unauthored } from './authored.ts';
+import { authored, OTHERS_TYPES, typesOf, unauthored } from './authored.ts';
 
 const personName = (v: unknown): unknown => {
   if (typeof v === 'string') return v;
@@ -95,16 +95,7 @@ const ownText =
     return undefined;
   };
 
-/** A rule that reads the page's body: not on a page of a kind that has no author unless it declares one. */
-const authored =
-  (rule: Rule): Rule =>
-  (doc) =>
-    unauthored(doc) ? undefined : rule(doc);
-
-/**
- * Ordered rules for the author (docs/metadata.md): structured data and meta first, then bylines in the markup (on
- * pages that have authors: authored.ts).
- */
+/** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
 export const author: Rule[] = [
   jsonLdAuthors,
   authored(byJsonLd('author', personName)),

@@ -4,6 +4,7 @@
 // of its subject), never from a byline in its body. Read from the page's own word (the schema.org types it declares,
 // `og:type`) and the shape of its address, as the content's kinds are (content-kind.ts), at no cost of a walk.
 import type { Doc } from '../doc.ts';
+import type { Rule } from '../helpers.ts';
 
 /** Types of a page's subject that nobody in particular writes (a business, LocalBusiness, is the site's owner, declared on its blog too). */
 const UNAUTHORED_TYPES =
@@ -42,3 +43,9 @@ function read(doc: Doc): boolean {
     return false;
   }
 }
+
+/** A rule that reads the page's body: not on a page of a kind that has no author unless it declares one. */
+export const authored =
+  (rule: Rule): Rule =>
+  (doc) =>
+    unauthored(doc) ? undefined : rule(doc);

@@ -1,0 +1,56 @@
+// `changes`: what changed on the page since the last good read of it by the same caller (and tag). This step reads the
+// page's snapshot, its main content as Markdown and every field of the answer so far, after the other outputs (it is
+// last among the producers); the engine compares it with the baseline outside the response cache and answers the
+// report in its place (engine/store/changes.ts).
+import { load } from 'cheerio';
+import { definePlugin, options, text, type ChangeSnapshot, type Context, type FieldValue } from '../../engine/index.ts';
+import { pageToMarkdown } from '../shared/content/markdown.ts';
+import { validSelector } from '../shared/page/select.ts';
+
+/** Fields of the Data object that are not the page's: the response's facts (its status is judged apart). */
+const NOT_COMPARED = new Set(['headers', 'redirects', 'statusCode', 'changes', 'markdown', 'text', 'html']);
+
+/** Every leaf of a value by its dotted path; a Media object by its URL (none for a file this service made). */
+function leaves(ctx: Context, value: unknown, at: string, out: Record<string, FieldValue>): void {
+  if (value === null || value === undefined) out[at] = null;
+  else if (Array.isArray(value)) out[at] = JSON.stringify(value);
+  else if (typeof value === 'object') {
+    const media = value as { url?: unknown; type?: unknown; size?: unknown };
+    if (typeof media.url === 'string' && ('type' in media || 'size' in media)) {
+      // A screenshot or PDF is made anew on each read, at a new address: what it shows is not compared.
+      if (!ctx.isAsset(media.url)) out[at] = media.url;
+      return;
+    }
+    for (const [key, inner] of Object.entries(value)) leaves(ctx, inner, at ? `${at}.${key}` : key, out);
+  } else out[at] = value as FieldValue;
+}
+
+export default definePlugin({
+  name: 'changes',
+  description:
+    'What changed on the page since the last good read of it by the same caller: a unified diff of its main content and a diff by field of its metadata and data rules.',
+  needs: 'html',
+  params: options({
+    tag: text()
+      .regex(/^[\w.-]{1,64}$/, { error: 'expected a tag of 1-64 letters, digits, dots, dashes or underscores' })
+      .optional()
+      .describe('Keeps a separate history of the page under this name (a query of its own, say).'),
+    ignore: text()
+      .min(1)
+      .refine(validSelector, { error: 'expected a valid CSS selector' })
+      .optional()
+      .describe('CSS selectors of parts left out before comparing (a rotating ad, a clock).'),
+  }),
+  run(ctx, opts): { snapshot: ChangeSnapshot } {
+    const fields: Record<string, FieldValue> = {};
+    for (const [name, value] of Object.entries(ctx.data)) if (!NOT_COMPARED.has(name)) leaves(ctx, value, name, fields);
+    let html = ctx.response.kind === 'html' ? ctx.response.text || ctx.$.html() : '';
+    if (html && opts.ignore) {
+      const $ = load(html);
+      $(opts.ignore).remove();
+      html = $.html();
+    }
+    const content = html ? pageToMarkdown(html, ctx.url) : ctx.response.kind === 'text' ? ctx.response.text : '';
+    return { snapshot: { content, fields } };
+  },
+});
