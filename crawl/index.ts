@@ -26,3 +26,5 @@ export { createJobs, publicJob, type Charge, type Job, type JobRequest, type Job
 export { createRedisJobs } from './jobs-redis.ts';
 export { signedHeaders, webhookSigner } from './webhooks.ts';
 export { jobRequest, bodySchema as jobBodySchema } from './job-request.ts';
+export { createMonitors, FAILURES_TOLD, type Monitor, type Monitors } from './monitors.ts';
+export { monitorRequest, monitorBodySchema, type MonitorSpec } from './monitor-request.ts';

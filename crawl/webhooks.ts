@@ -4,9 +4,16 @@ import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import type { Guard } from '../engine/index.ts';
 
-/** What a crawl job tells its webhook: the event type with the job's id and the event's own fields. */
+/** What a crawl job or a monitor tells its webhook: the event type with the job's id and the event's own fields. */
 export interface WebhookEvent {
-  type: 'crawl.started' | 'crawl.page' | 'crawl.completed' | 'crawl.failed' | 'crawl.cancelled';
+  type:
+    | 'crawl.started'
+    | 'crawl.page'
+    | 'crawl.completed'
+    | 'crawl.failed'
+    | 'crawl.cancelled'
+    | 'monitor.changed'
+    | 'monitor.failed';
   id: string;
   [field: string]: unknown;
 }
@@ -102,7 +109,8 @@ export function createWebhook(opts: {
   };
   return {
     send(event: WebhookEvent): void {
-      if (!opts.events.includes(event.type.slice('crawl.'.length))) return;
+      // Events are asked for by the name after their kind (`page`, `changed`).
+      if (!opts.events.includes(event.type.slice(event.type.indexOf('.') + 1))) return;
       chain = chain.then(() => deliver(event));
     },
     /** Resolves once every event sent so far was delivered or given up. */

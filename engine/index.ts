@@ -31,7 +31,7 @@ export type { ChangeReport, ChangeSnapshot, FieldValue } from './store/changes.t
 export type { CacheEntry, Extraction, Warning } from './request/extraction.ts';
 export type { Outcome } from './request/lifecycle.ts';
 export { cacheStatusOf, degraded, type CacheStatus } from './request/lifecycle.ts';
-export { formatDuration } from './kernel/duration.ts';
+export { formatDuration, parseDuration } from './kernel/duration.ts';
 export { applyFilter, filtered, embedValue } from './plan/filter.ts';
 export { serverTiming, type Phase } from './kernel/timing.ts';
 export { parseHtml, MAX_DEPTH } from './kernel/html.ts';

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -28,8 +29,9 @@ import { createMetrics } from './metrics.ts';
 import { clientIp, trustOf } from './client-ip.ts';
 import { compress, encodingOf } from './compress.ts';
 import { serveOwn, JSON_HEADERS, type AppState, type OwnPages } from './own.ts';
-import { createJobs, createRedisJobs } from '../crawl/index.ts';
+import { createJobs, createMonitors, createRedisJobs } from '../crawl/index.ts';
 import { createCrawlsHandler } from './crawls.ts';
+import { createMonitorsHandler } from './monitors.ts';
 import { createMapHandler } from './map.ts';
 import { createMcpRoute } from './mcp/http.ts';
 import type { OpenApiDocument } from './mcp/backend.ts';
@@ -219,18 +221,23 @@ async function respond(
       return;
     }
     const crawls = path === '/crawls' || path.startsWith('/crawls/');
+    const monitors = path === '/monitors' || path.startsWith('/monitors/');
     let out = crawls
       ? state.crawls
         ? await state.crawls[i]!(req, path)
         : starting()
-      : path === '/map'
-        ? state.maps
-          ? await state.maps[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip })
+      : monitors
+        ? state.monitors
+          ? await state.monitors[i]!(req, path)
           : starting()
-        : ((path === '/' ? undefined : await serveOwn(state, own, req, path, endpoint)) ??
-          (!state.handlers[i]
-            ? starting()
-            : await state.handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip })));
+        : path === '/map'
+          ? state.maps
+            ? await state.maps[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip })
+            : starting()
+          : ((path === '/' ? undefined : await serveOwn(state, own, req, path, endpoint)) ??
+            (!state.handlers[i]
+              ? starting()
+              : await state.handlers[i]!({ method: req.method ?? 'GET', url, headers: req.headers, ip })));
     // Answered already: the drain's grace ended first.
     if (res.headersSent) return;
     state.unanswered.delete(cut);
@@ -376,6 +383,21 @@ export async function startApp(
   state.crawls = (['free', 'pro'] as const).map((tier) =>
     createCrawlsHandler({ engine: ready, jobs, keys, tier, docsUrl, webhookSecret: config.webhookSecret }),
   );
+  // Monitors run in this process, kept in its data folder (not yet shared across processes with Redis).
+  const monitors = config.redisUrl
+    ? undefined
+    : await createMonitors({
+        engine: ready,
+        dir: path.join(config.dataDir, 'monitors'),
+        clock,
+        webhookSecret: config.webhookSecret,
+        perKey: config.monitorsPerKey,
+        historyMax: config.monitorHistory,
+        historyAgeMs: config.monitorHistoryAge,
+      });
+  state.monitors = (['free', 'pro'] as const).map((tier) =>
+    createMonitorsHandler({ engine: ready, monitors, keys, tier, docsUrl, webhookSecret: config.webhookSecret }),
+  );
   state.maps = (['free', 'pro'] as const).map((tier) =>
     createMapHandler({ engine: ready, quota, tier, keys, docsUrl }),
   );
@@ -422,6 +444,7 @@ export async function startApp(
       for (const cut of [...state.unanswered]) cut();
       for (const s of servers) s.closeAllConnections();
       await Promise.all(closed);
+      monitors?.close();
       await jobs.close();
       await ready.close();
       ready.logger.flush();
@@ -437,6 +460,7 @@ export async function startApp(
             }),
         ),
       );
+      monitors?.close();
       await jobs.close();
       await ready.close();
       ready.logger.flush();

@@ -12,7 +12,7 @@ import { jobRequest, publicJob, type Jobs } from '../crawl/index.ts';
 export type CrawlsRequest = Pick<http.IncomingMessage, 'method' | 'url' | 'headers'> & AsyncIterable<unknown>;
 
 /** The warning a job's answer carries for query options the API does not know (they are ignored, as on `GET /`). */
-const unknownWarning = (names: readonly string[]) => ({
+export const unknownWarning = (names: readonly string[]) => ({
   plugin: 'query',
   code: 'EINVALQUERY',
   message: `Unknown options ignored: ${names.join(', ')}`,
@@ -23,7 +23,7 @@ const MAX_BODY = 1024 * 1024;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Reads a JSON body (at most MAX_BODY bytes). */
-async function readJson(req: AsyncIterable<unknown>): Promise<unknown> {
+export async function readJson(req: AsyncIterable<unknown>): Promise<unknown> {
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const chunk of req) {
@@ -38,7 +38,7 @@ async function readJson(req: AsyncIterable<unknown>): Promise<unknown> {
   }
 }
 
-const answer = (status: number, data: unknown, headers: Record<string, string> = {}): HandlerResponse => ({
+export const answer = (status: number, data: unknown, headers: Record<string, string> = {}): HandlerResponse => ({
   status,
   headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-store', ...headers },
   body: JSON.stringify({ status: 'success', data }),

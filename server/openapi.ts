@@ -3,6 +3,7 @@
 // included, are described exactly as they are checked.
 import { z } from 'zod';
 import { CRAWL_PATHS, ok } from './openapi-crawls.ts';
+import { MONITOR_PATHS } from './openapi-monitors.ts';
 import { mapParams } from '../crawl/index.ts';
 import { CORE_DOCS, RESPONSE_HEADERS as HEADERS } from './parameter-docs.ts';
 import {
@@ -534,6 +535,7 @@ export function openApiDocument(
       },
       ...mapPath(failureResponses),
       ...CRAWL_PATHS,
+      ...MONITOR_PATHS,
       ...OWN_PATHS,
     },
     components: {

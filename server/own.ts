@@ -24,6 +24,7 @@ export interface AppState {
   maps?: ((req: HandlerRequest) => Promise<HandlerResponse>)[];
   /** The crawl jobs' routes of each endpoint (`/crawls...`), once the engine exists. */
   crawls?: ((req: CrawlsRequest, path: string) => Promise<HandlerResponse>)[];
+  monitors?: ((req: CrawlsRequest, path: string) => Promise<HandlerResponse>)[];
   /** Where error codes are documented: known once the free endpoint listens (its first possible answer). */
   docsUrl: string;
   draining: boolean;

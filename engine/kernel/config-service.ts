@@ -101,6 +101,30 @@ export const SERVICE_SETTINGS = {
     4,
     'With REDIS_URL, pages of crawl jobs this API process visits at once, beside any `refract worker` (default {default}; 0 leaves them to the workers).',
   ),
+  monitorsPerKey: setting(
+    'REFRACT_MONITORS_PER_KEY',
+    count,
+    100,
+    'Monitors (`POST /monitors`) one API key may keep (default {default}).',
+  ),
+  monitorMinInterval: setting(
+    'REFRACT_MONITOR_MIN_INTERVAL',
+    duration,
+    60_000,
+    "The shortest interval of a monitor's schedule, and of two runs of a cron schedule (default {default}).",
+  ),
+  monitorHistory: setting(
+    'REFRACT_MONITOR_HISTORY',
+    count,
+    100,
+    "Changes kept in a monitor's history, the oldest dropped first (default {default}).",
+  ),
+  monitorHistoryAge: setting(
+    'REFRACT_MONITOR_HISTORY_AGE',
+    duration,
+    30 * 86_400_000,
+    "How long a change stays in a monitor's history (default {default}).",
+  ),
   /** The key webhook deliveries are signed with. */
   /** Read by `refract-api mcp --endpoint` (a client of another Refract), not by the server. */
   clientKey: setting(
