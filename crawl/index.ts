@@ -27,4 +27,5 @@ export { createRedisJobs } from './jobs-redis.ts';
 export { signedHeaders, webhookSigner } from './webhooks.ts';
 export { jobRequest, bodySchema as jobBodySchema } from './job-request.ts';
 export { createMonitors, FAILURES_TOLD, type Monitor, type Monitors } from './monitors.ts';
+export { createRedisMonitors } from './monitors-redis.ts';
 export { monitorRequest, monitorBodySchema, type MonitorSpec } from './monitor-request.ts';

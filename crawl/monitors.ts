@@ -24,7 +24,7 @@ export interface Monitor extends MonitorSpec {
 }
 
 /** What is kept of a monitor: itself, its owner, and its changes (newest last). */
-interface Kept {
+export interface Kept {
   owner: string;
   monitor: Monitor;
   changes: ChangeReport[];
@@ -51,12 +51,90 @@ export interface Page<T> {
   next: string | null;
 }
 
-function paged<T>(all: T[], cursor: number, limit: number): Page<T> {
+export function paged<T>(all: T[], cursor: number, limit: number): Page<T> {
   const items = all.slice(cursor, cursor + limit);
   return { items, next: cursor + limit < all.length ? String(cursor + limit) : null };
 }
 
-export async function createMonitors(opts: MonitorsOptions) {
+/** A new monitor of an owner, its first read due now. */
+export function newKept(owner: string, spec: MonitorSpec, clock: Clock): Kept {
+  const at = new Date(clock.now()).toISOString();
+  const monitor: Monitor = {
+    ...spec,
+    id: `mon_${randomUUID()}`,
+    createdAt: at,
+    nextRunAt: at,
+    lastRunAt: null,
+    lastStatus: null,
+    runs: 0,
+    failures: 0,
+  };
+  return { owner, monitor, changes: [] };
+}
+
+/** A webhook of a monitor (the same one for its whole life: its deliveries go in order). */
+export type HookOf = (m: Monitor) => ReturnType<typeof createWebhook>;
+
+/**
+ * One run of a monitor: its page read with `changes` as its owner, the result in the monitor (counts, status, the
+ * history kept: the newest `historyMax` changes, none older than `historyAgeMs`) and told to its webhook. Never
+ * throws: a failed request is a failed read.
+ */
+export async function runMonitor(k: Kept, opts: MonitorsOptions, hookOf: HookOf): Promise<void> {
+  const { engine, clock } = opts;
+  const m = k.monitor;
+  const tag = m.tag ?? m.id;
+  const query = { ...parseQuery(new URLSearchParams(m.query)), url: m.url, changes: { tag } };
+  let report: ChangeReport;
+  try {
+    const outcome = await engine.extract(engine.plan(query, 'pro'), { scope: k.owner });
+    report = outcome.data.changes as ChangeReport;
+  } catch (err) {
+    const at = new Date(clock.now()).toISOString();
+    report = { status: 'failed', tag, checkedAt: at, previousAt: null, reason: (err as Error).message };
+  }
+  m.runs++;
+  m.lastRunAt = report.checkedAt;
+  m.lastStatus = report.status;
+  const webhook = m.webhook && hookOf(m);
+  if (report.status === 'failed') {
+    m.failures++;
+    if (m.failures === FAILURES_TOLD)
+      webhook?.send({ type: 'monitor.failed', id: m.id, url: m.url, failures: m.failures, reason: report.reason });
+    return;
+  }
+  m.failures = 0;
+  if (report.status === 'new' || report.status === 'changed') {
+    const oldest = clock.now() - opts.historyAgeMs;
+    k.changes = [...k.changes, report].filter((c) => Date.parse(c.checkedAt) >= oldest).slice(-opts.historyMax);
+  }
+  if (report.status === 'changed') webhook?.send({ type: 'monitor.changed', id: m.id, url: m.url, changes: report });
+}
+
+/** Each monitor's webhook, made once (`hooks` holds them: a deleted monitor's is dropped from it). */
+export function webhooks(opts: MonitorsOptions, hooks: Map<string, ReturnType<typeof createWebhook>>): HookOf {
+  return (m) => {
+    let hook = hooks.get(m.id);
+    if (!hook)
+      hooks.set(m.id, (hook = createWebhook({ ...m.webhook!, secret: opts.webhookSecret, guard: opts.engine.guard })));
+    return hook;
+  };
+}
+
+/** Monitors of every owner, kept in this process's data folder (createMonitors) or in Redis (monitors-redis.ts). */
+export interface Monitors {
+  /** Creates a monitor; its first read is now. Undefined when the key keeps as many as it may. */
+  create(owner: string, spec: MonitorSpec): Promise<Monitor | undefined>;
+  list(owner: string, cursor: number, count: number): Promise<Page<Monitor>>;
+  get(owner: string, id: string): Promise<Monitor | undefined>;
+  /** A monitor's changes, newest first; undefined for a monitor this owner does not have. */
+  changes(owner: string, id: string, cursor: number, count: number): Promise<Page<ChangeReport> | undefined>;
+  delete(owner: string, id: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Monitors in this process: files under `dir`, one timer for the monitor due first; `tick` runs those due now. */
+export async function createMonitors(opts: MonitorsOptions): Promise<Monitors & { tick(): Promise<void> }> {
   const { engine, clock } = opts;
   const kept = new Map<string, Kept>();
   await mkdir(opts.dir, { recursive: true });
@@ -89,45 +167,9 @@ export async function createMonitors(opts: MonitorsOptions) {
     return next;
   };
 
-  /** The history kept: the newest `historyMax` changes, none older than `historyAgeMs`. */
-  const trim = (changes: ChangeReport[]) => {
-    const oldest = clock.now() - opts.historyAgeMs;
-    return changes.filter((c) => Date.parse(c.checkedAt) >= oldest).slice(-opts.historyMax);
-  };
-
   async function run(k: Kept): Promise<void> {
-    const m = k.monitor;
-    const query = { ...parseQuery(new URLSearchParams(m.query)), url: m.url, changes: { tag: m.tag ?? m.id } };
-    let report: ChangeReport;
-    try {
-      const outcome = await engine.extract(engine.plan(query, 'pro'), { scope: k.owner });
-      report = outcome.data.changes as ChangeReport;
-    } catch (err) {
-      const at = new Date(clock.now()).toISOString();
-      report = {
-        status: 'failed',
-        tag: m.tag ?? m.id,
-        checkedAt: at,
-        previousAt: null,
-        reason: (err as Error).message,
-      };
-    }
-    if (!kept.has(m.id)) return;
-    m.runs++;
-    m.lastRunAt = report.checkedAt;
-    m.lastStatus = report.status;
-    const webhook = m.webhook && hookOf(m);
-    if (report.status === 'failed') {
-      m.failures++;
-      if (m.failures === FAILURES_TOLD)
-        webhook?.send({ type: 'monitor.failed', id: m.id, url: m.url, failures: m.failures, reason: report.reason });
-    } else {
-      m.failures = 0;
-      if (report.status === 'new' || report.status === 'changed') k.changes = trim([...k.changes, report]);
-      if (report.status === 'changed')
-        webhook?.send({ type: 'monitor.changed', id: m.id, url: m.url, changes: report });
-    }
-    await save(k);
+    await runMonitor(k, opts, hookOf);
+    if (kept.has(k.monitor.id)) await save(k);
   }
 
   /** Runs every monitor due now (each once, however late), then sleeps until the next is due. */
@@ -161,14 +203,8 @@ export async function createMonitors(opts: MonitorsOptions) {
     timer.unref();
   }
 
-  /** Each monitor's webhook, one for its life: its deliveries go in order. */
   const hooks = new Map<string, ReturnType<typeof createWebhook>>();
-  function hookOf(m: Monitor) {
-    let hook = hooks.get(m.id);
-    if (!hook)
-      hooks.set(m.id, (hook = createWebhook({ ...m.webhook!, secret: opts.webhookSecret, guard: engine.guard })));
-    return hook;
-  }
+  const hookOf = webhooks(opts, hooks);
 
   const mine = (owner: string, id: string) => {
     const k = kept.get(id);
@@ -177,37 +213,25 @@ export async function createMonitors(opts: MonitorsOptions) {
   schedule();
 
   return {
-    /** Creates a monitor; its first read is now. False when the key keeps as many as it may. */
-    async create(owner: string, spec: MonitorSpec): Promise<Monitor | undefined> {
+    async create(owner, spec) {
       if ([...kept.values()].filter((k) => k.owner === owner).length >= opts.perKey) return undefined;
-      const at = new Date(clock.now()).toISOString();
-      const monitor: Monitor = {
-        ...spec,
-        id: `mon_${randomUUID()}`,
-        createdAt: at,
-        nextRunAt: at,
-        lastRunAt: null,
-        lastStatus: null,
-        runs: 0,
-        failures: 0,
-      };
-      const k: Kept = { owner, monitor, changes: [] };
+      const k = newKept(owner, spec, clock);
+      const { monitor } = k;
       kept.set(monitor.id, k);
       await save(k);
       schedule();
       return monitor;
     },
-    list(owner: string, cursor: number, count: number): Page<Monitor> {
+    async list(owner, cursor, count) {
       const all = [...kept.values()].filter((k) => k.owner === owner).map((k) => k.monitor);
       return paged(all, cursor, count);
     },
-    get: (owner: string, id: string): Monitor | undefined => mine(owner, id)?.monitor,
-    /** A monitor's changes, newest first; undefined for a monitor this owner does not have. */
-    changes(owner: string, id: string, cursor: number, count: number): Page<ChangeReport> | undefined {
+    get: async (owner, id) => mine(owner, id)?.monitor,
+    async changes(owner, id, cursor, count) {
       const k = mine(owner, id);
       return k && paged([...k.changes].reverse(), cursor, count);
     },
-    async delete(owner: string, id: string): Promise<boolean> {
+    async delete(owner, id) {
       if (!mine(owner, id)) return false;
       kept.delete(id);
       hooks.delete(id);
@@ -217,15 +241,10 @@ export async function createMonitors(opts: MonitorsOptions) {
       schedule();
       return true;
     },
-    /** Runs the monitors due now (the timer calls it; a test with a hand-moved clock calls it itself). */
     tick,
-    /** How many monitors are kept, all owners together. */
-    size: () => kept.size,
-    close(): void {
+    async close() {
       closed = true;
       clearTimeout(timer);
     },
   };
 }
-
-export type Monitors = Awaited<ReturnType<typeof createMonitors>>;

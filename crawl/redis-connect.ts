@@ -1,5 +1,6 @@
 // Connections of the distributed crawl (distributed.ts) to Redis: ones BullMQ's workers can block on, checked once.
 import type { Redis } from 'ioredis';
+import pTimeout from 'p-timeout';
 
 /** A connection whose commands wait for Redis indefinitely (BullMQ's workers need it), reconnecting on its own. */
 export async function connect(url: string): Promise<Redis> {
@@ -14,23 +15,15 @@ export async function connect(url: string): Promise<Redis> {
 /** Connects, and fails clearly when Redis does not answer in time instead of waiting for it forever. */
 export async function connectChecked(url: string, ms = 5000): Promise<Redis> {
   const redis = await connect(url);
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      redis.ping(),
-      new Promise((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`Redis at ${new URL(url).host} did not answer within ${ms / 1000} s`)),
-          ms,
-        );
-      }),
-    ]);
+    await pTimeout(redis.ping(), {
+      milliseconds: ms,
+      message: `Redis at ${new URL(url).host} did not answer within ${ms / 1000} s`,
+    });
     return redis;
   } catch (err) {
     redis.disconnect();
     throw err;
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -42,16 +35,11 @@ export async function connectChecked(url: string, ms = 5000): Promise<Redis> {
  * or a job's lock expires and the queue hands it to another process. Answers whether the close finished in time.
  */
 export async function closeInTime(closing: Promise<unknown>, ms: number, cut: () => void): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
   const settled = closing.then(
     () => true,
     () => true,
   );
-  const inTime = await Promise.race([settled, late]);
-  clearTimeout(timer);
+  const inTime = await pTimeout(settled, { milliseconds: ms, fallback: () => false });
   if (!inTime) cut();
   return inTime;
 }

@@ -29,7 +29,7 @@ import { createMetrics } from './metrics.ts';
 import { clientIp, trustOf } from './client-ip.ts';
 import { compress, encodingOf } from './compress.ts';
 import { serveOwn, JSON_HEADERS, type AppState, type OwnPages } from './own.ts';
-import { createJobs, createMonitors, createRedisJobs } from '../crawl/index.ts';
+import { createJobs, createMonitors, createRedisJobs, createRedisMonitors } from '../crawl/index.ts';
 import { createCrawlsHandler } from './crawls.ts';
 import { createMonitorsHandler } from './monitors.ts';
 import { createMapHandler } from './map.ts';
@@ -383,18 +383,19 @@ export async function startApp(
   state.crawls = (['free', 'pro'] as const).map((tier) =>
     createCrawlsHandler({ engine: ready, jobs, keys, tier, docsUrl, webhookSecret: config.webhookSecret }),
   );
-  // Monitors run in this process, kept in its data folder (not yet shared across processes with Redis).
+  // Monitors: in Redis, read by every process (one read a tick: BullMQ's job schedulers); else in the data folder.
+  const monitorOptions = {
+    engine: ready,
+    dir: path.join(config.dataDir, 'monitors'),
+    clock,
+    webhookSecret: config.webhookSecret,
+    perKey: config.monitorsPerKey,
+    historyMax: config.monitorHistory,
+    historyAgeMs: config.monitorHistoryAge,
+  };
   const monitors = config.redisUrl
-    ? undefined
-    : await createMonitors({
-        engine: ready,
-        dir: path.join(config.dataDir, 'monitors'),
-        clock,
-        webhookSecret: config.webhookSecret,
-        perKey: config.monitorsPerKey,
-        historyMax: config.monitorHistory,
-        historyAgeMs: config.monitorHistoryAge,
-      });
+    ? await createRedisMonitors({ ...monitorOptions, redisUrl: config.redisUrl })
+    : await createMonitors(monitorOptions);
   state.monitors = (['free', 'pro'] as const).map((tier) =>
     createMonitorsHandler({ engine: ready, monitors, keys, tier, docsUrl, webhookSecret: config.webhookSecret }),
   );
@@ -444,7 +445,7 @@ export async function startApp(
       for (const cut of [...state.unanswered]) cut();
       for (const s of servers) s.closeAllConnections();
       await Promise.all(closed);
-      monitors?.close();
+      await monitors.close();
       await jobs.close();
       await ready.close();
       ready.logger.flush();
@@ -460,7 +461,7 @@ export async function startApp(
             }),
         ),
       );
-      monitors?.close();
+      await monitors.close();
       await jobs.close();
       await ready.close();
       ready.logger.flush();

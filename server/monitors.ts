@@ -24,7 +24,7 @@ function pageOf(url: string | undefined): { cursor: number; limit: number } {
  */
 export function createMonitorsHandler(deps: {
   engine: Engine;
-  monitors: Monitors | undefined;
+  monitors: Monitors;
   keys: KeyRing;
   tier: 'free' | 'pro';
   docsUrl: string;
@@ -35,17 +35,12 @@ export function createMonitorsHandler(deps: {
     try {
       if (deps.tier === 'free') throw new RefractError('EPRO', 'Monitors are on the pro endpoint, with `x-api-key`');
       const { id: owner } = await proCallerOf(req, deps);
-      const monitors = deps.monitors;
-      if (!monitors)
-        throw new RefractError(
-          'EBUSY',
-          'Monitors are kept by one process for now: this service runs with REDIS_URL, where they are not available yet',
-        );
+      const { monitors } = deps;
       const [, , id, sub] = path.split('/');
       if (!id) {
         if (req.method === 'GET') {
           const { cursor, limit } = pageOf(req.url);
-          const page = monitors.list(owner, cursor, limit);
+          const page = await monitors.list(owner, cursor, limit);
           return answer(200, { monitors: page.items, next: page.next });
         }
         if (req.method !== 'POST')
@@ -65,7 +60,7 @@ export function createMonitorsHandler(deps: {
           { location: `/monitors/${monitor.id}` },
         );
       }
-      const monitor = monitors.get(owner, id);
+      const monitor = await monitors.get(owner, id);
       if (!monitor || (sub !== undefined && sub !== 'changes')) throw new RefractError('ENOTFOUND', `No monitor ${id}`);
       if (req.method === 'DELETE' && !sub) {
         await monitors.delete(owner, id);
@@ -74,7 +69,7 @@ export function createMonitorsHandler(deps: {
       if (req.method !== 'GET') throw new RefractError('EMETHOD', 'Use GET, or DELETE to stop it');
       if (!sub) return answer(200, monitor);
       const { cursor, limit } = pageOf(req.url);
-      const page = monitors.changes(owner, id, cursor, limit)!;
+      const page = (await monitors.changes(owner, id, cursor, limit))!;
       return answer(200, { changes: page.items, next: page.next });
     } catch (err) {
       const { status, body } = failure(err, randomUUID(), deps.docsUrl);

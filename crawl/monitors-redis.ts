@@ -1,0 +1,99 @@
+// Monitors with Redis: every API process serves them and reads them. Each monitor is one Redis key (the same record
+// as the embedded store's file) and an entry of its owner's set; its schedule is a BullMQ job scheduler, so each
+// tick is one job however many processes run, the schedule outlives restarts, and a read whose process was killed
+// (SIGKILL) is taken up by another once its lock lapses (BullMQ's stalled jobs).
+import type { Redis } from 'ioredis';
+import type { Queue, Worker } from 'bullmq';
+import { newKept, paged, runMonitor, webhooks, type Kept, type Monitors, type MonitorsOptions } from './monitors.ts';
+import { closeInTime, connect } from './redis-connect.ts';
+import { nextRun } from './monitor-request.ts';
+import type { createWebhook } from './webhooks.ts';
+
+const QUEUE = 'refract-monitors';
+const KEY = (id: string) => `refract:monitor:${id}`;
+const OWNED = (owner: string) => `refract:monitors:${owner}`;
+/** Reads of monitors one process makes at once. */
+const AT_ONCE = 2;
+/** How long a read may hold its job before another process takes it up (BullMQ renews it while the read runs). */
+const LOCK_MS = 30_000;
+const CLOSE_MS = 5000;
+
+export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: string }): Promise<Monitors> {
+  const { clock, engine } = opts;
+  // BullMQ loads with the first Redis-mode monitors, not with every server.
+  const bull = await import('bullmq');
+  const redis: Redis = await connect(opts.redisUrl);
+  const blocking: Redis = await connect(opts.redisUrl);
+  const queue: Queue = new bull.Queue(QUEUE, { connection: redis });
+  const load = async (id: string): Promise<Kept | undefined> => {
+    const raw = await redis.get(KEY(id));
+    return raw ? (JSON.parse(raw) as Kept) : undefined;
+  };
+  const hooks = new Map<string, ReturnType<typeof createWebhook>>();
+  const hookOf = webhooks(opts, hooks);
+  const worker: Worker = new bull.Worker(
+    QUEUE,
+    async (job) => {
+      const id = (job.data as { id: string }).id;
+      const k = await load(id);
+      if (!k) return;
+      // When the scheduler's next job is due, as the monitor tells it (BullMQ counts it the same way).
+      k.monitor.nextRunAt = new Date(nextRun(k.monitor, clock.now())).toISOString();
+      await runMonitor(k, opts, hookOf);
+      // A monitor deleted while it was read stays deleted (XX: written only over an existing key).
+      await redis.set(KEY(id), JSON.stringify(k), 'XX');
+    },
+    { connection: blocking, concurrency: AT_ONCE, lockDuration: LOCK_MS },
+  );
+  worker.on('error', (err) => engine.logger.warn('monitor worker', { error: err.message }));
+  const mine = async (owner: string, id: string) => {
+    const k = await load(id);
+    return k && k.owner === owner ? k : undefined;
+  };
+
+  return {
+    async create(owner, spec) {
+      if ((await redis.scard(OWNED(owner))) >= opts.perKey) return undefined;
+      const k = newKept(owner, spec, clock);
+      const { id } = k.monitor;
+      await redis.multi().set(KEY(id), JSON.stringify(k)).sadd(OWNED(owner), id).exec();
+      await queue.upsertJobScheduler(
+        id,
+        spec.every ? { every: spec.every } : { pattern: spec.cron!, tz: 'UTC', immediately: true },
+        { name: 'read', data: { id } },
+      );
+      return k.monitor;
+    },
+    async list(owner, cursor, count) {
+      const ids = await redis.smembers(OWNED(owner));
+      const raws = ids.length ? await redis.mget(ids.map(KEY)) : [];
+      const all = raws
+        .filter((r): r is string => !!r)
+        .map((r) => (JSON.parse(r) as Kept).monitor)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+      return paged(all, cursor, count);
+    },
+    get: async (owner, id) => (await mine(owner, id))?.monitor,
+    async changes(owner, id, cursor, count) {
+      const k = await mine(owner, id);
+      return k && paged([...k.changes].reverse(), cursor, count);
+    },
+    async delete(owner, id) {
+      if (!(await mine(owner, id))) return false;
+      await queue.removeJobScheduler(id);
+      await redis.multi().del(KEY(id)).srem(OWNED(owner), id).exec();
+      hooks.delete(id);
+      return true;
+    },
+    async close() {
+      const cut = () => {
+        blocking.disconnect();
+        redis.disconnect();
+      };
+      if (!(await closeInTime(Promise.all([worker.close(), queue.close()]), CLOSE_MS, cut)))
+        engine.logger.warn(`the monitors' queue did not close within ${CLOSE_MS} ms: its connections were cut`);
+      blocking.disconnect();
+      redis.disconnect();
+    },
+  };
+}
