@@ -342,7 +342,7 @@ test('the CLI sends every page through --proxy-urls, and refuses a bad --query b
   ]);
 });
 
-test('--version and --help answer without loading the engine (no Playwright, Crawlee or sharp in the process)', () => {
+test('--version, --help and a bad flag answer without loading the engine (no Playwright, Crawlee or sharp in the process)', () => {
   // Every package the process resolves is recorded (a module resolution hook), and the heavy ones named at exit.
   const tracer = `data:text/javascript,${encodeURIComponent(`import { registerHooks } from 'node:module';
     const seen = new Set();
@@ -368,8 +368,12 @@ test('--version and --help answer without loading the engine (no Playwright, Cra
   assert.is(help.status, 0, help.stderr);
   assert.match(help.stdout, /REFRACT_ALLOW_PRIVATE_HOSTS/);
   assert.match(help.stderr, /^heavy:\n$/m);
-  // The tracer does see them where the engine loads (so the two checks above can fail).
-  const crawl = run('crawl', '--max-pages', 'x', 'http://127.0.0.1:9/');
+  // A bad flag is refused before the engine loads (at once, not in the 2 s the engine takes).
+  const flag = run('crawl', '--max-pages', 'x', 'http://127.0.0.1:9/');
+  assert.is(flag.status, 2);
+  assert.match(flag.stderr, /^heavy:\n$/m);
+  // The tracer does see them where the engine loads (so the checks above can fail): a query is checked by it.
+  const crawl = run('crawl', '--query', 'screenshot.type=gif', 'http://127.0.0.1:9/');
   assert.is(crawl.status, 2);
   assert.match(crawl.stderr, /^heavy:.*(@crawlee|playwright-core)/m);
 });
