@@ -415,6 +415,7 @@ export async function startApp(
       api: state.handlers[i]!,
       map: state.maps![i]!,
       crawls: state.crawls![i]!,
+      monitors: state.monitors![i]!,
       openApi: () => (description ??= describe()) as unknown as OpenApiDocument,
       refuse: (err) => {
         const { status, body } = failure(err, randomUUID(), docsUrl, config.reportUrl);

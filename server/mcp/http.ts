@@ -21,6 +21,7 @@ export interface McpRouteDeps {
   api: (req: HandlerRequest) => Promise<HandlerResponse>;
   map: (req: HandlerRequest) => Promise<HandlerResponse>;
   crawls: (req: CrawlsRequest, path: string) => Promise<HandlerResponse>;
+  monitors: (req: CrawlsRequest, path: string) => Promise<HandlerResponse>;
   openApi: () => OpenApiDocument;
   /** The JSON answer of a refusal before MCP starts (a key missing or wrong), as the server words failures. */
   refuse: (err: unknown) => { status: number; body: string };
@@ -42,9 +43,10 @@ function handlerBackend(deps: McpRouteDeps, key: string | undefined, ip: string)
       const bare = path.split('?')[0]!;
       let out: HandlerResponse;
       if (bare === '/map') out = await deps.map({ method, url: path, headers, ip });
-      else if (bare === '/crawls' || bare.startsWith('/crawls/')) {
+      else if (/^\/(crawls|monitors)(\/|$)/.test(bare)) {
         const request = Readable.from(body === undefined ? [] : [Buffer.from(JSON.stringify(body))]);
-        out = await deps.crawls(Object.assign(request, { method, url: path, headers }), bare);
+        const routes = bare.startsWith('/crawls') ? deps.crawls : deps.monitors;
+        out = await routes(Object.assign(request, { method, url: path, headers }), bare);
       } else out = await deps.api({ method, url: path, headers, ip });
       return new Response(typeof out.body === 'string' ? out.body : new Uint8Array(out.body), {
         status: out.status,

@@ -11,7 +11,7 @@ export interface Tool {
   title: string;
   description: string;
   inputSchema: Schema & { type: 'object' };
-  annotations: { readOnlyHint: boolean; openWorldHint: true };
+  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; openWorldHint: true };
   /** Only the pro endpoint serves it (crawl jobs): the free endpoint does not list it. */
   pro?: boolean;
   run(args: Record<string, unknown>, backend: Backend): Promise<ToolResult>;

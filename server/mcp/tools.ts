@@ -7,6 +7,7 @@ import { queryParams } from '../../engine/index.ts';
 import type { Backend, OpenApiDocument } from './backend.ts';
 import { objectOf, paramTree, subtree, type OpenApiParameter } from './schemas.ts';
 import { siteTools } from './site-tools.ts';
+import { monitorTools } from './monitor-tools.ts';
 import {
   ApiFailure,
   api,
@@ -219,6 +220,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
       { technologies: true },
     ),
     ...siteTools(doc),
+    ...monitorTools(doc),
   ];
   return tools;
 }

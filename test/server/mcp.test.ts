@@ -81,15 +81,30 @@ const TOOLS = [
   'crawl_status',
   'crawl_results',
   'crawl_cancel',
+  'watch_page',
+  'list_monitors',
+  'page_changes',
+  'unwatch_page',
 ];
+/** Tools of the pro endpoint only: crawl jobs and monitors (EPRO on the free one). */
+const PRO_ONLY = new Set([
+  'crawl_start',
+  'crawl_status',
+  'crawl_results',
+  'crawl_cancel',
+  'watch_page',
+  'list_monitors',
+  'page_changes',
+  'unwatch_page',
+]);
 
 test('streamable HTTP: the tools, their schemas from the query schemas (third-party plugins too)', async () => {
   const client = await httpClient(app.freeUrl);
   const { tools } = await client.listTools();
-  // The free endpoint lists what it can serve: no crawl jobs (EPRO there).
+  // The free endpoint lists what it can serve: no crawl jobs or monitors (EPRO there).
   assert.equal(
     tools.map((t) => t.name),
-    TOOLS.filter((t) => !t.startsWith('crawl_')),
+    TOOLS.filter((t) => !PRO_ONLY.has(t)),
   );
   // The list is read on every call: each general parameter is described once (in `extract`), not in every tool.
   const size = JSON.stringify(tools).length;
@@ -289,6 +304,27 @@ test('map, and crawl jobs on the pro endpoint (a Bearer key), refused on the fre
   assert.is(rest.next, null);
   const gone = await pro.callTool({ name: 'crawl_status', arguments: { id: 'no-such-job' } });
   assert.match(textOf(gone), /^ENOTFOUND: /);
+
+  // Monitors: watched, listed, their changes read (the history starts with the first read), stopped.
+  const watched = JSON.parse(
+    textOf(await pro.callTool({ name: 'watch_page', arguments: { url: `${fx.url}/long.html`, every: '1h' } })),
+  );
+  assert.match(watched.id, /^mon_/);
+  assert.is(watched.every, 3_600_000);
+  const listed = JSON.parse(textOf(await pro.callTool({ name: 'list_monitors', arguments: {} })));
+  assert.equal(
+    listed.monitors.map((m: { id: string }) => m.id),
+    [watched.id],
+  );
+  const changes = JSON.parse(textOf(await pro.callTool({ name: 'page_changes', arguments: { id: watched.id } })));
+  assert.ok(Array.isArray(changes.changes) && changes.changes.length <= 1, JSON.stringify(changes));
+  const refusedWatch = await free.callTool({
+    name: 'watch_page',
+    arguments: { url: `${fx.url}/long.html`, every: '1h' },
+  });
+  assert.match(textOf(refusedWatch), /^EINVALQUERY: No tool "watch_page"/);
+  await pro.callTool({ name: 'unwatch_page', arguments: { id: watched.id } });
+  assert.match(textOf(await pro.callTool({ name: 'page_changes', arguments: { id: watched.id } })), /^ENOTFOUND: /);
 });
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/refract.ts');
