@@ -9,6 +9,7 @@ import { benchCrawl } from './crawl.ts';
 import { benchVersus } from './versus.ts';
 import { benchSoak } from './soak.ts';
 import { benchBorrowed } from './borrowed.ts';
+import { benchMonitors } from './monitors.ts';
 
 const only = process.argv[2];
 console.log(
@@ -48,6 +49,10 @@ if (!only || only === 'screenshot') {
 if (!only || only === 'crawl') {
   console.log('\n# crawl throughput, links followed on loopback fixture sites (bare Crawlee crawler vs engine.crawl)');
   for (const line of await benchCrawl()) console.log(line);
+}
+if (only === 'monitors') {
+  console.log('\n# 1,000 monitors on a hand-moved clock: scheduling work, reads, memory');
+  for (const line of await benchMonitors()) console.log(line);
 }
 if (only === 'borrowed') {
   console.log('\n# borrowed internals: what each buys (docs/architecture.md), side by side in one run');
