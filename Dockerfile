@@ -68,12 +68,12 @@ RUN apt-get update \
       dpkg -L "$pkg" | while read -r f; do [ -f "$f" ] && rm -f "$f"; done; done \
  && rm -rf /usr/lib/x86_64-linux-gnu/libmfxhw64.so* /usr/lib/x86_64-linux-gnu/mfx /usr/lib/chromium/libVkLayer_khronos_validation.so* \
  && useradd --create-home --uid 10001 --user-group refract \
- && install -d -o refract -g refract /data/assets
+ && install -d -o refract -g refract /data/assets /data/state
 COPY --from=build /opt/node/bin/node /usr/local/bin/node
 COPY --from=build /app /app
 WORKDIR /app
 ENV NODE_ENV=production \
-    CHROME_PATH=/usr/bin/chromium PLAYWRIGHT_BROWSERS_PATH=/opt/ms-playwright REFRACT_ASSETS_DIR=/data/assets \
+    CHROME_PATH=/usr/bin/chromium PLAYWRIGHT_BROWSERS_PATH=/opt/ms-playwright REFRACT_ASSETS_DIR=/data/assets REFRACT_DATA_DIR=/data/state \
     MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
 # Playwright records video with "its" ffmpeg: Debian's, where Playwright looks for it.
 RUN dir="$PLAYWRIGHT_BROWSERS_PATH/ffmpeg-$(node -p "require('/app/node_modules/playwright-core/browsers.json').browsers.find(b => b.name === 'ffmpeg').revision")" \
@@ -81,7 +81,7 @@ RUN dir="$PLAYWRIGHT_BROWSERS_PATH/ffmpeg-$(node -p "require('/app/node_modules/
  && node --version
 USER refract
 EXPOSE 3000 3001
-VOLUME /data/assets
+VOLUME /data/assets /data/state
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 # Node itself is the process tini starts (not npm, which does not pass SIGTERM on): the drain answers requests in

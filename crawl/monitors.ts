@@ -137,8 +137,13 @@ export interface Monitors {
 export async function createMonitors(opts: MonitorsOptions): Promise<Monitors & { tick(): Promise<void> }> {
   const { engine, clock } = opts;
   const kept = new Map<string, Kept>();
-  await mkdir(opts.dir, { recursive: true });
-  for (const name of await readdir(opts.dir)) {
+  // The folder is made with the first monitor (a server whose data folder cannot be written still starts).
+  const names = await readdir(opts.dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT')
+      engine.logger.warn('the monitors folder could not be read', { dir: opts.dir, error: err.message });
+    return [] as string[];
+  });
+  for (const name of names) {
     if (!name.endsWith('.json')) continue;
     try {
       const k = JSON.parse(await readFile(path.join(opts.dir, name), 'utf8')) as Kept;
@@ -158,6 +163,7 @@ export async function createMonitors(opts: MonitorsOptions): Promise<Monitors & 
     const file = path.join(opts.dir, `${k.monitor.id}.json`);
     const write = async () => {
       if (!kept.has(k.monitor.id)) return;
+      await mkdir(opts.dir, { recursive: true });
       const temp = `${file}.${process.pid}.tmp`;
       await writeFile(temp, JSON.stringify(k));
       await rename(temp, file);
@@ -169,7 +175,8 @@ export async function createMonitors(opts: MonitorsOptions): Promise<Monitors & 
 
   async function run(k: Kept): Promise<void> {
     await runMonitor(k, opts, hookOf);
-    if (kept.has(k.monitor.id)) await save(k);
+    // A read cut short by the process closing is not kept (it would count as failed): the next start reads again.
+    if (!closed && kept.has(k.monitor.id)) await save(k);
   }
 
   /** Runs every monitor due now (each once, however late), then sleeps until the next is due. */

@@ -56,7 +56,11 @@ export function fileChangeStore(dir: string): ChangeStore {
       }
     },
     async set(key, baseline) {
-      await (made ??= mkdir(dir, { recursive: true }));
+      // Made once; a failure (a folder that cannot be written) is tried again by the next write.
+      await (made ??= mkdir(dir, { recursive: true }).catch((err) => {
+        made = undefined;
+        throw err;
+      }));
       const temp = `${file(key)}.${process.pid}.${Math.random().toString(36).slice(2)}`;
       await writeFile(temp, JSON.stringify(baseline));
       await rename(temp, file(key));
