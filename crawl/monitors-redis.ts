@@ -16,7 +16,8 @@ const OWNED = (owner: string) => `refract:monitors:${owner}`;
 const AT_ONCE = 2;
 /** How long a read may hold its job before another process takes it up (BullMQ renews it while the read runs). */
 const LOCK_MS = 30_000;
-const CLOSE_MS = 5000;
+/** How long closing the queue may take (Redis away: BullMQ's close waits for connections that keep reconnecting). */
+const CLOSE_MS = 4000;
 
 export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: string }): Promise<Monitors> {
   const { clock, engine } = opts;

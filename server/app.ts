@@ -446,8 +446,8 @@ export async function startApp(
       for (const cut of [...state.unanswered]) cut();
       for (const s of servers) s.closeAllConnections();
       await Promise.all(closed);
-      await monitors.close();
-      await jobs.close();
+      // Side by side: each bounds its queue's close (4 s with Redis away), and one after the other they took 9 s.
+      await Promise.all([monitors.close(), jobs.close()]);
       await ready.close();
       ready.logger.flush();
     },
@@ -462,8 +462,8 @@ export async function startApp(
             }),
         ),
       );
-      await monitors.close();
-      await jobs.close();
+      // Side by side: each bounds its queue's close (4 s with Redis away), and one after the other they took 9 s.
+      await Promise.all([monitors.close(), jobs.close()]);
       await ready.close();
       ready.logger.flush();
     },
