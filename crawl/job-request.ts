@@ -6,7 +6,7 @@ import type { JobRequest } from './jobs.ts';
 import { checkedQuery } from './walk.ts';
 
 /** A RefractError for a body field: its code and which field. */
-const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) =>
+export const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) =>
   new RefractError(code, `\`${field}\`: ${why}`, { data: { field } });
 
 const EVENTS = ['started', 'page', 'completed', 'failed', 'cancelled'] as const;
@@ -69,19 +69,22 @@ async function refuseForbidden(
     await Promise.all(hosts.slice(i, i + 16).map(([host, field]) => guardField(engine, host, field)));
 }
 
+/** A JSON body checked by its schema: its first problem is a 400 naming the field (EINVALQUERY for `query`). */
+export function checkedBody<T>(schema: z.ZodType<T>, raw: unknown): T {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(',') : 'body');
+  throw fieldError(field === 'query' ? 'EINVALQUERY' : 'EINVALDATA', field, issue.message);
+}
+
 /** A body checked into a job request: one input, the CLI's options, a webhook the guard lets through (also the Actor's input). */
 export async function jobRequest(
   raw: unknown,
   engine: Engine,
   secret: string,
 ): Promise<JobRequest & { unknown: string[] }> {
-  const parsed = bodySchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(',') : 'body');
-    throw fieldError(field === 'query' ? 'EINVALQUERY' : 'EINVALDATA', field, issue.message);
-  }
-  const b = parsed.data;
+  const b = checkedBody(bodySchema, raw);
   const inputs = [b.start, b.urls, b.sitemap].filter((v) => v !== undefined);
   if (inputs.length !== 1) throw fieldError('EINVALDATA', 'start', 'give exactly one of `start`, `urls` or `sitemap`');
   const checkUrl = (field: string, url: string) => {

@@ -5,9 +5,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { RefractError, checkTargetUrl, formatDuration, parseDuration, type Engine } from '../engine/index.ts';
 import { checkedQuery } from './walk.ts';
-
-const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) =>
-  new RefractError(code, `\`${field}\`: ${why}`, { data: { field } });
+import { checkedBody, fieldError } from './job-request.ts';
 
 export const MONITOR_EVENTS = ['changed', 'failed'] as const;
 
@@ -67,13 +65,7 @@ export async function monitorRequest(
   secret: string,
   minIntervalMs: number,
 ): Promise<MonitorSpec & { unknown: string[] }> {
-  const parsed = monitorBodySchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(',') : 'body');
-    throw fieldError(field === 'query' ? 'EINVALQUERY' : 'EINVALDATA', field, issue.message);
-  }
-  const b = parsed.data;
+  const b = checkedBody(monitorBodySchema, raw);
   const checkUrl = async (field: string, value: string) => {
     let url: URL;
     try {

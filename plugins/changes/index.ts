@@ -4,7 +4,8 @@
 // report in its place (engine/store/changes.ts).
 import { load } from 'cheerio';
 import { definePlugin, options, text, type ChangeSnapshot, type Context, type FieldValue } from '../../engine/index.ts';
-import { pageToMarkdown } from '../shared/content/markdown.ts';
+import { contentMarkdown, pageToMarkdown } from '../shared/content/markdown.ts';
+import { contentOf } from '../shared/content/content-output.ts';
 import { validSelector } from '../shared/page/select.ts';
 
 /** Fields of the Data object that are not the page's: the response's facts (its status is judged apart). */
@@ -44,13 +45,15 @@ export default definePlugin({
   run(ctx, opts): { snapshot: ChangeSnapshot } {
     const fields: Record<string, FieldValue> = {};
     for (const [name, value] of Object.entries(ctx.data)) if (!NOT_COMPARED.has(name)) leaves(ctx, value, name, fields);
-    let html = ctx.response.kind === 'html' ? ctx.response.text || ctx.$.html() : '';
-    if (html && opts.ignore) {
-      const $ = load(html);
-      $(opts.ignore).remove();
-      html = $.html();
+    let content = ctx.response.kind === 'text' ? ctx.response.text : '';
+    if (ctx.response.kind === 'html') {
+      if (opts.ignore) {
+        const $ = load(ctx.response.text || ctx.$.html());
+        $(opts.ignore).remove();
+        content = pageToMarkdown($.html(), ctx.url);
+        // Without parts to leave out, the content `markdown` reads (found once for the request) is compared.
+      } else content = contentMarkdown(contentOf(ctx, true));
     }
-    const content = html ? pageToMarkdown(html, ctx.url) : ctx.response.kind === 'text' ? ctx.response.text : '';
     return { snapshot: { content, fields } };
   },
 });
