@@ -12,6 +12,7 @@ import { MAP_USAGE, mapCommand } from './map.ts';
 import { MCP_USAGE, mcpCommand } from './mcp.ts';
 import { SIGN_USAGE, signCommand } from './sign.ts';
 import { UsageError } from './usage.ts';
+import { MONITOR_USAGE, WATCH_USAGE, monitorCommand, watchCommand } from './watch.ts';
 
 const engineModule = () => import('../engine/index.ts');
 const crawlModule = () => import('../crawl/index.ts');
@@ -25,6 +26,8 @@ const USAGE = `usage: refract serve                 the HTTP API on PORT and PRO
 ${MAP_USAGE}
 ${MCP_USAGE}
 ${SIGN_USAGE}
+${WATCH_USAGE}
+${MONITOR_USAGE}
        refract --version | --help
   crawl input (one of):
     <start-url>              follow links from this page (same host unless --any-host)
@@ -347,6 +350,8 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     if (command === 'sign') return signCommand(rest);
     if (command === 'map') return await mapCommand(rest, () => engineFor({}));
     if (command === 'mcp') return await mcpCommand(rest);
+    if (command === 'watch') return await watchCommand(rest, () => engineFor({}));
+    if (command === 'monitor') return await monitorCommand(rest);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       // One line, and where to read more: not the whole usage over the mistake.
@@ -359,7 +364,7 @@ async function main(argv: string[]): Promise<number | 'serving'> {
     return 1;
   }
   process.stderr.write(
-    `refract: unknown command "${command}" (the commands are serve, crawl, worker, browser-server, map, sign and mcp)\nrun 'refract --help' for the commands and their options\n`,
+    `refract: unknown command "${command}" (the commands are serve, crawl, worker, browser-server, map, sign, mcp, watch and monitor)\nrun 'refract --help' for the commands and their options\n`,
   );
   return 2;
 }

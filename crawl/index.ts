@@ -28,4 +28,5 @@ export { signedHeaders, webhookSigner } from './webhooks.ts';
 export { jobRequest, bodySchema as jobBodySchema } from './job-request.ts';
 export { createMonitors, FAILURES_TOLD, type Monitor, type Monitors } from './monitors.ts';
 export { createRedisMonitors } from './monitors-redis.ts';
+export { watch, readChanges, WATCH_MIN_INTERVAL, type WatchOptions } from './watch.ts';
 export { monitorRequest, monitorBodySchema, type MonitorSpec } from './monitor-request.ts';

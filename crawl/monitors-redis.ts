@@ -53,9 +53,9 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
   };
 
   return {
-    async create(owner, spec) {
+    async create(owner, spec, policy) {
       if ((await redis.scard(OWNED(owner))) >= opts.perKey) return undefined;
-      const k = newKept(owner, spec, clock);
+      const k = newKept(owner, spec, clock, policy);
       const { id } = k.monitor;
       await redis.multi().set(KEY(id), JSON.stringify(k)).sadd(OWNED(owner), id).exec();
       await queue.upsertJobScheduler(

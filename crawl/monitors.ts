@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { parseQuery, type ChangeReport, type Clock, type Engine } from '../engine/index.ts';
+import type { ChangeReport, Clock, Engine } from '../engine/index.ts';
+import type { Charge, QuotaPolicy } from './jobs.ts';
+import { readChanges } from './watch.ts';
 import { nextRun, type MonitorSpec } from './monitor-request.ts';
 import { createWebhook } from './webhooks.ts';
 
@@ -28,6 +30,10 @@ export interface Kept {
   owner: string;
   monitor: Monitor;
   changes: ChangeReport[];
+  /** The owner's quota, charged a request a read (none: not charged). */
+  policy?: QuotaPolicy;
+  /** When the last read that did not fail was made. */
+  goodAt?: string | null;
 }
 
 /** Failed reads in a row that are told once as `monitor.failed`. */
@@ -43,6 +49,8 @@ export interface MonitorsOptions {
   perKey: number;
   historyMax: number;
   historyAgeMs: number;
+  /** Charges a read to its owner's quota (the server's; none for a library's monitors). */
+  charge?: Charge;
 }
 
 /** A page of a list, and where the next one starts (null at the end). */
@@ -57,7 +65,7 @@ export function paged<T>(all: T[], cursor: number, limit: number): Page<T> {
 }
 
 /** A new monitor of an owner, its first read due now. */
-export function newKept(owner: string, spec: MonitorSpec, clock: Clock): Kept {
+export function newKept(owner: string, spec: MonitorSpec, clock: Clock, policy?: QuotaPolicy): Kept {
   const at = new Date(clock.now()).toISOString();
   const monitor: Monitor = {
     ...spec,
@@ -69,7 +77,18 @@ export function newKept(owner: string, spec: MonitorSpec, clock: Clock): Kept {
     runs: 0,
     failures: 0,
   };
-  return { owner, monitor, changes: [] };
+  return { owner, monitor, changes: [], policy, goodAt: null };
+}
+
+/** Why a read may not be made (the quota ran out, or could not be counted), or nothing: it was charged. */
+async function charged(k: Kept, opts: MonitorsOptions): Promise<string | undefined> {
+  if (!opts.charge || !k.policy) return undefined;
+  try {
+    const rate = await opts.charge(k.owner, k.policy);
+    return rate.exceeded ? "ERATE: the key's request quota ran out; the page was not read" : undefined;
+  } catch (err) {
+    return `ESTORAGE: the quota could not be counted (${(err as Error).message}); the page was not read`;
+  }
 }
 
 /** A webhook of a monitor (the same one for its whole life: its deliveries go in order). */
@@ -84,15 +103,12 @@ export async function runMonitor(k: Kept, opts: MonitorsOptions, hookOf: HookOf)
   const { engine, clock } = opts;
   const m = k.monitor;
   const tag = m.tag ?? m.id;
-  const query = { ...parseQuery(new URLSearchParams(m.query)), url: m.url, changes: { tag } };
-  let report: ChangeReport;
-  try {
-    const outcome = await engine.extract(engine.plan(query, 'pro'), { scope: k.owner });
-    report = outcome.data.changes as ChangeReport;
-  } catch (err) {
-    const at = new Date(clock.now()).toISOString();
-    report = { status: 'failed', tag, checkedAt: at, previousAt: null, reason: (err as Error).message };
-  }
+  const lastGoodAt = k.goodAt ?? null;
+  // Each read counts against its owner's quota, as a request of theirs would; none is made past it.
+  const refused = await charged(k, opts);
+  const report: ChangeReport = refused
+    ? { status: 'failed', tag, checkedAt: new Date(clock.now()).toISOString(), previousAt: lastGoodAt, reason: refused }
+    : await readChanges(engine, { url: m.url, query: m.query, tag, scope: k.owner, lastGoodAt }, () => clock.now());
   m.runs++;
   m.lastRunAt = report.checkedAt;
   m.lastStatus = report.status;
@@ -104,6 +120,7 @@ export async function runMonitor(k: Kept, opts: MonitorsOptions, hookOf: HookOf)
     return;
   }
   m.failures = 0;
+  k.goodAt = report.checkedAt;
   if (report.status === 'new' || report.status === 'changed') {
     const oldest = clock.now() - opts.historyAgeMs;
     k.changes = [...k.changes, report].filter((c) => Date.parse(c.checkedAt) >= oldest).slice(-opts.historyMax);
@@ -124,7 +141,7 @@ export function webhooks(opts: MonitorsOptions, hooks: Map<string, ReturnType<ty
 /** Monitors of every owner, kept in this process's data folder (createMonitors) or in Redis (monitors-redis.ts). */
 export interface Monitors {
   /** Creates a monitor; its first read is now. Undefined when the key keeps as many as it may. */
-  create(owner: string, spec: MonitorSpec): Promise<Monitor | undefined>;
+  create(owner: string, spec: MonitorSpec, policy?: QuotaPolicy): Promise<Monitor | undefined>;
   list(owner: string, cursor: number, count: number): Promise<Page<Monitor>>;
   get(owner: string, id: string): Promise<Monitor | undefined>;
   /** A monitor's changes, newest first; undefined for a monitor this owner does not have. */
@@ -220,9 +237,9 @@ export async function createMonitors(opts: MonitorsOptions): Promise<Monitors & 
   schedule();
 
   return {
-    async create(owner, spec) {
+    async create(owner, spec, policy) {
       if ([...kept.values()].filter((k) => k.owner === owner).length >= opts.perKey) return undefined;
-      const k = newKept(owner, spec, clock);
+      const k = newKept(owner, spec, clock, policy);
       const { monitor } = k;
       kept.set(monitor.id, k);
       await save(k);

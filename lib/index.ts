@@ -8,9 +8,20 @@
 // For applications: an engine, its settings and results, its errors, and crawls.
 export { createEngine, defaultPlugins, type EngineOptions } from './compose.ts';
 export { loadConfig, VERSION, RefractError, CODES, isRefractError, hasCode } from '../engine/index.ts';
-export { crawl, crawlDistributed, startWorker, cancelCrawl, mapSite } from '../crawl/index.ts';
+export { crawl, crawlDistributed, startWorker, cancelCrawl, mapSite, watch } from '../crawl/index.ts';
 export { signUrl, signingSecret, type SignOptions } from '../engine/index.ts';
-export type { Engine, Config, Code, Plan, Tier, Outcome, CacheStatus, Extraction, Warning } from '../engine/index.ts';
+export type {
+  Engine,
+  Config,
+  Code,
+  Plan,
+  Tier,
+  Outcome,
+  CacheStatus,
+  Extraction,
+  Warning,
+  ChangeReport,
+} from '../engine/index.ts';
 export type {
   CrawlInput,
   CrawlOptions,
@@ -18,6 +29,7 @@ export type {
   DistributedCrawlOptions,
   WorkerOptions,
   MapOptions,
+  WatchOptions,
 } from '../crawl/index.ts';
 
 // For plugin authors: the plugin's definition, its options' schema, and what its step sees and answers.

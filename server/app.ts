@@ -392,6 +392,7 @@ export async function startApp(
     perKey: config.monitorsPerKey,
     historyMax: config.monitorHistory,
     historyAgeMs: config.monitorHistoryAge,
+    charge,
   };
   const monitors = config.redisUrl
     ? await createRedisMonitors({ ...monitorOptions, redisUrl: config.redisUrl })

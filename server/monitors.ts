@@ -34,7 +34,7 @@ export function createMonitorsHandler(deps: {
   return async (req: CrawlsRequest, path: string): Promise<HandlerResponse> => {
     try {
       if (deps.tier === 'free') throw new RefractError('EPRO', 'Monitors are on the pro endpoint, with `x-api-key`');
-      const { id: owner } = await proCallerOf(req, deps);
+      const { id: owner, policy } = await proCallerOf(req, deps);
       const { monitors } = deps;
       const [, , id, sub] = path.split('/');
       if (!id) {
@@ -51,7 +51,7 @@ export function createMonitorsHandler(deps: {
           deps.webhookSecret,
           engine.config.monitorMinInterval,
         );
-        const monitor = await monitors.create(owner, spec);
+        const monitor = await monitors.create(owner, spec, policy);
         if (!monitor)
           throw new RefractError('ERATE', `This key keeps ${engine.config.monitorsPerKey} monitors, the most it may`);
         return answer(

@@ -31,7 +31,7 @@ const seen = new EventEmitter();
 const deliveries: { body: string; headers: Record<string, string> }[] = [];
 
 test.before(async () => {
-  writeFileSync(keyFile, 'alpha-key 5000\nbeta-key 5000\n');
+  writeFileSync(keyFile, 'alpha-key 5000\nbeta-key 5000\ngamma-key 1\n');
   fx = await serveFixtures({
     '/teapot': (_, res) => {
       if (page.mode === '503') {
@@ -159,6 +159,31 @@ test("another key sees none of a key's monitors", async () => {
     (await api('GET', '/monitors')).body.data.monitors.map((m: { id: string }) => m.id),
     [id],
   );
+});
+
+test("each read is charged to the key's quota: past it, reads fail with ERATE", async () => {
+  const created = await api('POST', '/monitors', 'gamma-key', {
+    url: `${fx.url}/teapot`,
+    every: '1s',
+    webhook: { url: `${fx.url}/hook` },
+  });
+  assert.is(created.status, 201, JSON.stringify(created.body));
+  const mine = created.body.data.id;
+  const told = () => events('monitor.failed').filter((e) => e.id === mine);
+  await until(() => told().length > 0, 'the quota failure told');
+  assert.match(told()[0]!.reason, /^ERATE/);
+  const monitor = (await api('GET', `/monitors/${mine}`, 'gamma-key')).body.data;
+  assert.is(monitor.lastStatus, 'failed');
+  assert.ok(monitor.runs >= 4, `one good read, then three refused: ${monitor.runs}`);
+  assert.equal(
+    (await api('GET', `/monitors/${mine}/changes`, 'gamma-key')).body.data.changes.map((c: any) => c.status),
+    ['new'],
+  );
+  const quota = await fetch(`${app.proUrl}/?url=${encodeURIComponent(`${fx.url}/teapot`)}`, {
+    headers: { 'x-api-key': 'gamma-key' },
+  });
+  assert.is(quota.status, 429, 'the reads spent the quota a request of the key draws on');
+  assert.is((await api('DELETE', `/monitors/${mine}`, 'gamma-key')).status, 200);
 });
 
 test('monitors and their histories outlive a restart; a deleted monitor is gone', async () => {
