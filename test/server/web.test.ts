@@ -29,8 +29,18 @@ let doc: {
 };
 let params: QueryParameter[];
 
+/** The price the page `/changing` shows (the playground's change report). */
+let price = '19.99';
+
 test.before(async () => {
-  fx = await serveFixtures();
+  fx = await serveFixtures({
+    '/changing': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<html><head><title>Tea at ${price}</title></head><body><main><h1>Green tea</h1><p>Now ${price} a tin.</p><p>Loose leaf green tea from the hills, picked in spring and dried in the shade.</p></main></body></html>`,
+      );
+    },
+  });
   app = await startRefract({ REFRACT_PROXY_LOCATIONS: 'us=http://127.0.0.1:9' }, [wordCount]);
   doc = await (await fetch(`${app.freeUrl}/openapi.json`)).json();
   params = doc.paths['/']!.get.parameters;
@@ -383,6 +393,35 @@ test('/playground starts a crawl job on the pro endpoint with the key and option
     await page.click('#crawlStart');
     await page.locator('body[data-crawl="error"]').waitFor();
     assert.match(await page.locator('#crawlStatus').innerText(), /401 EAUTH/);
+  } finally {
+    await page.close();
+  }
+});
+
+test('/playground shows a change report: the first read, then each changed field and the content diff', async () => {
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${app.freeUrl}/playground`);
+    await page.locator('body[data-ready="true"]').waitFor();
+    await page.fill('#url', `${fx.url}/changing`);
+    await page.check('[data-output="changes"]');
+    await page.click('#run');
+    await page.locator('body[data-done="1"]').waitFor();
+    assert.match(await page.locator('#changesStatus').innerText(), /^new:/);
+    assert.ok(await page.locator('#changesFields').isHidden());
+    price = '17.49';
+    await page.click('#run');
+    await page.locator('body[data-done="2"]').waitFor();
+    assert.match(await page.locator('#changesStatus').innerText(), /^changed since /, await page.locator('#json').innerText());
+    const rows = await page.locator('#changesFields tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((c) => c.textContent)),
+    );
+    assert.ok(
+      rows.some((r) => r[0] === 'title' && r[1] === 'Tea at 19.99' && r[2] === 'Tea at 17.49'),
+      JSON.stringify(rows),
+    );
+    assert.equal(await page.locator('#changesDiff .del').allInnerTexts(), ['-Now 19.99 a tin.\n']);
+    assert.equal(await page.locator('#changesDiff .add').allInnerTexts(), ['+Now 17.49 a tin.\n']);
   } finally {
     await page.close();
   }
