@@ -214,6 +214,8 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
           ? keyvChangeStore(shared.store)
           : fileChangeStore(path.join(config.dataDir, 'changes')),
         clock,
+        // A visual change's diff image is a file of the request's, as its screenshot is.
+        (png) => assets.put(png, 'image/png'),
       ),
     );
     // A closed engine takes no more work: a call is refused at once (it would wait forever on a stopped crawler).

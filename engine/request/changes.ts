@@ -23,6 +23,7 @@ export function withChanges(extract: Extract, tracker: ChangeTracker): Extract {
       snapshot,
       statusCode: typeof outcome.data.statusCode === 'number' ? outcome.data.statusCode : undefined,
       warnings: outcome.warnings,
+      minShare: typeof step.opts.pixels === 'number' ? step.opts.pixels : undefined,
     });
     return { ...outcome, data: { ...outcome.data, changes: report } };
   };

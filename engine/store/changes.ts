@@ -9,6 +9,8 @@ import path from 'node:path';
 import Keyv from 'keyv';
 import { createTwoFilesPatch } from 'diff';
 import type { Clock } from './state.ts';
+import type { Media } from '../kernel/media.ts';
+import { compareScreens } from './visual.ts';
 
 /** A field's value as compared: a leaf of the Data object (an array as its JSON). */
 export type FieldValue = string | number | boolean | null;
@@ -17,6 +19,8 @@ export type FieldValue = string | number | boolean | null;
 export interface ChangeSnapshot {
   content: string;
   fields: Record<string, FieldValue>;
+  /** The read's screenshot (when it took one), scaled to one width, as base64 PNG: compared pixel by pixel. */
+  visual?: string;
 }
 
 /** A snapshot of a clean read, with when it was made. */
@@ -34,7 +38,12 @@ export interface ChangeReport {
   previousAt: string | null;
   reason?: string;
   /** `content`: a unified diff of the Markdown (null when it did not change); `fields`: each changed field. */
-  diff?: { content: string | null; fields: Record<string, { before: FieldValue; after: FieldValue }> };
+  diff?: {
+    content: string | null;
+    fields: Record<string, { before: FieldValue; after: FieldValue }>;
+    /** Both reads took a screenshot: the share of its pixels that changed, and them drawn in red (a file). */
+    visual?: { share: number; image: Media | null };
+  };
 }
 
 /** Where baselines are kept. */
@@ -83,7 +92,11 @@ export function keyvChangeStore(store: Keyv['store']): ChangeStore {
 const DIFF_TIMEOUT_MS = 2000;
 
 /** The differences between two snapshots, or undefined when there are none. */
-function differences(before: ChangeSnapshot, after: ChangeSnapshot): ChangeReport['diff'] {
+async function differences(
+  before: ChangeSnapshot,
+  after: ChangeSnapshot,
+  visual: VisualOptions,
+): Promise<ChangeReport['diff']> {
   const fields: Record<string, { before: FieldValue; after: FieldValue }> = {};
   for (const name of new Set([...Object.keys(before.fields), ...Object.keys(after.fields)])) {
     const was = before.fields[name] ?? null;
@@ -99,7 +112,21 @@ function differences(before: ChangeSnapshot, after: ChangeSnapshot): ChangeRepor
       })
         // From its `--- before` line (the lines above it name no file).
         ?.replace(/^[\s\S]*?(?=^--- )/m, '') ?? '(the content changed too much to compare in time)';
-  return content === null && Object.keys(fields).length === 0 ? undefined : { content, fields };
+  let screens: { share: number; image: Media | null } | undefined;
+  if (before.visual && after.visual) {
+    const { share, image } = compareScreens(Buffer.from(before.visual, 'base64'), Buffer.from(after.visual, 'base64'));
+    // Below the share asked for, the screenshot is the same (a caret, a pixel of a carousel): no file is made.
+    if (share >= visual.minShare && share > 0)
+      screens = { share: Math.round(share * 1e6) / 1e6, image: image && visual.save ? await visual.save(image) : null };
+  }
+  if (content === null && Object.keys(fields).length === 0 && !screens) return undefined;
+  return screens ? { content, fields, visual: screens } : { content, fields };
+}
+
+/** How screenshots are compared: the share of pixels that makes a change, and where the diff image is kept. */
+export interface VisualOptions {
+  minShare: number;
+  save?: (png: Buffer) => Promise<Media>;
 }
 
 /** What a read of a page was, for the tracker: its snapshot, the target's status and the answer's warnings. */
@@ -110,6 +137,8 @@ export interface ChangeRead {
   snapshot: ChangeSnapshot;
   statusCode: number | undefined;
   warnings: readonly { message: string }[];
+  /** The share of the screenshot's pixels (0 to 1) that must differ for it to be a change. */
+  minShare?: number;
 }
 
 /** Compares reads with their baselines and keeps the clean ones as the next baselines. */
@@ -117,9 +146,13 @@ export interface ChangeTracker {
   report(read: ChangeRead): Promise<ChangeReport>;
 }
 
-export function createChangeTracker(store: ChangeStore, clock: Clock): ChangeTracker {
+export function createChangeTracker(
+  store: ChangeStore,
+  clock: Clock,
+  saveImage?: VisualOptions['save'],
+): ChangeTracker {
   return {
-    async report({ scope, url, tag, snapshot, statusCode, warnings }) {
+    async report({ scope, url, tag, snapshot, statusCode, warnings, minShare = 0 }) {
       const key = createHash('sha256')
         .update(JSON.stringify([scope, url, tag ?? '']))
         .digest('hex');
@@ -135,7 +168,7 @@ export function createChangeTracker(store: ChangeStore, clock: Clock): ChangeTra
       if (failed) return { status: 'failed', ...base, reason: `${failed}; the last good read stays the baseline` };
       await store.set(key, { ...snapshot, at: checkedAt });
       if (!previous) return { status: 'new', ...base };
-      const diff = differences(previous, snapshot);
+      const diff = await differences(previous, snapshot, { minShare, save: saveImage });
       return diff ? { status: 'changed', ...base, diff } : { status: 'same', ...base };
     },
   };

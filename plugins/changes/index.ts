@@ -3,7 +3,16 @@
 // last among the producers); the engine compares it with the baseline outside the response cache and answers the
 // report in its place (engine/store/changes.ts).
 import { load } from 'cheerio';
-import { definePlugin, options, text, type ChangeSnapshot, type Context, type FieldValue } from '../../engine/index.ts';
+import {
+  definePlugin,
+  num,
+  options,
+  text,
+  type ChangeSnapshot,
+  type Context,
+  type FieldValue,
+} from '../../engine/index.ts';
+import sharp from '../shared/sharp.ts';
 import { contentMarkdown, pageToMarkdown } from '../shared/content/markdown.ts';
 import { contentOf } from '../shared/content/content-output.ts';
 import { validSelector } from '../shared/page/select.ts';
@@ -26,6 +35,23 @@ function leaves(ctx: Context, value: unknown, at: string, out: Record<string, Fi
   } else out[at] = value as FieldValue;
 }
 
+/** Screenshots are compared at this width (a smaller baseline, a comparison in milliseconds, less noise). */
+const VISUAL_WIDTH = 480;
+
+/** The screenshot this request took, scaled to VISUAL_WIDTH (at most 10 times as tall), as base64 PNG. */
+async function screen(ctx: Context): Promise<string | undefined> {
+  const shot = (ctx.data.screenshot as { url?: unknown } | null | undefined)?.url;
+  if (typeof shot !== 'string' || !ctx.isAsset(shot)) return undefined;
+  const bytes = await ctx.readAsset(shot);
+  if (!bytes) return undefined;
+  const scaled = await sharp(bytes)
+    .resize({ width: VISUAL_WIDTH, height: VISUAL_WIDTH * 10, fit: 'inside', withoutEnlargement: true })
+    .ensureAlpha()
+    .png({ compressionLevel: 6 })
+    .toBuffer();
+  return scaled.toString('base64');
+}
+
 export default definePlugin({
   name: 'changes',
   description:
@@ -41,8 +67,13 @@ export default definePlugin({
       .refine(validSelector, { error: 'expected a valid CSS selector' })
       .optional()
       .describe('CSS selectors of parts left out before comparing (a rotating ad, a clock).'),
+    pixels: num({ min: 0, max: 1 })
+      .default(0.001)
+      .describe(
+        "With `screenshot`: the share of the screenshot's pixels (0 to 1) that must differ for it to count as a change (default 0.001; 0: any pixel).",
+      ),
   }),
-  run(ctx, opts): { snapshot: ChangeSnapshot } {
+  async run(ctx, opts): Promise<{ snapshot: ChangeSnapshot }> {
     const fields: Record<string, FieldValue> = {};
     for (const [name, value] of Object.entries(ctx.data)) if (!NOT_COMPARED.has(name)) leaves(ctx, value, name, fields);
     let content = ctx.response.kind === 'text' ? ctx.response.text : '';
@@ -54,6 +85,7 @@ export default definePlugin({
         // Without parts to leave out, the content `markdown` reads (found once for the request) is compared.
       } else content = contentMarkdown(contentOf(ctx, true));
     }
-    return { snapshot: { content, fields } };
+    const visual = await screen(ctx);
+    return { snapshot: visual ? { content, fields, visual } : { content, fields } };
   },
 });

@@ -16,7 +16,7 @@ const keyFile = path.join(dataDir, 'keys');
 let fx: Fixture;
 let app: App;
 /** The page's state, changed by the tests between reads. */
-const page = { price: '19.99', delivery: 'Free delivery on orders over 50 EUR.', mode: 'ok', ad: 0 };
+const page = { price: '19.99', delivery: 'Free delivery on orders over 50 EUR.', mode: 'ok', ad: 0, banner: '#2a9d8f' };
 
 const html = () =>
   `<!doctype html><html><head><title>Iron teapot | Tea Shop</title><meta name="description" content="A cast iron teapot."></head><body><main><h1>Iron teapot</h1><p class="price">${page.price}</p><p>A cast iron teapot that keeps tea hot for an hour, enamelled inside so that it never rusts, with a steel strainer.</p><p>${page.delivery}</p><div class="ad">Ad number ${++page.ad}: a kettle of the week.</div></main></body></html>`;
@@ -24,6 +24,13 @@ const html = () =>
 test.before(async () => {
   writeFileSync(keyFile, 'alpha-key 500\nbeta-key 500\n');
   fx = await serveFixtures({
+    // A page whose banner's colour is all that changes (the visual diff; the text is the same).
+    '/shop/banner': (_, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<!doctype html><html><head><title>Sale</title><style>body{margin:0;font:16px sans-serif}.banner{height:300px;background:${page.banner}}</style></head><body><div class="banner"></div><main><h1>Summer sale</h1><p>Every teapot of the shop at a lower price this week, while the stock lasts.</p></main></body></html>`,
+      );
+    },
     '/shop/teapot': (_, res) => {
       if (page.mode === '503') {
         res.writeHead(503, { 'content-type': 'text/html' });
@@ -124,6 +131,37 @@ test("another key sees none of a key's history; bad options are refused before a
     assert.is(res.body.code, 'EINVALQUERY', bad);
   }
   assert.is(fx.hits.length, hits, 'nothing was fetched for a refused query');
+});
+
+test('with a screenshot, a visual change: the share of pixels changed and a diff image; the same render is the same', async () => {
+  const shot = async (extra = '') => {
+    const res = await call(
+      app.freeUrl,
+      `url=${q(`${fx.url}/shop/banner`)}&screenshot&changes&changes.tag=visual${extra}`,
+    );
+    assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 400));
+    return { ...res.body.data.changes, height: res.body.data.screenshot.height as number };
+  };
+  assert.is((await shot()).status, 'new');
+  const same = await shot();
+  assert.is(same.status, 'same', `an identical render is no change: ${JSON.stringify(same.diff?.visual)}`);
+  page.banner = '#e76f51';
+  const changed = await shot();
+  assert.is(changed.status, 'changed', JSON.stringify(changed));
+  assert.is(changed.diff.content, null, 'the text did not change');
+  assert.equal(changed.diff.fields, {}, "the screenshot's new address is not a field's change");
+  const { share, image } = changed.diff.visual;
+  // The banner: 300 pixels of the screenshot's height, all of its width.
+  assert.ok(Math.abs(share - 300 / changed.height) < 0.02, `share ${share} of a ${changed.height}-pixel screenshot`);
+  assert.is(image.type, 'png');
+  const png = await fetch(image.url);
+  assert.is(png.status, 200);
+  assert.is(png.headers.get('content-type'), 'image/png');
+  const bytes = Buffer.from(await png.arrayBuffer());
+  assert.is(bytes.readUInt32BE(16), 480, 'drawn at the width screenshots are compared at');
+  page.banner = '#264653';
+  const below = await shot('&changes.pixels=0.9');
+  assert.is(below.status, 'same', 'under the share asked for, no change');
 });
 
 test('the baselines outlive a restart', async () => {

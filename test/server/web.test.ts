@@ -412,10 +412,14 @@ test('/playground shows a change report: the first read, then each changed field
     price = '17.49';
     await page.click('#run');
     await page.locator('body[data-done="2"]').waitFor();
-    assert.match(await page.locator('#changesStatus').innerText(), /^changed since /, await page.locator('#json').innerText());
-    const rows = await page.locator('#changesFields tbody tr').evaluateAll((trs) =>
-      trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((c) => c.textContent)),
+    assert.match(
+      await page.locator('#changesStatus').innerText(),
+      /^changed since /,
+      await page.locator('#json').innerText(),
     );
+    const rows = await page
+      .locator('#changesFields tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((c) => c.textContent)));
     assert.ok(
       rows.some((r) => r[0] === 'title' && r[1] === 'Tea at 19.99' && r[2] === 'Tea at 17.49'),
       JSON.stringify(rows),
