@@ -2,8 +2,8 @@
 // `crawl_start` tool describe), checked into a JobRequest with its targets and webhook through the SSRF guard.
 import { z } from 'zod';
 import { RefractError, checkTargetUrl, type Engine } from '../engine/index.ts';
-import type { JobRequest } from './jobs.ts';
-import { checkedQuery } from './walk.ts';
+import type { JobRequest } from './job.ts';
+import { checkedQuery } from './pages.ts';
 
 /** A RefractError for a body field: its code and which field. */
 export const fieldError = (code: 'EINVALURL' | 'EINVALQUERY' | 'EINVALDATA', field: string, why: string) =>

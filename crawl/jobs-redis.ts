@@ -1,26 +1,19 @@
+// Crawl jobs with REDIS_URL: every API process serves them; one coordinates each job at a time (a BullMQ job of its
+// own, taken up by another process when its coordinator dies), its pages visited by every process's page worker and
+// by any `refract worker`; state and results in Redis (jobs-redis-store.ts).
 import { hostname } from 'node:os';
 import type { Job as BullJob } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Engine } from '../engine/index.ts';
-import { cancelCrawl, crawlDistributed, startWorker } from './distributed.ts';
+import { crawlDistributed } from './distributed.ts';
+import { markCancelled } from './distributed-keys.ts';
+import { startWorker } from './worker.ts';
 import { closeInTime, connect as connectRedisBlocking } from './redis-connect.ts';
-import { pageKey, type CrawlResult } from './walk.ts';
-import {
-  isJobId,
-  isTerminal,
-  jobWebhook,
-  newJob,
-  tellEnded,
-  type Charge,
-  type Job,
-  type JobStatus,
-  type Jobs,
-} from './jobs.ts';
+import { pageKey } from './pages.ts';
+import { KEEP_SECS, keysOf, RedisJobStore, type End } from './jobs-redis-store.ts';
+import { isTerminal, jobWebhook, newJob, tellEnded, type Charge, type Job, type Jobs } from './job.ts';
 
 /** The queue of jobs to coordinate: one entry a crawl job, taken by one API process at a time. */
 const QUEUE = 'refract-jobs';
-/** Finished jobs stay readable this long (their pages' keys in Redis last as long). */
-const KEEP_SECS = 7 * 24 * 3600;
 /**
  * How long the process coordinating a job, or visiting a page, holds it without renewing its lock: a process that
  * dies gives its jobs and pages to the others about this long after (the lock is renewed twice as often).
@@ -30,110 +23,6 @@ const LOCK_MS = 10_000;
 const POLL_MS = 1000;
 /** How long each of BullMQ's closes may take at shutdown (the server ends itself 10 s after its grace period). */
 const CLOSE_MS = 4000;
-
-const keysOf = (id: string) => ({
-  job: `refract:job:${id}`,
-  results: `refract:job:${id}:results`,
-  emitted: `refract:job:${id}:emitted`,
-});
-
-/**
- * Appends a page's result line once: the first append of a page adds its line and counts it; later ones, and any
- * to a job that ended (a cancel is seen by its coordinator up to a second later), do nothing.
- */
-const APPEND = `
-local s = redis.call('HGET', KEYS[3], 'status')
-if s == 'completed' or s == 'failed' or s == 'cancelled' then return 0 end
-if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('RPUSH', KEYS[2], ARGV[2])
-redis.call('HINCRBY', KEYS[3], ARGV[3], 1)
-return 1`;
-
-/** Moves a job that has not ended to a status (with its end time, and code, when given); an ended job stays as it is. */
-const MOVE = `
-local s = redis.call('HGET', KEYS[1], 'status')
-if not s or s == 'completed' or s == 'failed' or s == 'cancelled' then return 0 end
-redis.call('HSET', KEYS[1], 'status', ARGV[1])
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'finishedAt', ARGV[2], 'queued', 0) end
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'code', ARGV[3], 'message', ARGV[4]) end
-return 1`;
-
-type End = { status: Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>; code?: string; message?: string };
-
-/** Jobs' state (a hash) and result lines (a list, with the set of pages already in it) in Redis. */
-class RedisJobStore {
-  readonly redis: Redis;
-  constructor(redis: Redis) {
-    this.redis = redis;
-  }
-
-  async load(id: string): Promise<Job | undefined> {
-    if (!isJobId(id)) return undefined;
-    const h = await this.redis.hgetall(keysOf(id).job);
-    if (!h.spec) return undefined;
-    const spec = JSON.parse(h.spec) as Pick<Job, 'id' | 'owner' | 'request' | 'policy' | 'createdAt'>;
-    return {
-      ...spec,
-      status: h.status as JobStatus,
-      finishedAt: h.finishedAt || null,
-      pages: { done: Number(h.done ?? 0), failed: Number(h.failed ?? 0), queued: Number(h.queued ?? 0) },
-      ...(h.code ? { code: h.code, message: h.message } : {}),
-    };
-  }
-
-  async create(job: Job): Promise<void> {
-    const { id, owner, request, policy, createdAt } = job;
-    await this.redis.hset(keysOf(id).job, {
-      spec: JSON.stringify({ id, owner, request, policy, createdAt }),
-      status: job.status,
-      finishedAt: '',
-      done: 0,
-      failed: 0,
-      queued: 0,
-    });
-  }
-
-  /** Moves a job that has not ended to `status` (an ended one keeps its keys KEEP_SECS); false when it had ended. */
-  async move(id: string, status: JobStatus, end?: End): Promise<boolean> {
-    const moved =
-      (await this.redis.eval(
-        MOVE,
-        1,
-        keysOf(id).job,
-        status,
-        end ? new Date().toISOString() : '',
-        end?.code ?? '',
-        end?.message ?? '',
-      )) === 1;
-    if (end) await Promise.all(Object.values(keysOf(id)).map((key) => this.redis.expire(key, KEEP_SECS)));
-    return moved;
-  }
-
-  /** Appends a page's line once (see APPEND); true when this call added it. */
-  async append(id: string, line: CrawlResult): Promise<boolean> {
-    const k = keysOf(id);
-    return (
-      (await this.redis.eval(
-        APPEND,
-        3,
-        k.emitted,
-        k.results,
-        k.job,
-        pageKey(line.url),
-        JSON.stringify(line),
-        line.status === 'success' ? 'done' : 'failed',
-      )) === 1
-    );
-  }
-
-  async results(id: string, cursor: number, limit: number): Promise<{ lines: string[]; next: number; more: boolean }> {
-    const last = limit >= Number.MAX_SAFE_INTEGER ? -1 : cursor + limit;
-    const lines = await this.redis.lrange(keysOf(id).results, cursor, last);
-    const more = last >= 0 && lines.length > limit;
-    if (more) lines.pop();
-    return { lines, next: cursor + lines.length, more };
-  }
-}
 
 type RedisJobDeps = { engine: Engine; charge: Charge; redisUrl: string; webhookSecret: string; pages: number };
 /** What coordinating a job needs: the store, the jobs this process coordinates, and BullMQ's DelayedError. */
@@ -223,9 +112,9 @@ async function coordinate(c: Coordination, entry: BullJob, token?: string): Prom
     if (end) {
       if (await store.move(id, end.status, end)) webhook.ended((await store.load(id))!);
       // The pages still queued are dropped by the workers rather than visited.
-      if (end.status !== 'completed') await cancelCrawl(store.redis, id);
+      if (end.status !== 'completed') await markCancelled(store.redis, id);
     } else if (stop.signal.reason === 'cancel') {
-      await cancelCrawl(store.redis, id);
+      await markCancelled(store.redis, id);
       webhook.ended((await store.load(id))!);
     }
     await webhook.settled();
@@ -300,7 +189,7 @@ export async function createRedisJobs(deps: RedisJobDeps): Promise<Jobs> {
     async cancel(job) {
       // The coordinator sees it within a second and stops; the workers drop the job's queued pages.
       const moved = await store.move(job.id, 'cancelled', { status: 'cancelled' });
-      if (moved) await cancelCrawl(redis, job.id);
+      if (moved) await markCancelled(redis, job.id);
       // Answered at once: the coordinator ends the walk in the background, and the webhook's deliveries go on on
       // their own (waiting for them held the answer for minutes while a receiver hung).
       const ended = (await store.load(job.id))!;

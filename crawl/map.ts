@@ -18,7 +18,7 @@ import {
   type Engine,
 } from '../engine/index.ts';
 import { robotsParser, sitemapPages } from './sitemaps.ts';
-import { pageKey } from './walk.ts';
+import { pageKey } from './pages.ts';
 
 export interface MapOptions {
   /** At most this many URLs (default 5,000). */

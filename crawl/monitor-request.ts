@@ -4,7 +4,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { RefractError, checkTargetUrl, formatDuration, parseDuration, type Engine } from '../engine/index.ts';
-import { checkedQuery } from './walk.ts';
+import { checkedQuery } from './pages.ts';
 import { checkedBody, fieldError } from './job-request.ts';
 
 export const MONITOR_EVENTS = ['changed', 'failed'] as const;

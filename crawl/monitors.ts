@@ -8,7 +8,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { ChangeReport, Clock, Engine } from '../engine/index.ts';
-import type { Charge, QuotaPolicy } from './jobs.ts';
+import type { Charge, QuotaPolicy } from './job.ts';
 import { readChanges } from './watch.ts';
 import { nextRun, type MonitorSpec } from './monitor-request.ts';
 import { createWebhook } from './webhooks.ts';

@@ -1,20 +1,11 @@
-import { Request, constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
+// A crawl's walk: its seeds (a list, a sitemap or a start page), how a page is visited (the API's plan, robots.txt,
+// retries of what may pass) and which of its links are followed; `crawl` walks it in this process with a journal,
+// distributed.ts and worker.ts share it through Redis.
+import { constructGlobObjectsFromGlobs, createRequests } from '@crawlee/core';
 import { randomUUID } from 'node:crypto';
-import {
-  RefractError,
-  toFailure,
-  filtered,
-  parseQuery,
-  queryParams,
-  checkTargetUrl,
-  withDeadline,
-  type Engine,
-  type QueryInput,
-  type RawObject,
-  type Tier,
-} from '../engine/index.ts';
+import { RefractError, filtered, checkTargetUrl, type Engine, type QueryInput, type Tier } from '../engine/index.ts';
 import { openJournal } from './journal.ts';
-import { robotsParser, sitemapPages, type Robots } from './sitemaps.ts';
+import { crawlQuery, failure, inputUrl, pageKey, robotsCheck, sitemapUrls } from './pages.ts';
 
 /** Where a crawl starts: a list of pages, a sitemap, or one page whose links are followed. */
 export type CrawlInput = { urls: readonly string[] } | { sitemap: string } | { start: string };
@@ -59,53 +50,9 @@ export type CrawlResult =
   | { url: string; status: 'success'; data: Record<string, unknown>; warnings?: unknown[] }
   | { url: string; status: 'fail' | 'error'; code: string; message: string };
 
-const USER_AGENT_ROBOTS = 'Refract';
 /** Failures that may pass when the page is tried again, and the first wait before that (doubling). */
 const TRANSIENT = new Set(['ETIMEOUT', 'EBRWSRTIMEOUT', 'EBUSY', 'EFATAL', 'EFATALCLIENT', 'EPROXY']);
 const RETRY_BACKOFF_MS = 500;
-
-/** A page's failure as a line of the crawl's output (the API's JSend failure). */
-export function failure(url: string, err: unknown): CrawlResult {
-  const f = toFailure(err, (err as Error)?.message ?? 'unexpected error');
-  return { url, status: f.jsend, code: f.code, message: f.message };
-}
-
-/** The identity of a page in a crawl: Crawlee's unique key (normalized URL), or the text itself when it is no URL. */
-export function pageKey(url: string): string {
-  try {
-    return new Request({ url }).uniqueKey;
-  } catch {
-    return url;
-  }
-}
-
-/** Reads a sitemap (or a sitemap index and the sitemaps it nests, gzipped or not) through the SSRF guard. */
-function sitemapUrls(engine: Engine, url: string, maxPages = Number.POSITIVE_INFINITY): Promise<string[]> {
-  // Read no further than the pages the crawl may visit (streamed: a sitemap of a million URLs stops there).
-  return withDeadline(engine.config.timeoutMs, [], (signal) =>
-    sitemapPages(engine, [url], { signal, enough: (found) => found >= maxPages }),
-  );
-}
-
-/** robots.txt rules per origin, fetched once through the guard; a missing file allows everything. */
-function robotsCheck(engine: Engine) {
-  const cache = new Map<string, Promise<Robots | undefined>>();
-  return async (url: string): Promise<boolean> => {
-    const origin = new URL(url).origin;
-    let rules = cache.get(origin);
-    if (!rules) {
-      rules = withDeadline(10_000, [], (signal) =>
-        engine.get(`${origin}/robots.txt`, { signal, maxBytes: 512 * 1024 }),
-      ).then(
-        (res) => (res.statusCode < 400 ? robotsParser(`${origin}/robots.txt`, res.body.toString('utf8')) : undefined),
-        () => undefined,
-      );
-      cache.set(origin, rules);
-    }
-    const parsed = await rules;
-    return parsed ? parsed.isAllowed(url, USER_AGENT_ROBOTS) !== false : true;
-  };
-}
 
 /** A link to walk: where, and how deep. */
 export interface Link {
@@ -128,34 +75,6 @@ export interface Walk {
   visit(url: string, depth: number): Promise<Visit>;
   /** Closes what the walk's pages shared (its browser contexts). */
   close(): Promise<void>;
-}
-
-/** The URL a crawl's input names (the sitemap or the start page; none for a list), for a line about the whole input. */
-export function inputUrl(input: CrawlInput): string {
-  return 'sitemap' in input ? input.sitemap : 'start' in input ? input.start : '';
-}
-
-/**
- * Parses a crawl's query options and validates them once, as a plan for a stand-in page: a bad option is the
- * caller's error (a RefractError), not every page's.
- */
-export function crawlQuery(engine: Engine, query: CrawlOptions['query'], tier: Tier = 'pro'): RawObject {
-  return checkedQuery(engine, query, tier).parsed;
-}
-
-/**
- * A crawl's query options checked as `GET /` checks a query: the options as query text (the one shape a job
- * keeps, whichever shape the caller gave), and the names it does not know (`screenshot.fulPage`), to be said.
- */
-export function checkedQuery(
-  engine: Engine,
-  query: CrawlOptions['query'],
-  tier: Tier = 'pro',
-): { parsed: RawObject; text: string; unknown: string[] } {
-  const params = queryParams(query);
-  const parsed = parseQuery(params);
-  const { unknownParams } = engine.plan({ ...parsed, url: 'https://example.com/' }, tier);
-  return { parsed, text: params.toString(), unknown: unknownParams };
 }
 
 export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOptions = {}): Walk {

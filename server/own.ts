@@ -2,8 +2,8 @@ import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { create as contentDisposition } from 'content-disposition';
 import { RefractError, openAsset, type Engine } from '../engine/index.ts';
-import type { CrawlsRequest } from './crawls.ts';
-import type { HandlerRequest, HandlerResponse } from './handler.ts';
+import type { HandlerResponse } from './handler.ts';
+import type { Answer, RouteName } from './routes.ts';
 import { failure } from './jsend.ts';
 import type { Metrics } from './metrics.ts';
 import type { Web } from './web.ts';
@@ -17,14 +17,11 @@ export const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8',
 export interface AppState {
   engine?: Engine;
   metrics?: Metrics;
-  handlers: ((req: HandlerRequest) => Promise<HandlerResponse>)[];
+  /** Each route's answer for each endpoint ([free, pro]; routes.ts): the server's own pages from the start, the
+   * others once the engine exists (until then, 503 "starting"). */
+  routes: Partial<Record<Exclude<RouteName, 'mcp'>, readonly Answer[]>>;
   /** `/mcp` of each endpoint (it writes its own answers), once the engine exists. */
   mcp?: ((req: http.IncomingMessage, res: http.ServerResponse, ip: string) => Promise<void>)[];
-  /** `GET /map` of each endpoint, once the engine exists. */
-  maps?: ((req: HandlerRequest) => Promise<HandlerResponse>)[];
-  /** The crawl jobs' routes of each endpoint (`/crawls...`), once the engine exists. */
-  crawls?: ((req: CrawlsRequest, path: string) => Promise<HandlerResponse>)[];
-  monitors?: ((req: CrawlsRequest, path: string) => Promise<HandlerResponse>)[];
   /** Where error codes are documented: known once the free endpoint listens (its first possible answer). */
   docsUrl: string;
   draining: boolean;
@@ -47,7 +44,7 @@ export interface OwnPages {
 export function readiness(state: AppState) {
   const { engine } = state;
   const checks = {
-    started: state.handlers.length > 0,
+    started: state.routes.api !== undefined,
     draining: state.draining,
     browser: engine?.browsers.ready() ?? false,
     redis: engine ? engine.shared.healthy() : false,
