@@ -15,6 +15,6 @@ const tsc = spawnSync(
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 // Read by the server next to its code: the error reference (served at /docs/errors) and the web pages.
 cpSync(path.join(root, 'docs'), path.join(dist, 'docs'), { recursive: true });
-cpSync(path.join(root, 'server/web'), path.join(dist, 'server/web'), { recursive: true });
+cpSync(path.join(root, 'server/reference/web'), path.join(dist, 'server/reference/web'), { recursive: true });
 chmodSync(path.join(dist, 'bin/refract.js'), 0o755);
 console.log(`refract build: ${path.relative(process.cwd(), dist) || '.'}/ written`);

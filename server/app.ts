@@ -16,11 +16,11 @@ import {
   type Clock,
 } from '../engine/index.ts';
 import { enginePlugins } from '../lib/compose.ts';
-import { createWeb } from './web.ts';
-import { openApiDocument } from './openapi.ts';
+import { createWeb } from './reference/web.ts';
+import { openApiDocument } from './reference/openapi.ts';
 import { createHandler } from './handler.ts';
 import { failure } from './jsend.ts';
-import { errorsPage } from './errors-page.ts';
+import { errorsPage } from './reference/errors-page.ts';
 import { createQuota, type QuotaPolicy } from './quota.ts';
 import { createKeyRing } from './keys.ts';
 import { createMetrics } from './metrics.ts';

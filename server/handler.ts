@@ -1,3 +1,5 @@
+// `GET /` of one endpoint: who asks (callers.ts), the plan, the quota, the engine's answer from the cache or a
+// computation, rendered (renderings.ts) with its cache, rate and timing headers; no sockets (app.ts has those).
 import fresh from 'fresh';
 import type { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
@@ -10,17 +12,14 @@ import {
   cacheStatusOf,
   degraded,
   formatDuration,
-  filtered,
-  embedValue,
   type CacheEntry,
   type Clock,
   type Phase,
 } from '../engine/index.ts';
-import { success, failure } from './jsend.ts';
+import { failure } from './jsend.ts';
 import type { Quota, QuotaPolicy, QuotaState } from './quota.ts';
 import type { KeyRing } from './keys.ts';
-import { createHash } from 'node:crypto';
-import { fetchAsset } from './asset.ts';
+import { createRenderings } from './renderings.ts';
 import { freeCallerOf, header, proCallerOf, SIGNED, signedCallerOf } from './callers.ts';
 
 /** A request as the handler sees it: no sockets. */
@@ -138,72 +137,6 @@ function headerParams(req: HandlerRequest, search: URLSearchParams): URLSearchPa
     out.set(`headers.${name.slice('x-api-header-'.length)}`, Array.isArray(value) ? value.join(', ') : value);
   }
   return out ?? search;
-}
-
-/** The content type a plugin declares for a text field (a data rule read as Markdown answers text/markdown). */
-function embedTypeOf(plan: Plan, path: string, deps: HandlerDeps): string | undefined {
-  const parts = path.split('.');
-  for (const step of plan.steps) {
-    const type = deps.engine.registry.get(step.name)?.embedType?.(parts, step.opts);
-    if (type) return type;
-  }
-  return undefined;
-}
-
-/** An answer's body as sent, with its type and entity tag. */
-interface Rendered {
-  type: string;
-  body: Buffer;
-  etag: string;
-}
-
-function rendered(type: string, body: Buffer | string): Rendered {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  return { type, body: bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
-}
-
-/** Renders an entry as `embed` or `filter` ask; `reuse` says whether the result depends on the entry alone. */
-async function render(plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise<{ out: Rendered; reuse: boolean }> {
-  const { embed } = plan.options;
-  if (embed) {
-    const value = embedValue(entry.data, embed);
-    if (typeof value === 'string' && /^https?:\/\//.test(value) && /(^|\.)url$/.test(embed)) {
-      const asset = await fetchAsset(value, deps.engine);
-      return { out: rendered(asset.contentType, asset.body), reuse: false };
-    }
-    if (typeof value === 'string')
-      return { out: rendered(embedTypeOf(plan, embed, deps) ?? 'text/plain; charset=utf-8', value), reuse: true };
-    return { out: rendered(JSON_TYPE, JSON.stringify(value)), reuse: true };
-  }
-  const data = filtered(entry.data, plan.options);
-  const extra = entry.warnings.length ? { warnings: entry.warnings } : {};
-  return { out: rendered(JSON_TYPE, JSON.stringify(success(data, extra))), reuse: true };
-}
-
-/** Most variants (filters, embeds) of one entry whose rendered bodies are kept. */
-const MAX_VARIANTS = 4;
-
-/**
- * Rendered bodies of stored entries, kept as long as the entry lives in the cache (an unchanged entry is the same
- * frozen object on every read, so its `data` identifies it): a cache HIT sends bytes already made, with their ETag.
- */
-function createRenderings() {
-  const byData = new WeakMap<object, Map<string, Rendered>>();
-  return async (plan: Plan, entry: CacheEntry, deps: HandlerDeps): Promise<Rendered> => {
-    const variant = `${plan.options.embed ?? ''}\u0000${plan.options.filter?.join(',') ?? ''}`;
-    // Only a stored entry (frozen) is read again as the same object; a fresh MISS result is rendered once.
-    const stored = Object.isFrozen(entry.data);
-    const kept = stored ? byData.get(entry.data) : undefined;
-    const known = kept?.get(variant);
-    if (known) return known;
-    const { out, reuse } = await render(plan, entry, deps);
-    if (reuse && stored) {
-      const variants = kept ?? new Map<string, Rendered>();
-      if (variants.size < MAX_VARIANTS) variants.set(variant, out);
-      byData.set(entry.data, variants);
-    }
-    return out;
-  };
 }
 
 /** Names of unknown parameters as a header value: percent-encoded (any text is safe in it), at most 1 KB. */

@@ -6,7 +6,7 @@ import type { HandlerResponse } from './handler.ts';
 import type { Answer, RouteName } from './routes.ts';
 import { failure } from './jsend.ts';
 import type { Metrics } from './metrics.ts';
-import type { Web } from './web.ts';
+import type { Web } from './reference/web.ts';
 
 /** Types a browser shows without running anything of theirs (a PDF viewer does not load under a CSP sandbox). */
 const INERT = /^(image\/(png|jpeg|webp|avif|gif)|application\/pdf|video\/|audio\/)/i;

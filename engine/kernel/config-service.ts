@@ -125,13 +125,19 @@ export const SERVICE_SETTINGS = {
     30 * 86_400_000,
     "How long a change stays in a monitor's history (default {default}).",
   ),
-  /** The key webhook deliveries are signed with. */
-  /** Read by `refract-api mcp --endpoint` (a client of another Refract), not by the server. */
+  /** Read by `refract-api mcp --endpoint` and `refract-api monitor` (clients of another Refract), not by the server. */
   clientKey: setting(
     'REFRACT_API_KEY',
     text,
     '',
-    'The key `refract-api mcp --endpoint URL` sends to a remote Refract when `--key` is not given; the server itself does not read it (default {default}).',
+    'The key `refract-api mcp --endpoint URL` and `refract-api monitor` send to a remote Refract when `--key` is not given; the server itself does not read it (default {default}).',
+    'none',
+  ),
+  clientEndpoint: setting(
+    'REFRACT_ENDPOINT',
+    text,
+    '',
+    'The pro endpoint of the Refract that `refract-api monitor` drives when `--endpoint` is not given; the server itself does not read it (default {default}).',
     'none',
   ),
   signingSecret: setting(

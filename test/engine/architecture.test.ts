@@ -1,4 +1,5 @@
-// The import rules that docs/architecture.md states, checked against every source file.
+// The import rules and file sizes that docs/architecture.md states, checked against every source file (its structure,
+// not the doc's sentences: the doc may be reworded).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -27,8 +28,6 @@ function importsOf(file: string): string[] {
   return found.map((spec) => path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), spec)));
 }
 
-const doc = readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8');
-
 function violations(folders: string[], bad: (target: string, file: string) => boolean): string[] {
   return folders
     .flatMap((f) => sources(f))
@@ -40,10 +39,6 @@ function violations(folders: string[], bad: (target: string, file: string) => bo
 }
 
 test('engine/ imports nothing from lib/, plugins/, crawl/, server/, bin/ or testing/', () => {
-  assert.match(
-    doc,
-    /`engine\/` imports nothing from `lib\/`, `plugins\/`, `crawl\/`, `server\/`, `bin\/` or `testing\/`/,
-  );
   assert.equal(
     violations(['engine'], (t) => /^(lib|plugins|crawl|server|bin|testing)\//.test(t)),
     [],
@@ -69,8 +64,6 @@ const TYPES_UP = [
 const layerOf = (file: string) => /^engine\/([^/]+)\//.exec(file)?.[1];
 
 test('engine/ is in layers: each imports only those below it (kernel, plan, fetch and store, browser, request)', () => {
-  assert.match(doc, /engine\/ is in layers \(drawn above\): `engine\/kernel\/` imports no other part of the engine/);
-  for (const layer of Object.keys(LAYERS)) assert.ok(doc.includes(`engine/${layer}/`), `the drawing names ${layer}`);
   const folders = readdirSync(path.join(ROOT, 'engine'), { withFileTypes: true }).filter((d) => d.isDirectory());
   assert.equal(folders.map((d) => d.name).sort(), Object.keys(LAYERS).sort(), 'every folder of engine/ is a layer');
   const typeOnly = (file: string, target: string) => {
@@ -98,10 +91,6 @@ test('engine/ is in layers: each imports only those below it (kernel, plan, fetc
 });
 
 test('lib/, crawl/, server/, bin/, testing/ and plugins/ import the engine only through engine/index.ts (or engine/about.ts, its light face)', () => {
-  assert.match(
-    doc,
-    /`lib\/`, `crawl\/`, `server\/`, `bin\/`, `testing\/` and `plugins\/` import the engine only through `engine\/index\.ts`/,
-  );
   assert.equal(
     violations(
       ['lib', 'crawl', 'server', 'bin', 'testing', 'plugins'],
@@ -112,7 +101,6 @@ test('lib/, crawl/, server/, bin/, testing/ and plugins/ import the engine only 
 });
 
 test('a plugin never imports another plugin: what two share is in plugins/shared/, which imports no plugin', () => {
-  assert.match(doc, /A plugin's folder never imports another plugin's/);
   const folderOf = (file: string) => /^plugins\/([^/]+)\//.exec(file)?.[1];
   assert.equal(
     violations(['plugins'], (t, file) => {
@@ -128,7 +116,6 @@ test('a plugin never imports another plugin: what two share is in plugins/shared
 });
 
 test('crawl/ never imports lib/, plugins/, server/, bin/ or testing/', () => {
-  assert.match(doc, /`crawl\/` never imports `lib\/`, `plugins\/`, `server\/`, `bin\/` or `testing\/`/);
   assert.equal(
     violations(['crawl'], (t) => /^(lib|plugins|server|bin|testing)\//.test(t)),
     [],
@@ -137,7 +124,6 @@ test('crawl/ never imports lib/, plugins/, server/, bin/ or testing/', () => {
 });
 
 test("a crawl page is one engine task: crawl/ runs no crawler of its own (the engine's executor is the one)", () => {
-  assert.match(doc, /each page is one `engine\.extract`, one task of the engine's own crawler/);
   const crawlers = sources('crawl').filter((file) =>
     /from '@crawlee\/(basic|browser|playwright|cheerio|http)'|new \w*Crawler\(/.test(
       readFileSync(path.join(ROOT, file), 'utf8'),
@@ -171,8 +157,7 @@ test('plugins/ never import lib/, server/, bin/ or testing/', () => {
   );
 });
 
-test('no file of engine/ is over 300 lines, none of plugins/ over 150', () => {
-  assert.match(doc, /No file of `engine\/` is over 300 lines and no file of `plugins\/` over 150/);
+test('no source file is over 300 lines, none of plugins/ over 150', () => {
   const long = (folder: string, max: number) =>
     sources(folder)
       .map(
@@ -186,7 +171,8 @@ test('no file of engine/ is over 300 lines, none of plugins/ over 150', () => {
       )
       .filter(([, lines]) => lines > max)
       .map(([file, lines]) => `${file}: ${lines}`);
-  assert.equal([...long('engine', 300), ...long('plugins', 150)], []);
+  const folders = ['engine', 'lib', 'crawl', 'server', 'bin', 'testing', 'scripts'];
+  assert.equal([...folders.flatMap((f) => long(f, 300)), ...long('plugins', 150)], []);
   assert.ok(
     sources('plugins').some((file) => readFileSync(path.join(ROOT, file), 'utf8').split('\n').length > 140),
     'the count is of lines (a file near the bound is seen)',

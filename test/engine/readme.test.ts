@@ -8,7 +8,7 @@ import path from 'node:path';
 import { ENV_DOCS } from '../../engine/kernel/config.ts';
 import { coreSchema, TEST_HOOK_PARAMS } from '../../engine/plan/options.ts';
 import { defaultPlugins } from '../../plugins/index.ts';
-import { jsonSchemaOf } from '../../server/openapi.ts';
+import { jsonSchemaOf } from '../../server/reference/openapi-params.ts';
 import { ALLOCATOR_ENV } from '../util/child.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

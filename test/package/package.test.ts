@@ -112,7 +112,7 @@ test('npm pack: compiled JavaScript and declarations, no TypeScript source, the 
     'dist/plugins/index.js',
     'dist/testing/index.js',
     'dist/bin/refract.js',
-    'dist/server/web/playground.html',
+    'dist/server/reference/web/playground.html',
     'docs/errors.md',
     'package.json',
     'README.md',

@@ -1,4 +1,4 @@
-import type { coreSchema } from '../engine/index.ts';
+import type { coreSchema } from '../../engine/index.ts';
 
 /** What the general parameters do (the plugins describe themselves). A test checks each one is here. */
 export const CORE_DOCS: Record<keyof typeof coreSchema.shape, string> = {

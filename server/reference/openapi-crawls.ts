@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jobBodySchema as bodySchema } from '../crawl/index.ts';
+import { jobBodySchema as bodySchema } from '../../crawl/index.ts';
 /** The crawl jobs' paths in the OpenAPI description (server/crawls.ts answers them; README, "Crawl jobs over HTTP"). */
 const failure = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };
 const job = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { monitorBodySchema } from '../crawl/index.ts';
+import { monitorBodySchema } from '../../crawl/index.ts';
 import { ok } from './openapi-crawls.ts';
 /** The monitors' paths in the OpenAPI description (server/monitors.ts answers them; docs/changes.md). */
 const failure = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Failure' } } } };

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { HandlerResponse } from './handler.ts';
+import type { HandlerResponse } from '../handler.ts';
 
 /** The swagger-ui files the reference page loads (a fixed list: no path from a request reaches the disk). */
 const SWAGGER_FILES: Record<string, string> = {
