@@ -1,12 +1,12 @@
 import { isIP } from 'node:net';
 import type { Context, Media } from '../../engine/index.ts';
 import { absoluteUrl, clean, type Doc } from '../shared/page/helpers.ts';
-import { toText } from '../shared/page/rules/text.ts';
-import { toAuthor } from '../shared/page/rules/author.ts';
-import { toDate } from '../shared/page/rules/date.ts';
-import { toPublisher } from '../shared/page/rules/publisher.ts';
-import { toLang } from '../shared/page/rules/lang.ts';
-import { toMedia } from '../shared/page/rules/media.ts';
+import { toText } from '../shared/normalize/text.ts';
+import { toAuthor } from '../shared/normalize/author.ts';
+import { toDate } from '../shared/normalize/date.ts';
+import { toPublisher } from '../shared/normalize/publisher.ts';
+import { toLang } from '../shared/normalize/lang.ts';
+import { toMedia } from '../shared/normalize/media.ts';
 
 /** The value types a rule may ask for. */
 export const TYPES = [

@@ -1,7 +1,7 @@
 import type { Context, Media, ProbeOutcome } from '../../engine/index.ts';
 import { candidatesOf, type Doc, type Rule } from '../shared/page/helpers.ts';
-import { rankIcons } from '../shared/page/rules/brand.ts';
-import { toImage } from '../shared/page/rules/media.ts';
+import { rankIcons } from './rules/logo.ts';
+import { toImage } from '../shared/normalize/media.ts';
 
 const MAX_TRIES = 3;
 

@@ -1,4 +1,4 @@
-// The title as a person reads it (plugins/shared/page/rules/title.ts, docs/metadata.md "Title"): one small page of each
+// The title as a person reads it (plugins/meta/rules/title.ts, docs/metadata.md "Title"): one small page of each
 // kind in fixtures/meta/title/.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseHtml } from '../../engine/kernel/html.ts';
 import { createDoc } from '../../plugins/shared/page/helpers.ts';
-import { pageTitle } from '../../plugins/shared/page/rules/title.ts';
+import { pageTitle } from '../../plugins/meta/rules/title.ts';
 
 const titleOf = (file: string, url = 'https://example.org/page') => {
   const html = readFileSync(path.resolve(import.meta.dirname, '../../fixtures/meta/title', file), 'utf8');

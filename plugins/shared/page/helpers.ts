@@ -83,12 +83,7 @@ export function* candidatesOf<T>(
 ): Generator<T> {
   const seen = new Set<string>();
   for (const rule of rules) {
-    let raw: unknown;
-    try {
-      raw = rule(doc);
-    } catch {
-      continue;
-    }
+    const raw = readRule(rule, doc);
     for (const item of Array.isArray(raw) ? raw : [raw]) {
       let value: T | undefined;
       try {
@@ -103,6 +98,15 @@ export function* candidatesOf<T>(
   }
 }
 
+/** What a rule reads of a page; a rule that throws reads nothing (a miss, never the end of the field). */
+export function readRule(rule: Rule, doc: Doc): unknown {
+  try {
+    return rule(doc);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Returns the first value that `normalize` accepts, trying each rule in order; a throwing rule is a miss. */
 export function firstOf<T>(
   doc: Doc,
@@ -110,14 +114,15 @@ export function firstOf<T>(
   normalize: (v: unknown, doc: Doc) => T | undefined,
 ): T | undefined {
   for (const rule of rules) {
-    try {
-      const raw = rule(doc);
-      for (const item of Array.isArray(raw) ? raw : [raw]) {
-        const value = normalize(item, doc);
-        if (value !== undefined) return value;
+    const raw = readRule(rule, doc);
+    for (const item of Array.isArray(raw) ? raw : [raw]) {
+      let value: T | undefined;
+      try {
+        value = normalize(item, doc);
+      } catch {
+        continue;
       }
-    } catch {
-      /* a failing rule is a miss */
+      if (value !== undefined) return value;
     }
   }
   return undefined;

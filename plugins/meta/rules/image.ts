@@ -1,7 +1,8 @@
 // The rules for a page's representative image (its normalisation, toImage, is media.ts's).
-import { byAttr, byAttrs, byJsonLd, byMeta, type Doc, type Rule } from '../helpers.ts';
-import { select } from '../select.ts';
-import { contentUrl, poster } from './media.ts';
+import { byAttr, byAttrs, byJsonLd, byMeta, type Doc, type Rule } from '../../shared/page/helpers.ts';
+import { select } from '../../shared/page/select.ts';
+import { contentUrl } from '../../shared/normalize/media.ts';
+import { poster } from './media.ts';
 
 /** The images a reader sees: not hidden from assistive technology, not inside `<noscript>` (a tracking pixel). */
 function visibleImages({ $ }: Doc): string[] {

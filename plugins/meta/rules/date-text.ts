@@ -3,7 +3,7 @@
 // else the first one near the top of the page. Navigation, footers, scripts and forms are not read: their dates
 // are an archive's, a comment's or a copyright's (docs/metadata.md, "date"); nor are a customer review's.
 import type { AnyNode, Element } from 'domhandler';
-import type { Doc } from '../helpers.ts';
+import type { Doc } from '../../shared/page/helpers.ts';
 import { aroundHeadline, CHROME_TAGS, chromeName, isReview } from './chrome.ts';
 
 /** How much text is read after the headline, and of a page without one from its top (characters). */

@@ -1,20 +1,9 @@
+// A language tag as a field holds it (ISO 639-1), and the language dates are read in.
 import { iso6393To1 } from 'iso-639-3/iso6393-to-1.js';
-import { byAttr, byJsonLd, byMeta, clean, type Rule } from '../helpers.ts';
+import { clean } from '../page/helpers.ts';
 
 /** The two-letter ISO 639-1 codes. */
 const ISO6391 = new Set(Object.values(iso6393To1));
-
-/** Ordered rules for the language (docs/metadata.md). */
-export const lang: Rule[] = [
-  byMeta('og:locale'),
-  byMeta('inLanguage'),
-  byJsonLd('inLanguage'),
-  byAttr('html', 'lang'),
-  byAttr('html', 'xml:lang'),
-  byAttr('meta[http-equiv="content-language" i]', 'content'),
-  byMeta('language'),
-  byMeta('dc.language'),
-];
 
 /** Countries that write English dates month first (`02/10/2020` is February 10th); the rest of English writes them day first. */
 const MONTH_FIRST = new Set(['us', 'ph', 'ca', 'fm', 'mh', 'pw']);

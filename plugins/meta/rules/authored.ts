@@ -3,8 +3,8 @@
 // nobody in particular: such a page has an author only where it declares one as its own (its meta tags, the JSON-LD
 // of its subject), never from a byline in its body. Read from the page's own word (the schema.org types it declares,
 // `og:type`) and the shape of its address, as the content's kinds are (content-kind.ts), at no cost of a walk.
-import type { Doc } from '../doc.ts';
-import type { Rule } from '../helpers.ts';
+import type { Doc } from '../../shared/page/doc.ts';
+import type { Rule } from '../../shared/page/helpers.ts';
 
 /** Types of a page's subject that nobody in particular writes (a business, LocalBusiness, is the site's owner, declared on its blog too). */
 const UNAUTHORED_TYPES =

@@ -1,5 +1,5 @@
-import { absoluteUrl, byAttr, byJsonLd, byMeta, type Doc, type Rule } from '../helpers.ts';
-import { select } from '../select.ts';
+import { absoluteUrl, byAttr, byJsonLd, byMeta, type Doc, type Rule } from '../../shared/page/helpers.ts';
+import { select } from '../../shared/page/select.ts';
 
 const logoUrl = (v: unknown): unknown =>
   v && typeof v === 'object'

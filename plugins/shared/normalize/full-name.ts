@@ -1,7 +1,7 @@
 // An author given by a login (`christian.stadtfeld`, as a CMS's account names it) is the full name the page shows
 // for it (`(Christian P. Stadtfeld)`). A first name alone stays as it is: a byline that shows `Konstantin` is read
 // as `Konstantin` (completing first names from the page lost 10 of the labelled pages for 3 gained).
-import type { Doc } from '../doc.ts';
+import type { Doc } from '../page/doc.ts';
 
 /** A login's word (letters only) matching in any case (`[Nn][Ii][Ll][Ss]`): the page may write it in capitals. */
 const anyCase = (word: string) => [...word].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('');

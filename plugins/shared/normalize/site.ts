@@ -1,7 +1,23 @@
 // The site a page belongs to, by the names it gives it and by its address: what a title's suffix and an author
-// standing in for a person are compared with (title.ts, author.ts).
-import { absoluteUrl, byAttr, byMeta, candidatesOf, type Doc, type Rule } from '../helpers.ts';
-import { publisher, toPublisher } from './publisher.ts';
+// standing in for a person are compared with (the meta plugin's title, the author normaliser).
+import { absoluteUrl, byAttr, byJsonLd, byMeta, candidatesOf, type Doc, type Rule } from '../page/helpers.ts';
+import { toPublisher } from './publisher.ts';
+
+const orgName = (v: unknown): unknown => (v && typeof v === 'object' ? (v as { name?: unknown }).name : v);
+
+/** The names a site gives itself: structured data, Open Graph, application names (the publisher's first rules). */
+export const SITE_NAMES: readonly Rule[] = [
+  byJsonLd('publisher.name'),
+  byJsonLd('publisher', orgName),
+  byMeta('og:site_name'),
+  byAttr('meta[name*="application-name" i]', 'content'),
+  byAttr('meta[name*="app-title" i]', 'content'),
+  byAttr('meta[property*="app_name" i]', 'content'),
+  byMeta('publisher'),
+  byMeta('twitter:app:name:iphone'),
+  byMeta('twitter:app:name:ipad'),
+  byMeta('twitter:app:name:googleplay'),
+];
 
 /** Letters and digits only, lower case: how names are compared. */
 export const key = (text: string) =>
@@ -31,31 +47,27 @@ function hostNames(url: string): string[] {
 /** The page's own address as it states it (canonical link, og:url), and the address it was read from. */
 const addressRules: Rule[] = [byAttr('link[rel="canonical"]', 'href'), byMeta('og:url')];
 
-/** The names of each page's site, found once per page (the title and every author candidate ask). */
-const found = new WeakMap<Doc, { given: string[]; all: string[] }>();
+/** The names of the page's site (read once a page, through `doc.once`: the title and every author candidate ask). */
+function namesOf(doc: Doc): { given: string[]; all: string[] } {
+  const given = [...candidatesOf(doc, SITE_NAMES, toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
+  const addresses = [
+    doc.url,
+    ...candidatesOf(
+      doc,
+      addressRules,
+      (v) => absoluteUrl(v, doc.url),
+      (v) => v,
+    ),
+  ];
+  return { given, all: [...new Set([...given, ...addresses.flatMap(hostNames)])] };
+}
 
 /**
  * Every name the site goes by on this page: the names it gives itself (og:site_name, application name, JSON-LD
  * publisher...) and, with `byAddress`, its address too (a person's own site is named after the person).
  */
 export function siteNames(doc: Doc, byAddress = true): string[] {
-  let names = found.get(doc);
-  if (!names) {
-    const given = [...candidatesOf(doc, publisher.slice(0, 10), toPublisher, (v) => v)]
-      .map(key)
-      .filter((k) => k.length >= 2);
-    const addresses = [
-      doc.url,
-      ...candidatesOf(
-        doc,
-        addressRules,
-        (v) => absoluteUrl(v, doc.url),
-        (v) => v,
-      ),
-    ];
-    names = { given, all: [...new Set([...given, ...addresses.flatMap(hostNames)])] };
-    found.set(doc, names);
-  }
+  const names = doc.once(namesOf);
   return byAddress ? names.all : names.given;
 }
 

@@ -1,14 +1,14 @@
-import { byAttr, byJsonLd, byMeta, clean, type Doc, type Rule } from '../helpers.ts';
-import { select } from '../select.ts';
-import { typographic } from '../typography.ts';
-import { toDate } from './date.ts';
-import { cleanByline } from './byline.ts';
+// The author (docs/metadata.md): structured data, meta tags, bylines on the page, each only on a page that has one
+// (authored.ts); its normalisation is plugins/shared/normalize/author.ts's.
+import { byAttr, byJsonLd, byMeta, clean, type Doc, type Rule } from '../../shared/page/helpers.ts';
+import { select } from '../../shared/page/select.ts';
+import { toDate } from '../../shared/normalize/date.ts';
+import { cleanByline } from '../../shared/normalize/byline.ts';
 import { bylinesInText } from './byline-text.ts';
-import { isSiteName, siteNames } from './site.ts';
 import type { Element } from 'domhandler';
 import { amongOthers, aroundHeadline } from './chrome.ts';
-import { comparable } from '../shown.ts';
-import { fullName } from './full-name.ts';
+import { comparable } from '../../shared/page/shown.ts';
+import { toAuthor } from '../../shared/normalize/author.ts';
 import { authored, OTHERS_TYPES, typesOf, unauthored } from './authored.ts';
 
 const personName = (v: unknown): unknown => {
@@ -127,23 +127,3 @@ export const author: Rule[] = [
     (doc: Doc) => [...bylinesInText(doc)],
   ].map(authored),
 ];
-
-const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;
-
-/**
- * Accepts an author: a name of at most 128 characters as a byline gives it (cleanByline: no "By", "Von", date or
- * placeholder), never a URL or a handle's "@"; on a page, never the site's own name standing in for a person, and
- * a first name or login completed by the full name the page shows (full-name.ts).
- */
-export function toAuthor(value: unknown, doc?: Doc): string | undefined {
-  let text = clean(value);
-  if (!text || URLISH.test(text)) return undefined;
-  text = cleanByline(text.replace(/^@/, ''));
-  if (!text || text.length > 128 || /^\d+$/.test(text) || toDate(text)) return undefined;
-  // The site standing in for a person: a name it gives itself, or, for an address or handle (no space: `lecker.de`,
-  // `finanzcheck_de`), its address too. A name is compared with the site's given names as a whole (a person's own
-  // site may carry the person's name: `Daniel Lemire` is not the site `Daniel Lemire's blog`); a handle loosely.
-  const handle = !/\s/.test(text) && /[._@\d]/.test(text);
-  if (doc && isSiteName(text, siteNames(doc, handle), !handle)) return undefined;
-  return typographic(doc ? fullName(doc, text) : text);
-}

@@ -5,12 +5,13 @@ import {
   byMetaLike,
   byText as textOf,
   firstOf,
+  readRule,
   type Doc,
   type Rule,
-} from '../helpers.ts';
-import { select } from '../select.ts';
+} from '../../shared/page/helpers.ts';
+import { select } from '../../shared/page/select.ts';
 import { REVIEW } from './chrome.ts';
-import { toDate } from './date-read.ts';
+import { toDate } from '../../shared/normalize/date.ts';
 import { dateInText } from './date-text.ts';
 import { localStatement } from './date-zone.ts';
 
@@ -61,14 +62,14 @@ const modified: Rule[] = [
 ];
 
 /** A written date that states its time zone (`Z`, `+02:00`, `-0500`). */
-export { toDate } from './date-read.ts';
+export { toDate } from '../../shared/normalize/date.ts';
 
 const ZONED = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?([zZ]|[+-]\d{2}:?\d{2})$/;
 /** Where structured data states a page's dates. */
 const STRUCTURED = ['dateModified', 'datePublished', 'dateCreated', 'uploadDate'].map((key) => byJsonLd(key));
 
 /** The times the page states with their zone in `<time datetime>` (a written date's exact moment, often). */
-const zonedTimes = ({ $ }: Doc) =>
+const zonedTimes: Rule = ({ $ }: Doc) =>
   select($, 'time[datetime]')
     .slice(0, 12)
     .map((el) => el.attribs.datetime);
@@ -80,23 +81,21 @@ const zonedTimes = ({ $ }: Doc) =>
  * the same moment.
  */
 export function pageDate(doc: Doc, lang?: string): string | undefined {
-  for (const rule of date) {
-    let raw: unknown;
-    try {
-      raw = rule(doc);
-    } catch {
-      continue;
-    }
+  const first = firstOf(doc, date, (raw) => {
     const found = toDate(raw, lang);
-    if (!found) continue;
-    if (typeof raw === 'string' && !ZONED.test(raw.trim())) {
-      for (const zoned of [...STRUCTURED.map((rule) => rule(doc)), ...zonedTimes(doc)]) {
-        const precise = typeof zoned === 'string' && ZONED.test(zoned.trim()) ? toDate(zoned) : undefined;
-        if (precise && Math.abs(Date.parse(precise) - Date.parse(found)) < 86_400_000) return precise;
-      }
-    }
-    return localStatement(doc, raw, found, toDate) ?? found;
-  }
+    return found ? { raw, found } : undefined;
+  });
   // A date the page shows only in its text, else the date of its last change.
-  return dateInText(doc, (text) => toDate(text, lang)) ?? firstOf(doc, modified, (v) => toDate(v, lang));
+  if (!first) return dateInText(doc, (text) => toDate(text, lang)) ?? firstOf(doc, modified, (v) => toDate(v, lang));
+  const { raw, found } = first;
+  if (typeof raw === 'string' && !ZONED.test(raw.trim())) {
+    for (const zoned of [
+      ...STRUCTURED.map((rule) => readRule(rule, doc)),
+      ...((readRule(zonedTimes, doc) as unknown[] | undefined) ?? []),
+    ]) {
+      const precise = typeof zoned === 'string' && ZONED.test(zoned.trim()) ? toDate(zoned) : undefined;
+      if (precise && Math.abs(Date.parse(precise) - Date.parse(found)) < 86_400_000) return precise;
+    }
+  }
+  return localStatement(doc, raw, found, toDate) ?? found;
 }

@@ -1,7 +1,7 @@
 // A page's date in the zone its readers saw it in, when the page states the instant in UTC and also states its
 // local time elsewhere (date.ts answers with it).
-import { byAttr, byJsonLd, byMetaLike, clean, type Doc } from '../helpers.ts';
-import { atOffset } from './date-read.ts';
+import { byAttr, byJsonLd, byMetaLike, clean, type Doc } from '../../shared/page/helpers.ts';
+import { atOffset } from '../../shared/normalize/date.ts';
 
 /** Written in UTC: `Z` or `+00:00`. */
 const IN_UTC = /(?:[zZ]|[+-]00:?00)$/;

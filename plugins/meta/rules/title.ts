@@ -2,9 +2,31 @@
 // it (docs/metadata.md, "Title"). The page's own parts are compared: its social title, <title>, JSON-LD headline and
 // first <h1>; the site is known by its names (og:site_name, application name, JSON-LD publisher) and by its address.
 // The <h1> is the title only when the page declares none, or only a generic one ("Home") or only the site's name.
-import { byJsonLd, byMeta, byText, candidatesOf, clean, firstOf, type Doc, type Rule } from '../helpers.ts';
-import { isSiteName, key, siteNames } from './site.ts';
-import { title as titleRules, toText } from './text.ts';
+import {
+  byJsonLd,
+  byMeta,
+  byText,
+  candidatesOf,
+  clean,
+  firstOf,
+  type Doc,
+  type Rule,
+} from '../../shared/page/helpers.ts';
+import { isSiteName, key, siteNames } from '../../shared/normalize/site.ts';
+import { toText } from '../../shared/normalize/text.ts';
+
+/** Ordered rules for the title (docs/metadata.md): social cards, the document's title, structured data, headings. */
+const titleRules: Rule[] = [
+  byMeta('og:title'),
+  byMeta('twitter:title'),
+  byText('title'),
+  byJsonLd('headline'),
+  byText('.post-title'),
+  byText('.entry-title'),
+  byText('h1[class*="title" i] a'),
+  byText('h1[class*="title" i]'),
+  byText('h1'),
+];
 
 /** Separators between a headline and the site's name: a bar, dash, guillemet, arrow, dot or slashes set apart by spaces. */
 const SEPARATOR = /\s+(?:\||-|–|—|»|«|›|‹|·|•|::|\/\/|~)\s+/;

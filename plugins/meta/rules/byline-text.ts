@@ -1,7 +1,7 @@
 // A byline the page shows only as text (`Autor: Klausmartin Friedrich`, `Written by: Julie Mollins`, `By Cara
 // Stiles | April 13, 2020`, `Par Matthieu Hy`): a word that introduces an author, then a name, read near the
 // headline in the page's own text (navigation, footers, comments and sidebars are not read: date-text.ts).
-import type { Doc } from '../helpers.ts';
+import type { Doc } from '../../shared/page/helpers.ts';
 import { readText } from './date-text.ts';
 
 /** How much text is read around the headline (characters). */

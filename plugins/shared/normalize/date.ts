@@ -1,7 +1,7 @@
 // A date as written, read strictly: machine forms (ISO 8601, RFC 2822, epoch times) and text written for people in
 // the page's language (chrono), only when day, month and year are all stated; answered in the zone it was written in.
 import * as chrono from 'chrono-node';
-import { clean } from '../helpers.ts';
+import { clean } from '../page/helpers.ts';
 
 const ISO_DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const MACHINE_DATE = /^\d{4}-\d{2}-\d{2}[T ]\d|^(mon|tue|wed|thu|fri|sat|sun)[a-z]*, \d{1,2} [a-z]{3} \d{4} \d/i;
