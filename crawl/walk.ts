@@ -142,7 +142,7 @@ export function createWalk(engine: Engine, input: CrawlInput, options: CrawlOpti
         }
       }
     },
-    close: () => engine.browsers.closeShared(share),
+    close: () => engine.closeShared(share),
   };
 }
 

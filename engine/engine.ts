@@ -46,19 +46,13 @@ export interface EngineOptions {
   makeAssets?: typeof createAssets;
 }
 
-/** The engine: plans, caches and runs extractions; usable without the HTTP server. */
+/** The engine as an application holds it (the package exports this face): plans, caches and runs extractions. */
 export interface Engine {
   readonly registry: Registry;
   readonly config: Config;
   readonly logger: Logger;
   /** The SSRF guard every outbound fetch goes through. */
   readonly guard: Guard;
-  /** Where generated files are kept and served from; `writable()` says whether the last write or probe succeeded. */
-  readonly assets: WatchedStore;
-  /** The browser side (pages, pool). */
-  readonly browsers: Browsers;
-  /** What processes share: Redis when REDIS_URL is set (cache store, counters, locks), else this process's memory. */
-  readonly shared: SharedState;
   /** Background events: `refresh` ({ url, ok }) when a stale cache entry was regenerated. */
   readonly events: EventEmitter;
   /** Validates a parsed query into a plan (no I/O). */
@@ -75,7 +69,19 @@ export interface Engine {
   get(url: string, opts: { signal: AbortSignal; maxBytes: number }): Promise<FetchResult>;
   /** False once its executor stopped on its own (a process that can take no more work: readiness says so). */
   alive(): boolean;
+  /** Closes the browser contexts that plans with this `shareContext` used (a crawl's pages share one, as a session). */
+  closeShared(share: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The engine as the server holds it: the same, and the parts its readiness, metrics and files report on. */
+export interface ServiceEngine extends Engine {
+  /** Where generated files are kept and served from; `writable()` says whether the last write or probe succeeded. */
+  readonly assets: WatchedStore;
+  /** The browser side (pages, pool). */
+  readonly browsers: Browsers;
+  /** What processes share: Redis when REDIS_URL is set (cache store, counters, locks), else this process's memory. */
+  readonly shared: SharedState;
 }
 
 /** The library's options, a query string or an object, read as `GET /` reads its query (`parseOptions`). */
@@ -99,7 +105,7 @@ function pluginRuntimes(plugins: readonly Plugin[], config: Config): Map<string,
  * Creates an engine from exactly the plugins given (duplicates throw), connects the shared state and starts the
  * executor. The engine knows no plugin: the package entry (lib/), the server and the CLI add the built-in ones.
  */
-export async function createEngine(options: EngineOptions = {}): Promise<Engine> {
+export async function createEngine(options: EngineOptions = {}): Promise<ServiceEngine> {
   const config = options.config ?? loadConfig();
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -117,7 +123,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
     throw err;
   }
 
-  async function compose(): Promise<Engine> {
+  async function compose(): Promise<ServiceEngine> {
     // Cache, counters and in-flight coalescing live in Redis when REDIS_URL is set, so processes share them. Connected
     // first: an unreachable Redis fails the start before a crawler or a browser pool exists to be left running.
     const shared = await createState(config.redisUrl, clock, logger);
@@ -224,7 +230,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       if (closed) throw new RefractError('EBUSY', 'The engine is closed: create another to extract again');
     };
     const plans = createPlans((query, tier) => buildPlan(query, registry, tier, limits));
-    const engine: Engine = {
+    const engine: ServiceEngine = {
       registry,
       config,
       logger,
@@ -247,6 +253,7 @@ export async function createEngine(options: EngineOptions = {}): Promise<Engine>
       },
       get: (url, opts) => lightGet(url, { ...opts, guard, agents }),
       alive: () => !closed && executor.alive(),
+      closeShared: (share) => browsers.closeShared(share),
       close: async () => {
         if (closed) return;
         closed = true;

@@ -14,7 +14,7 @@ export type { FetchResult } from './fetch/http.ts';
 export { ffprobe, type Prober, type ProbeOutcome } from './fetch/probe.ts';
 export { mediaType, prettyBytes, prettyDuration, withSize, type Media } from './kernel/media.ts';
 export { openAsset, readAsset, type AssetStore, type ServedAsset } from './store/assets.ts';
-export { createEngine, type Engine, type EngineOptions } from './engine.ts';
+export { createEngine, type Engine, type EngineOptions, type ServiceEngine } from './engine.ts';
 export { CHROME_ARGS, chromeArgs } from './browser/pool.ts';
 export { useSandbox, sandboxPossible } from './browser/sandbox.ts';
 export { startBrowserServer, type BrowserServer } from './browser/tier.ts';

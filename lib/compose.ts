@@ -14,7 +14,7 @@ import {
 import { defaultPlugins } from '../plugins/index.ts';
 
 /** What an engine is made of: its configuration, the built-in plugins, yours, and its clock. */
-export interface EngineOptions extends CoreOptions {
+export interface EngineOptions extends Pick<CoreOptions, 'config' | 'logger' | 'clock'> {
   /** Plugins of yours, registered after the built-in ones and those named by `config.plugins` (REFRACT_PLUGINS). */
   plugins?: readonly Plugin[];
   /** The built-in plugins (meta, data, screenshot, ...): `false` for none, or a list of your choice. Default: all. */

@@ -11,7 +11,7 @@ import {
   VERSION,
   type Config,
   type Plugin,
-  type Engine,
+  type ServiceEngine as Engine,
   systemClock,
   type Clock,
 } from '../engine/index.ts';

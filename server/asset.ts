@@ -1,4 +1,4 @@
-import type { Engine } from '../engine/index.ts';
+import type { ServiceEngine as Engine } from '../engine/index.ts';
 import { RefractError } from '../engine/index.ts';
 import { withDeadline, fetchTarget, readAsset } from '../engine/index.ts';
 

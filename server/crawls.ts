@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { RefractError, type Engine } from '../engine/index.ts';
+import { RefractError, type ServiceEngine as Engine } from '../engine/index.ts';
 import type { HandlerResponse } from './handler.ts';
 import { proCallerOf } from './callers.ts';
 import { failure } from './jsend.ts';

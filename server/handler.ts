@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import {
   RefractError,
   parseQuery,
-  type Engine,
+  type ServiceEngine as Engine,
   type Plan,
   type Tier,
   cacheStatusOf,

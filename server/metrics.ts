@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Engine } from '../engine/index.ts';
+import type { ServiceEngine as Engine } from '../engine/index.ts';
 
 /** What one answered request tells the metrics and the access log. */
 export interface RequestRecord {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RefractError, type Engine } from '../engine/index.ts';
+import { RefractError, type ServiceEngine as Engine } from '../engine/index.ts';
 import type { HandlerResponse } from './handler.ts';
 import { proCallerOf } from './callers.ts';
 import { failure } from './jsend.ts';

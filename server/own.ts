@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { create as contentDisposition } from 'content-disposition';
-import { RefractError, openAsset, type Engine } from '../engine/index.ts';
+import { RefractError, openAsset, type ServiceEngine as Engine } from '../engine/index.ts';
 import type { HandlerResponse } from './handler.ts';
 import type { Answer, RouteName } from './routes.ts';
 import { failure } from './jsend.ts';

@@ -4,7 +4,7 @@
 import type http from 'node:http';
 import { Readable } from 'node:stream';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { RefractError, type Engine } from '../../engine/index.ts';
+import { RefractError, type ServiceEngine as Engine } from '../../engine/index.ts';
 import { fetchAsset } from '../asset.ts';
 import { freeCallerOf, proCallerOf } from '../callers.ts';
 import type { CrawlsRequest } from '../crawls.ts';

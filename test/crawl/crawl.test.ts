@@ -13,6 +13,8 @@ import { Server } from 'proxy-chain';
 import { createEngine, crawl, loadConfig, type Engine, type CrawlResult } from '../../lib/index.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
 import { createJobs } from '../../crawl/index.ts';
+// The engine's browsers, which the package's face does not show: the test counts the contexts a crawl holds.
+import type { ServiceEngine } from '../../engine/index.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const PAGES = 60;
@@ -415,7 +417,7 @@ test('browser pages of a crawl share a context, replaced every REFRACT_BROWSER_R
       },
     )) {
       results.push(r);
-      most = Math.max(most, small.browsers.stats().contexts);
+      most = Math.max(most, (small as ServiceEngine).browsers.stats().contexts);
     }
     // Depth 3 of the binary tree: pages 0 to 14, three contexts' worth.
     assert.equal(results.map((r) => r.url).sort(), allPages(fx.url, 15).sort());
@@ -423,7 +425,7 @@ test('browser pages of a crawl share a context, replaced every REFRACT_BROWSER_R
       assert.is((r as unknown as { data: { title: string } }).data.title, `Page ${r.url.split('/').pop()}`);
     // A holder context and the shared one, plus at most one being replaced, each with its holder.
     assert.ok(most >= 2 && most <= 4, `contexts open at once: ${most}`);
-    assert.is(small.browsers.stats().contexts, 0, 'the crawl closed its contexts');
+    assert.is((small as ServiceEngine).browsers.stats().contexts, 0, 'the crawl closed its contexts');
   } finally {
     await small.close();
   }

@@ -3,8 +3,8 @@
 // draining) is tested in the server's own files.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createEngine, loadConfig, type Engine } from '../../lib/index.ts';
-import { systemClock } from '../../engine/index.ts';
+import { createEngine, loadConfig, systemClock, type ServiceEngine as Engine } from '../../engine/index.ts';
+import { enginePlugins } from '../../lib/compose.ts';
 import { createHandler, type HandlerRequest } from '../../server/handler.ts';
 import { createQuota } from '../../server/quota.ts';
 import { createKeyRing } from '../../server/keys.ts';
@@ -17,13 +17,12 @@ let pro: ReturnType<typeof createHandler>;
 
 test.before(async () => {
   fx = await serveFixtures();
-  engine = await createEngine({
-    config: loadConfig({
-      REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
-      REFRACT_FREE_QUOTA: '2',
-      REFRACT_LOG_LEVEL: 'error',
-    }),
+  const config = loadConfig({
+    REFRACT_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    REFRACT_FREE_QUOTA: '2',
+    REFRACT_LOG_LEVEL: 'error',
   });
+  engine = await createEngine({ config, plugins: await enginePlugins(config) });
   const quota = createQuota(engine.shared.counters, systemClock);
   const keys = createKeyRing(['pro-key']);
   const deps = { engine, quota, keys, docsUrl: 'http://refract.local/docs/errors', clock: systemClock };

@@ -1,7 +1,14 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createEngine, loadConfig, systemClock, type Config, type Engine, type Plugin } from '../../engine/index.ts';
+import {
+  createEngine,
+  loadConfig,
+  systemClock,
+  type Config,
+  type ServiceEngine as Engine,
+  type Plugin,
+} from '../../engine/index.ts';
 import { enginePlugins } from '../../lib/compose.ts';
 import { startApp, type App } from '../../server/app.ts';
 import { createHandler, type HandlerRequest, type HandlerResponse } from '../../server/handler.ts';
