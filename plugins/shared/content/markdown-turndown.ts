@@ -1,32 +1,36 @@
 // Markdown of parsed nodes: turndown with GFM tables, fenced code with its language, compact list items and
 // cards (links around blocks) written as Markdown can hold them.
-import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 // @ts-expect-error: the GFM plugin ships no type declarations.
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { tidy } from './markdown-tidy.ts';
 
-let service: TurndownService | undefined;
-
 /**
- * linkedom's tables lack `rows`, which the GFM plugin reads (without it a table comes out as its cells run
- * together); given once to linkedom's table class, so that turndown reads our parsed nodes instead of their HTML
- * parsed again (half of turndown's time on the articles corpus).
+ * linkedom's tables lack `rows`, which the GFM plugin reads (without it a table comes out as its cells run together).
+ * Turndown converts a clone of the element, so the tables it reads are made during the conversion: `rows` is lent to
+ * linkedom's table class for the conversion alone, which runs synchronously (nothing else in the process runs while
+ * it is there), and taken back after it; linkedom's class is never left changed. Turndown then reads our parsed
+ * nodes instead of their HTML parsed again (half of turndown's time on the articles corpus). The rows are found once
+ * a table: the plugin asks again for every cell of a column (a 500-row table took seconds otherwise), and a
+ * conversion changes no table.
  */
-function tableRows(): void {
-  const table = Object.getPrototypeOf(parseHTML('<table></table>').document.createElement('table')) as object;
-  if ('rows' in table) return;
+function withRows<T>(root: Element, convert: () => T): T {
+  const table = Object.getPrototypeOf(root.ownerDocument.createElement('table')) as object;
+  if ('rows' in table) return convert();
+  const found = new WeakMap<Element, Element[]>();
   Object.defineProperty(table, 'rows', {
     configurable: true,
     get(this: Element) {
-      // The GFM plugin asks again for every cell of a column (`rows.length`, `rows[i]`): during a conversion, which
-      // changes no table, each table's rows are found once (else a 500-row table took seconds).
-      if (!converting) return rowsOf(this);
-      let rows = converting.get(this);
-      if (!rows) converting.set(this, (rows = rowsOf(this)));
+      let rows = found.get(this);
+      if (!rows) found.set(this, (rows = rowsOf(this)));
       return rows;
     },
   });
+  try {
+    return convert();
+  } finally {
+    delete (table as { rows?: unknown }).rows;
+  }
 }
 
 /** A table's own rows, in order (not a nested table's): its `<tr>` children and those of its sections. */
@@ -40,25 +44,17 @@ function rowsOf(table: Element): Element[] {
   return rows;
 }
 
-/** The rows of each table seen during the conversion under way, if one is. */
-let converting: WeakMap<Element, Element[]> | undefined;
-
 /** Markdown of an element (read, not changed; its adjacent text nodes are merged first, as a parser gives them). */
 export function toMarkdown(root: Element): string {
   root.normalize();
+  // A converter a call (0.03 ms to make): no state of one conversion outlives it.
   const service = turndown();
-  converting = new WeakMap();
-  try {
-    return tidy(service.turndown(root as unknown as HTMLElement));
-  } finally {
-    converting = undefined;
-  }
+  return tidy(withRows(root, () => service.turndown(root as unknown as HTMLElement)));
 }
 
+/** Turndown set up as Refract writes Markdown. */
 function turndown(): TurndownService {
-  if (service) return service;
-  tableRows();
-  service = new TurndownService({
+  const service = new TurndownService({
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
     bulletListMarker: '-',
