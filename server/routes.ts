@@ -1,5 +1,6 @@
-// The routes of both endpoints: each path's route, matched in this order, and the one shape every route's answer has
-// (the router in app.ts looks a route up here and calls what startApp registered for it, for the endpoint asked).
+// The routes of both endpoints: each path's route, matched in this order, and the one shape every route's answer has.
+// The router (respond.ts) looks a request's route up here and calls what startApp registered for it; the OpenAPI
+// description (reference/openapi.ts) describes the routes in this order.
 import type http from 'node:http';
 import type { HandlerResponse } from './handler.ts';
 
@@ -18,16 +19,16 @@ export interface Asked {
 export type Answer = (asked: Asked) => Promise<HandlerResponse>;
 
 export const ROUTES = [
-  /** The MCP tools over streamable HTTP (server/mcp/http.ts): it writes its answers on the connection itself. */
-  { name: 'mcp', matches: (path: string) => path === '/mcp' },
+  /** `GET /`: the API (server/handler.ts), the path every client request takes. */
+  { name: 'api', matches: (path: string) => path === '/' },
+  /** `GET /map`: a site's URLs (server/map.ts). */
+  { name: 'map', matches: (path: string) => path === '/map' },
   /** Crawl jobs: `POST /crawls`, `GET /crawls/<id>[/results]`, `DELETE /crawls/<id>` (server/crawls.ts). */
   { name: 'crawls', matches: (path: string) => path === '/crawls' || path.startsWith('/crawls/') },
   /** Monitors: `POST /monitors`, `GET /monitors[/<id>[/changes]]`, `DELETE /monitors/<id>` (server/monitors.ts). */
   { name: 'monitors', matches: (path: string) => path === '/monitors' || path.startsWith('/monitors/') },
-  /** `GET /map`: a site's URLs (server/map.ts). */
-  { name: 'map', matches: (path: string) => path === '/map' },
-  /** `GET /`: the API (server/handler.ts), the path every client request takes. */
-  { name: 'api', matches: (path: string) => path === '/' },
+  /** The MCP tools over streamable HTTP (server/mcp/http.ts): it writes its answers on the connection itself. */
+  { name: 'mcp', matches: (path: string) => path === '/mcp' },
   /** The server's own pages (health, metrics, docs, the playground, assets: server/own.ts); else the API's 404. */
   { name: 'own', matches: (_path: string) => true },
 ] as const;

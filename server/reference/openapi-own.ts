@@ -1,20 +1,22 @@
 // The service's own paths as OpenAPI describes them (openapi.ts adds them to the description).
 
-/** The service's own paths: this description and its pages, liveness, readiness, metrics, generated files. */
-export const OWN_PATHS = {
-  '/mcp': {
-    post: {
-      operationId: 'mcp',
-      summary: 'Model Context Protocol (streamable HTTP, stateless)',
-      description:
-        "The API as MCP tools for agents: extract, screenshot, pdf, markdown, text, html, metadata, palette, insights, map, crawl_start, crawl_status, crawl_results, crawl_cancel, and on the pro endpoint watch_page, list_monitors, page_changes, unwatch_page. Each POST is one JSON-RPC exchange, answered as JSON. On the pro endpoint the key comes as `x-api-key` or `Authorization: Bearer`; quotas and plans are those of the API's own paths. README, 'MCP'.",
-      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
-      responses: {
-        200: { description: 'the JSON-RPC answer', content: { 'application/json': { schema: { type: 'object' } } } },
-        401: { description: 'EAUTH: the pro endpoint without a valid key' },
-      },
+/** `/mcp`: the MCP tools (a route of its own, server/routes.ts). */
+export const MCP_PATH = {
+  post: {
+    operationId: 'mcp',
+    summary: 'Model Context Protocol (streamable HTTP, stateless)',
+    description:
+      "The API as MCP tools for agents: extract, screenshot, pdf, markdown, text, html, metadata, palette, insights, map, crawl_start, crawl_status, crawl_results, crawl_cancel, and on the pro endpoint watch_page, list_monitors, page_changes, unwatch_page. Each POST is one JSON-RPC exchange, answered as JSON. On the pro endpoint the key comes as `x-api-key` or `Authorization: Bearer`; quotas and plans are those of the API's own paths. README, 'MCP'.",
+    requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+    responses: {
+      200: { description: 'the JSON-RPC answer', content: { 'application/json': { schema: { type: 'object' } } } },
+      401: { description: 'EAUTH: the pro endpoint without a valid key' },
     },
   },
+};
+
+/** The service's own paths: this description and its pages, liveness, readiness, metrics, generated files. */
+export const OWN_PATHS = {
   '/openapi.json': {
     get: {
       operationId: 'openapi',

@@ -7,7 +7,8 @@ import { mapParams } from '../../crawl/index.ts';
 import { RESPONSE_HEADERS as HEADERS } from './parameter-docs.ts';
 import { CODES, type Code, type Registry } from '../../engine/index.ts';
 import { jsonSchemaOf, queryParameters, type Schema } from './openapi-params.ts';
-import { OWN_PATHS } from './openapi-own.ts';
+import { MCP_PATH, OWN_PATHS } from './openapi-own.ts';
+import { ROUTES, type RouteName } from '../routes.ts';
 
 const media: Schema = {
   type: 'object',
@@ -133,6 +134,28 @@ function mapPath(failureResponses: Record<string, unknown>) {
   };
 }
 
+/** The paths a route answers, as described (its key in `paths`). */
+function pathsOf(
+  route: RouteName,
+  own: { '/': unknown; mcp: unknown },
+  failureResponses: Record<string, unknown>,
+): Record<string, unknown> {
+  switch (route) {
+    case 'api':
+      return { '/': own['/'] };
+    case 'mcp':
+      return { '/mcp': own.mcp };
+    case 'map':
+      return mapPath(failureResponses);
+    case 'crawls':
+      return CRAWL_PATHS;
+    case 'monitors':
+      return MONITOR_PATHS;
+    case 'own':
+      return OWN_PATHS;
+  }
+}
+
 /** The whole description: the API operation on both endpoints, the service's own paths, schemas and security. */
 export function openApiDocument(
   registry: Registry,
@@ -156,6 +179,31 @@ export function openApiDocument(
   const responseHeaders = Object.fromEntries(
     Object.entries(HEADERS).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
   );
+  const API_PATH = {
+    get: {
+      operationId: 'extract',
+      summary: 'Turn a URL into data',
+      description: 'One request, any combination of outputs. JSend answers; `embed` answers one field raw.',
+      parameters: queryParameters(registry, { testHooks: opts.testHooks }),
+      security: [{}, { apiKey: [] }, { signedLink: [] }],
+      responses: {
+        200: {
+          description: 'success (or the raw field with `embed`)',
+          headers: responseHeaders,
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/Success' } },
+            'text/plain': { schema: { type: 'string' } },
+            'text/markdown': { schema: { type: 'string' } },
+            'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } },
+            'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } },
+            'video/mp4': { schema: { type: 'string', contentMediaType: 'video/mp4' } },
+          },
+        },
+        304: { description: 'not modified (`If-None-Match` matched the `etag`)' },
+        ...failureResponses,
+      },
+    },
+  };
   return {
     openapi: '3.1.0',
     info: {
@@ -170,37 +218,11 @@ export function openApiDocument(
       { url: opts.freeUrl, description: 'free endpoint: no key, requests counted per IP' },
       { url: opts.proUrl, description: 'pro endpoint: every request carries x-api-key' },
     ],
-    paths: {
-      '/': {
-        get: {
-          operationId: 'extract',
-          summary: 'Turn a URL into data',
-          description: 'One request, any combination of outputs. JSend answers; `embed` answers one field raw.',
-          parameters: queryParameters(registry, { testHooks: opts.testHooks }),
-          security: [{}, { apiKey: [] }, { signedLink: [] }],
-          responses: {
-            200: {
-              description: 'success (or the raw field with `embed`)',
-              headers: responseHeaders,
-              content: {
-                'application/json': { schema: { $ref: '#/components/schemas/Success' } },
-                'text/plain': { schema: { type: 'string' } },
-                'text/markdown': { schema: { type: 'string' } },
-                'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } },
-                'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } },
-                'video/mp4': { schema: { type: 'string', contentMediaType: 'video/mp4' } },
-              },
-            },
-            304: { description: 'not modified (`If-None-Match` matched the `etag`)' },
-            ...failureResponses,
-          },
-        },
-      },
-      ...mapPath(failureResponses),
-      ...CRAWL_PATHS,
-      ...MONITOR_PATHS,
-      ...OWN_PATHS,
-    },
+    // Each route's paths, in the route table's order (server/routes.ts): what is described is what the router answers.
+    paths: Object.assign(
+      {},
+      ...ROUTES.map((route) => pathsOf(route.name, { '/': API_PATH, mcp: MCP_PATH }, failureResponses)),
+    ),
     components: {
       securitySchemes: {
         apiKey: {

@@ -16,6 +16,7 @@ import { CORE_DOCS } from '../../server/reference/parameter-docs.ts';
 import type { App } from '../../server/app.ts';
 import wordCount from '../../fixtures/plugins/word-count/index.ts';
 import { startRefract } from '../util/refract.ts';
+import { ROUTES, routeOf } from '../../server/routes.ts';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts');
@@ -116,6 +117,16 @@ function accepted(prefix: string, schema: unknown, out: Set<string>, path: Reado
       out.add(prefix);
   }
 }
+
+test('the description and the route table agree: every described path is routed, every route is described', () => {
+  const routed = new Set(Object.keys(doc.paths).map((p) => routeOf(p.replace(/\{[^}]+\}/g, 'x'))));
+  assert.equal(
+    ROUTES.map((r) => r.name).filter((name) => !routed.has(name)),
+    [],
+  );
+  assert.is(routeOf('/crawls/{id}/results'), 'crawls');
+  assert.is(routeOf('/healthz'), 'own');
+});
 
 test("every parameter the plan accepts is described, a third-party plugin's too, and each has a description", () => {
   const expected = new Set<string>();
