@@ -7,12 +7,13 @@ import { createGuard, type Guard } from './fetch/guard.ts';
 import { buildPlan, type Plan, type Tier } from './plan/plan.ts';
 import { createPlans } from './plan/plans.ts';
 import { parseOptions, type QueryInput, type RawObject } from './plan/params.ts';
-import type { Plugin, PluginSettings } from './plan/plugin.ts';
+import type { Plugin } from './plan/plugin.ts';
+import { pluginRuntimes } from './plugins.ts';
 import { createRegistry, type Registry } from './plan/registry.ts';
 import { createExecutor } from './request/queue.ts';
 import { startTrace } from './kernel/timing.ts';
 import { executePlan } from './request/pipeline.ts';
-import type { CacheEntry, Extraction, PluginRuntime, Services } from './request/extraction.ts';
+import type { CacheEntry, Extraction, Services } from './request/extraction.ts';
 import { createLogger, type Logger } from './kernel/log.ts';
 import { createBrowsers, type Browsers } from './browser/browsers.ts';
 import { createGuardProxy } from './browser/guard-proxy.ts';
@@ -87,18 +88,6 @@ export interface ServiceEngine extends Engine {
 /** The library's options, a query string or an object, read as `GET /` reads its query (`parseOptions`). */
 function toQuery(url: string, query: QueryInput): RawObject {
   return { ...parseOptions(query), url };
-}
-
-/** Each plugin's view of the engine: the settings it declared, and what its `init` made for this engine. */
-function pluginRuntimes(plugins: readonly Plugin[], config: Config): Map<string, PluginRuntime> {
-  const runtimes = new Map<string, PluginRuntime>();
-  for (const plugin of plugins) {
-    const settings = Object.freeze(
-      Object.fromEntries((plugin.settings ?? []).map((name) => [name, config[name]])),
-    ) as Partial<PluginSettings>;
-    runtimes.set(plugin.name, { settings, state: plugin.init?.(settings) });
-  }
-  return runtimes;
 }
 
 /**

@@ -3,7 +3,9 @@ import * as nodeModule from 'node:module';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { RefractError } from './kernel/errors.ts';
-import type { Plugin } from './plan/plugin.ts';
+import type { Plugin, PluginSettings } from './plan/plugin.ts';
+import type { Config } from './kernel/config.ts';
+import type { PluginRuntime } from './request/extraction.ts';
 
 /** Loads third-party plugins by module name or path (relative to the working directory); each exports a plugin. */
 export async function loadPlugins(specifiers: readonly string[], cwd = process.cwd()): Promise<Plugin[]> {
@@ -78,4 +80,16 @@ function loadHint(err: unknown, spec: string): string {
     return ' (Node runs TypeScript only outside node_modules: publish the plugin as JavaScript)';
   }
   return '';
+}
+
+/** Each plugin's view of the engine: the settings it declared, and what its `init` made for this engine. */
+export function pluginRuntimes(plugins: readonly Plugin[], config: Config): Map<string, PluginRuntime> {
+  const runtimes = new Map<string, PluginRuntime>();
+  for (const plugin of plugins) {
+    const settings = Object.freeze(
+      Object.fromEntries((plugin.settings ?? []).map((name) => [name, config[name]])),
+    ) as Partial<PluginSettings>;
+    runtimes.set(plugin.name, { settings, state: plugin.init?.(settings) });
+  }
+  return runtimes;
 }
