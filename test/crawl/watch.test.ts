@@ -1,3 +1,5 @@
+// refract-test: beside
+// (Beside the other files: it mostly waits for its schedule and for the CLI's processes.)
 // The library's and the CLI's change tracking (issue 54, item 5): `watch()` reads a page of the test's own on a
 // schedule and yields each report; `refract watch --once` is one read whose report is a JSON line; `refract monitor`
 // drives a running server's monitors. The page changes between reads; a rotating ad left out by `changes.ignore`

@@ -1,3 +1,5 @@
+// refract-test: beside
+// (Beside the other files: it mostly waits for its schedule.)
 // Monitors through the real server (issue 54, item 2, the embedded default): a page of the test's own read on a
 // 1-second schedule; its changes kept as a history and told to a webhook whose signature verifies with the
 // `standardwebhooks` library; three failed reads told once as `monitor.failed` and never a change; another key sees
