@@ -90,8 +90,7 @@ export async function monitorCommand(args: string[], env = process.env): Promise
     if (!arg) throw new UsageError('monitor add takes the URL to watch');
     method = 'POST';
     route = '/monitors';
-    const every = values.every !== undefined && /^\d+$/.test(values.every) ? Number(values.every) : values.every;
-    body = { url: arg, every, cron: values.cron, query: values.query, tag: values.tag };
+    body = { url: arg, every: values.every, cron: values.cron, query: values.query, tag: values.tag };
     if (values.webhook) body = { ...(body as object), webhook: { url: values.webhook } };
   } else if (action === 'list') {
     if (arg) throw new UsageError('monitor list takes no argument');

@@ -13,6 +13,7 @@ import {
   type FieldValue,
 } from '../../engine/index.ts';
 import sharp from '../shared/sharp.ts';
+import { sharedScreenshot } from '../shared/screen.ts';
 import { contentMarkdown, pageToMarkdown } from '../shared/content/markdown.ts';
 import { contentOf } from '../shared/content/content-output.ts';
 import { validSelector } from '../shared/page/select.ts';
@@ -38,11 +39,9 @@ function leaves(ctx: Context, value: unknown, at: string, out: Record<string, Fi
 /** Screenshots are compared at this width (a smaller baseline, a comparison in milliseconds, less noise). */
 const VISUAL_WIDTH = 480;
 
-/** The screenshot this request took, scaled to VISUAL_WIDTH (at most 10 times as tall), as base64 PNG. */
+/** The screenshot this request took (shared by its step), scaled to VISUAL_WIDTH (at most 10 times as tall), as base64 PNG. */
 async function screen(ctx: Context): Promise<string | undefined> {
-  const shot = (ctx.data.screenshot as { url?: unknown } | null | undefined)?.url;
-  if (typeof shot !== 'string' || !ctx.isAsset(shot)) return undefined;
-  const bytes = await ctx.readAsset(shot);
+  const bytes = sharedScreenshot(ctx);
   if (!bytes) return undefined;
   const scaled = await sharp(bytes)
     .resize({ width: VISUAL_WIDTH, height: VISUAL_WIDTH * 10, fit: 'inside', withoutEnlargement: true })

@@ -9,6 +9,7 @@ import { codePage } from './code.ts';
 
 import { params, framed, transparent } from './options.ts';
 import { loadLazyContent, isBlank } from './capture.ts';
+import { shareScreenshot } from '../shared/screen.ts';
 
 /** Captures the rendered page (viewport, full page or one element) as PNG, JPEG, WebP or AVIF and stores it. */
 export default definePlugin({
@@ -45,7 +46,7 @@ export default definePlugin({
         }
       : {}),
   }),
-  async run({ page, pageOpenedAt, store, fetchBytes, response, options }, o) {
+  async run({ page, pageOpenedAt, store, fetchBytes, response, options, shared }, o) {
     const fetchImage = (url: string) => fetchBytes(url, 'image');
     if (!page) throw new Error('screenshot needs a browser page');
     // A text target (JSON, XML, code) is shown highlighted with `codeScheme` rather than as the browser's raw view.
@@ -109,6 +110,7 @@ export default definePlugin({
     image = await encode(image, from, o);
     const { width, height } = await sharp(image).metadata();
     const media = await store(image, MIME[o.type]);
+    shareScreenshot({ shared }, image);
     return { ...media, width, height };
   },
 });

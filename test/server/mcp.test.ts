@@ -66,6 +66,18 @@ const textOf = (result: unknown) =>
     .map((c) => c.text)
     .join('\n');
 
+/** Tools of the pro endpoint only: crawl jobs and monitors (EPRO on the free one). */
+const PRO_TOOLS = [
+  'crawl_start',
+  'crawl_status',
+  'crawl_results',
+  'crawl_cancel',
+  'watch_page',
+  'list_monitors',
+  'page_changes',
+  'unwatch_page',
+];
+const PRO_ONLY = new Set(PRO_TOOLS);
 const TOOLS = [
   'extract',
   'screenshot',
@@ -77,26 +89,8 @@ const TOOLS = [
   'palette',
   'insights',
   'map',
-  'crawl_start',
-  'crawl_status',
-  'crawl_results',
-  'crawl_cancel',
-  'watch_page',
-  'list_monitors',
-  'page_changes',
-  'unwatch_page',
+  ...PRO_TOOLS,
 ];
-/** Tools of the pro endpoint only: crawl jobs and monitors (EPRO on the free one). */
-const PRO_ONLY = new Set([
-  'crawl_start',
-  'crawl_status',
-  'crawl_results',
-  'crawl_cancel',
-  'watch_page',
-  'list_monitors',
-  'page_changes',
-  'unwatch_page',
-]);
 
 test('streamable HTTP: the tools, their schemas from the query schemas (third-party plugins too)', async () => {
   const client = await httpClient(app.freeUrl);

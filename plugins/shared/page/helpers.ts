@@ -74,30 +74,6 @@ export function absoluteUrl(value: unknown, base: string): string | undefined {
   }
 }
 
-/** Yields every distinct value that `normalize` accepts, rule by rule, evaluating rules only as they are needed. */
-export function* candidatesOf<T>(
-  doc: Doc,
-  rules: readonly Rule[],
-  normalize: (v: unknown, doc: Doc) => T | undefined,
-  key: (v: T) => string,
-): Generator<T> {
-  const seen = new Set<string>();
-  for (const rule of rules) {
-    const raw = readRule(rule, doc);
-    for (const item of Array.isArray(raw) ? raw : [raw]) {
-      let value: T | undefined;
-      try {
-        value = normalize(item, doc);
-      } catch {
-        continue;
-      }
-      if (value === undefined || seen.has(key(value))) continue;
-      seen.add(key(value));
-      yield value;
-    }
-  }
-}
-
 /** What a rule reads of a page; a rule that throws reads nothing (a miss, never the end of the field). */
 export function readRule(rule: Rule, doc: Doc): unknown {
   try {
@@ -107,12 +83,15 @@ export function readRule(rule: Rule, doc: Doc): unknown {
   }
 }
 
-/** Returns the first value that `normalize` accepts, trying each rule in order; a throwing rule is a miss. */
-export function firstOf<T>(
+/**
+ * Every value that `normalize` accepts, rule by rule, read only as they are asked for; a throwing rule or
+ * normalisation is a miss.
+ */
+function* accepted<T>(
   doc: Doc,
   rules: readonly Rule[],
   normalize: (v: unknown, doc: Doc) => T | undefined,
-): T | undefined {
+): Generator<T> {
   for (const rule of rules) {
     const raw = readRule(rule, doc);
     for (const item of Array.isArray(raw) ? raw : [raw]) {
@@ -122,8 +101,31 @@ export function firstOf<T>(
       } catch {
         continue;
       }
-      if (value !== undefined) return value;
+      if (value !== undefined) yield value;
     }
   }
-  return undefined;
+}
+
+/** Yields every distinct value that `normalize` accepts, rule by rule, evaluating rules only as they are needed. */
+export function* candidatesOf<T>(
+  doc: Doc,
+  rules: readonly Rule[],
+  normalize: (v: unknown, doc: Doc) => T | undefined,
+  key: (v: T) => string,
+): Generator<T> {
+  const seen = new Set<string>();
+  for (const value of accepted(doc, rules, normalize)) {
+    if (seen.has(key(value))) continue;
+    seen.add(key(value));
+    yield value;
+  }
+}
+
+/** Returns the first value that `normalize` accepts, trying each rule in order; a throwing rule is a miss. */
+export function firstOf<T>(
+  doc: Doc,
+  rules: readonly Rule[],
+  normalize: (v: unknown, doc: Doc) => T | undefined,
+): T | undefined {
+  return accepted(doc, rules, normalize).next().value;
 }
