@@ -31,7 +31,7 @@ import { createCrawlsHandler } from './crawls.ts';
 import { createMonitorsHandler } from './monitors.ts';
 import { createMapHandler } from './map.ts';
 import { createMcpRoute } from './mcp/http.ts';
-import type { Asked } from './routes.ts';
+import { answerOf, type Asked } from './routes.ts';
 import { answerClientError, bound, listen, MAX_HEAD_BYTES } from './connections.ts';
 import { respond, starting } from './respond.ts';
 import type { OpenApiDocument } from './mcp/backend.ts';
@@ -152,29 +152,18 @@ export async function startApp(
   );
   // The routes (routes.ts), each as the router calls it.
   const asRequest = ({ req, url, ip }: Asked) => ({ method: req.method ?? 'GET', url, headers: req.headers, ip });
-  state.routes.crawls = crawls.map(
-    (h) =>
-      ({ req, path }: Asked) =>
-        h(req, path),
-  );
-  state.routes.monitors = monitorRoutes.map(
-    (h) =>
-      ({ req, path }: Asked) =>
-        h(req, path),
-  );
+  state.routes.crawls = crawls.map((h) => (asked: Asked) => h(asked.req, asked.path));
+  state.routes.monitors = monitorRoutes.map((h) => (asked: Asked) => h(asked.req, asked.path));
   state.routes.map = maps.map((h) => (asked: Asked) => h(asRequest(asked)));
   state.routes.api = handlers.map((h) => (asked: Asked) => h(asRequest(asked)));
-  // The MCP tools call the handlers above, as the endpoint's own requests (server/mcp/http.ts).
+  // The MCP tools call the routes above through the router, as the endpoint's own requests (server/mcp/http.ts).
   let description: Record<string, unknown> | undefined;
   state.mcp = ([0, 1] as const).map((i) =>
     createMcpRoute({
       engine: ready,
       keys,
       tier: i === 0 ? 'free' : 'pro',
-      api: handlers[i]!,
-      map: maps[i]!,
-      crawls: crawls[i]!,
-      monitors: monitorRoutes[i]!,
+      route: (asked) => answerOf(state.routes, i, asked) ?? Promise.resolve(starting()),
       openApi: () => (description ??= describe()) as unknown as OpenApiDocument,
       refuse: (err) => {
         const { status, body } = failure(err, randomUUID(), docsUrl, config.reportUrl);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { create as contentDisposition } from 'content-disposition';
 import { RefractError, openAsset, type ServiceEngine as Engine } from '../engine/index.ts';
 import type { HandlerResponse } from './handler.ts';
-import type { Answer, RouteName } from './routes.ts';
+import type { Asked, Registered } from './routes.ts';
 import { failure } from './jsend.ts';
 import type { Metrics } from './metrics.ts';
 import type { Web } from './reference/web.ts';
@@ -19,7 +19,7 @@ export interface AppState {
   metrics?: Metrics;
   /** Each route's answer for each endpoint ([free, pro]; routes.ts): the server's own pages from the start, the
    * others once the engine exists (until then, 503 "starting"). */
-  routes: Partial<Record<Exclude<RouteName, 'mcp'>, readonly Answer[]>>;
+  routes: Registered;
   /** `/mcp` of each endpoint (it writes its own answers), once the engine exists. */
   mcp?: ((req: http.IncomingMessage, res: http.ServerResponse, ip: string) => Promise<void>)[];
   /** Where error codes are documented: known once the free endpoint listens (its first possible answer). */
@@ -62,7 +62,7 @@ export function readiness(state: AppState) {
 export async function serveOwn(
   state: AppState,
   own: OwnPages,
-  req: http.IncomingMessage,
+  req: Asked['req'],
   path: string,
   endpoint: 'free' | 'pro' = 'pro',
 ): Promise<HandlerResponse | undefined> {
@@ -123,12 +123,7 @@ export async function serveOwn(
  * A generated file, streamed from its store (the local folder or the bucket), whole or one byte range; the name is
  * the path alone (a query string, a cache buster say, names the same file). Names are content hashes: immutable.
  */
-async function serveAsset(
-  engine: Engine,
-  name: string,
-  req: http.IncomingMessage,
-  docsUrl: string,
-): Promise<HandlerResponse> {
+async function serveAsset(engine: Engine, name: string, req: Asked['req'], docsUrl: string): Promise<HandlerResponse> {
   const range = req.method === 'GET' && typeof req.headers.range === 'string' ? req.headers.range : undefined;
   const asset = await openAsset(engine.assets, name, range, req.method === 'HEAD');
   if (!asset)

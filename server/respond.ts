@@ -9,7 +9,7 @@ import { failure } from './jsend.ts';
 import { clientIp } from './client-ip.ts';
 import { compress, encodingOf } from './compress.ts';
 import { JSON_HEADERS, type AppState } from './own.ts';
-import { routeOf } from './routes.ts';
+import { answerOf, routeOf } from './routes.ts';
 
 /** Paths answered by the server itself on both endpoints, outside quotas and the access log. */
 const HEALTH = new Set(['/healthz', '/readyz']);
@@ -76,9 +76,8 @@ export async function respond(
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     const ip = clientIp(req, state.trust);
-    const route = routeOf(path);
     // MCP answers on the connection itself (the SDK's transport writes the response).
-    if (route === 'mcp') {
+    if (routeOf(path) === 'mcp') {
       state.unanswered.delete(cut);
       if (state.mcp) await state.mcp[i]!(req, res, ip);
       else {
@@ -88,8 +87,7 @@ export async function respond(
       }
       return;
     }
-    const answer = state.routes[route]?.[i];
-    let out = answer ? await answer({ req, url, path, ip }) : starting();
+    let out = (await answerOf(state.routes, i, { req, url, path, ip })) ?? starting();
     // Answered already: the drain's grace ended first.
     if (res.headersSent) return;
     state.unanswered.delete(cut);

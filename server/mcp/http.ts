@@ -7,9 +7,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { RefractError, type ServiceEngine as Engine } from '../../engine/index.ts';
 import { fetchAsset } from '../asset.ts';
 import { freeCallerOf, proCallerOf } from '../callers.ts';
-import type { CrawlsRequest } from '../crawls.ts';
-import type { HandlerRequest, HandlerResponse } from '../handler.ts';
+import type { HandlerResponse } from '../handler.ts';
 import type { KeyRing } from '../keys.ts';
+import { proOnly, type Asked } from '../routes.ts';
 import type { Backend, OpenApiDocument } from './backend.ts';
 import { connectMcp, createMcpServer } from './server.ts';
 import { buildTools, type Tool } from './tools.ts';
@@ -18,10 +18,8 @@ export interface McpRouteDeps {
   engine: Engine;
   keys: KeyRing;
   tier: 'free' | 'pro';
-  api: (req: HandlerRequest) => Promise<HandlerResponse>;
-  map: (req: HandlerRequest) => Promise<HandlerResponse>;
-  crawls: (req: CrawlsRequest, path: string) => Promise<HandlerResponse>;
-  monitors: (req: CrawlsRequest, path: string) => Promise<HandlerResponse>;
+  /** The endpoint's answer of a request by its route (routes.ts), as its router gives it. */
+  route: (asked: Asked) => Promise<HandlerResponse>;
   openApi: () => OpenApiDocument;
   /** The JSON answer of a refusal before MCP starts (a key missing or wrong), as the server words failures. */
   refuse: (err: unknown) => { status: number; body: string };
@@ -40,14 +38,12 @@ function handlerBackend(deps: McpRouteDeps, key: string | undefined, ip: string)
   return {
     async call(method, path, body) {
       const headers = { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
-      const bare = path.split('?')[0]!;
-      let out: HandlerResponse;
-      if (bare === '/map') out = await deps.map({ method, url: path, headers, ip });
-      else if (/^\/(crawls|monitors)(\/|$)/.test(bare)) {
-        const request = Readable.from(body === undefined ? [] : [Buffer.from(JSON.stringify(body))]);
-        const routes = bare.startsWith('/crawls') ? deps.crawls : deps.monitors;
-        out = await routes(Object.assign(request, { method, url: path, headers }), bare);
-      } else out = await deps.api({ method, url: path, headers, ip });
+      const req = Object.assign(Readable.from(body === undefined ? [] : [Buffer.from(JSON.stringify(body))]), {
+        method,
+        url: path,
+        headers,
+      });
+      const out = await deps.route({ req, url: path, path: path.split('?')[0]!, ip });
       return new Response(typeof out.body === 'string' ? out.body : new Uint8Array(out.body), {
         status: out.status,
         headers: out.headers,
@@ -76,8 +72,9 @@ export function createMcpRoute(deps: McpRouteDeps) {
       return;
     }
     tools ??= buildTools(deps.openApi());
-    // A caller is shown the tools it can use: the free endpoint answers crawl jobs with EPRO, so it lists none.
-    const usable = deps.tier === 'pro' ? tools : tools.filter((t) => !t.pro);
+    // A caller is shown the tools it can use: the free endpoint answers the pro-only routes (crawl jobs, monitors)
+    // with EPRO, so it lists none of their tools.
+    const usable = deps.tier === 'pro' ? tools : tools.filter((t) => !proOnly(t.route));
     const server = await createMcpServer(handlerBackend(deps, key, ip), usable);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

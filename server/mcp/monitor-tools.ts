@@ -23,7 +23,7 @@ export function monitorTools(doc: OpenApiDocument): Tool[] {
   return [
     {
       name: 'watch_page',
-      pro: true,
+      route: 'monitors',
       title: 'Watch a page',
       description:
         'Starts a monitor (pro): the page read on a schedule (`every`: `1h`, or `cron`) with the API `query` given, its changes kept (a diff of its content and of each field) and told to a signed `webhook`. Answers the monitor; read its changes with page_changes.',
@@ -35,7 +35,7 @@ export function monitorTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'list_monitors',
-      pro: true,
+      route: 'monitors',
       title: 'Monitors',
       description: "The key's monitors (their pages, schedules, last status), a page at a time.",
       inputSchema: { type: 'object', properties: paging },
@@ -46,7 +46,7 @@ export function monitorTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'page_changes',
-      pro: true,
+      route: 'monitors',
       title: "A watched page's changes",
       description:
         "A monitor's changes, newest first: the first read and each change (`diff.content`, a unified diff of the page's main content; `diff.fields`, each changed field's before and after).",
@@ -58,7 +58,7 @@ export function monitorTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'unwatch_page',
-      pro: true,
+      route: 'monitors',
       title: 'Stop watching a page',
       description: 'Deletes a monitor and its history.',
       inputSchema: { ...id, type: 'object' },

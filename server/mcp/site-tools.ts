@@ -17,6 +17,7 @@ export function siteTools(doc: OpenApiDocument): Tool[] {
   return [
     {
       name: 'map',
+      route: 'map',
       title: 'Site map',
       description:
         "A site's URLs without rendering: its sitemaps (nested, gzipped) and the start page's links; same site, de-duplicated. One URL a line, in pages of `maxLength` characters.",
@@ -34,7 +35,7 @@ export function siteTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'crawl_start',
-      pro: true,
+      route: 'crawls',
       title: 'Start a crawl',
       description:
         'Starts a crawl job (pro): a site from `start`, a list of `urls` or a `sitemap`, each page with the API `query` given. Answers its id; follow it with crawl_status and crawl_results.',
@@ -46,7 +47,7 @@ export function siteTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'crawl_status',
-      pro: true,
+      route: 'crawls',
       title: 'Crawl status',
       description: "A crawl job's status and its pages done, failed and queued.",
       inputSchema: { ...jobId, type: 'object' },
@@ -59,7 +60,7 @@ export function siteTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'crawl_results',
-      pro: true,
+      route: 'crawls',
       title: 'Crawl results',
       description:
         "A page of a crawl job's results (one entry a page), from `cursor`; `next` is where the next page starts (null at the end).",
@@ -92,7 +93,7 @@ export function siteTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'crawl_cancel',
-      pro: true,
+      route: 'crawls',
       title: 'Cancel a crawl',
       description: 'Cancels a crawl job; the pages already done stay readable.',
       inputSchema: { ...jobId, type: 'object' },

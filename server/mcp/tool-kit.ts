@@ -1,6 +1,7 @@
 // What every MCP tool is made of: the tool's shape, a call of Refract's HTTP API (backend.ts) whose failure is an
 // ApiFailure with the API's code and message, answers as MCP content, and long text in pages (`maxLength`, `cursor`).
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RouteName } from '../routes.ts';
 import type { Backend } from './backend.ts';
 
 export type Schema = Record<string, unknown>;
@@ -12,8 +13,8 @@ export interface Tool {
   description: string;
   inputSchema: Schema & { type: 'object' };
   annotations: { readOnlyHint: boolean; destructiveHint?: boolean; openWorldHint: true };
-  /** Only the pro endpoint serves it (crawl jobs): the free endpoint does not list it. */
-  pro?: boolean;
+  /** The route it calls (server/routes.ts): an endpoint lists the tools of the routes it serves. */
+  route: RouteName;
   run(args: Record<string, unknown>, backend: Backend): Promise<ToolResult>;
 }
 

@@ -93,6 +93,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     bare: unknown = true,
   ): Tool => ({
     name,
+    route: 'api',
     title,
     description,
     inputSchema: {
@@ -123,6 +124,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
   const tools: Tool[] = [
     {
       name: 'extract',
+      route: 'api',
       title: 'Refract API',
       description:
         'The whole Refract (Microlink-compatible) API on one URL: metadata by default; name outputs with their options (screenshot, pdf, palette, data rules, markdown, text, html, insights, iframe, function...). Answers the JSON data, in pages of `maxLength` characters.',
@@ -172,6 +174,7 @@ export function buildTools(doc: OpenApiDocument): Tool[] {
     },
     {
       name: 'palette',
+      route: 'api',
       title: 'Colour palette',
       description:
         "The dominant colours of the page's image and logo (and of its screenshot with `screenshot: true`), with a background, text and alternative colour chosen for contrast.",

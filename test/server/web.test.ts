@@ -126,6 +126,15 @@ test('the description and the route table agree: every described path is routed,
   );
   assert.is(routeOf('/crawls/{id}/results'), 'crawls');
   assert.is(routeOf('/healthz'), 'own');
+  // Each described operation's method is one its route answers.
+  for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+    const route = ROUTES.find((r) => r.name === routeOf(path.replace(/\{[^}]+\}/g, 'x')))!;
+    for (const method of Object.keys(operations).filter((k) => k !== 'parameters'))
+      assert.ok(
+        (route.methods as readonly string[]).includes(method.toUpperCase()),
+        `${method} ${path} (${route.name})`,
+      );
+  }
 });
 
 test("every parameter the plan accepts is described, a third-party plugin's too, and each has a description", () => {
