@@ -6,8 +6,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { BasicCrawler } from '@crawlee/basic';
-import { parseHTML } from 'linkedom';
-import { fragmentToMarkdown } from '../../plugins/shared/content/markdown.ts';
 import { tlsProfile } from '../../engine/fetch/tls-profile.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -35,21 +33,6 @@ test("got-scraping: tlsHook still sets a browser's TLS settings on a got Options
   assert.type(profile.sigalgs, 'string');
   // The one private read: got keeps the hook's requestOCSP in `_unixOptions`; a got that moves it fails here.
   assert.is(profile.requestOCSP, true, "Chrome's profile asks for OCSP stapling");
-});
-
-test("linkedom: tables still lack rows (a conversion gives its own tables theirs, linkedom's class is left as it is)", () => {
-  const table = parseHTML('<table></table>').document.createElement('table') as unknown as Record<string, unknown>;
-  const markdown = fragmentToMarkdown(
-    '<table><thead><tr><th>a</th><th>b</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>',
-    'https://example.org/',
-  );
-  assert.is(markdown, '| a   | b   |\n| --- | --- |\n| 1   | 2   |');
-  // When linkedom gives tables `rows`, the per-conversion ones of markdown-turndown.ts are no longer needed.
-  assert.not.ok('rows' in table, 'linkedom tables still lack rows');
-  assert.not.ok(
-    Object.getOwnPropertyDescriptor(Object.getPrototypeOf(table), 'rows'),
-    "no conversion changed linkedom's table class (another user of linkedom in the process sees it as published)",
-  );
 });
 
 test('patches/: each patch is for the version installed (patch-package would stop an install otherwise; this says which)', () => {

@@ -214,6 +214,22 @@ test('a table in Markdown: its head, body and foot rows in order, every row of a
   );
 });
 
+test('tables by our own rules: a layout table is its cells as paragraphs, a table of lists its HTML (no editor wrapper), alignment and spans kept', () => {
+  const out = fragmentToMarkdown(
+    '<table><tr><td>one</td><td>two</td></tr><tr><td>three<table><tr><td>i</td><td>j</td></tr></table></td></tr></table>' +
+      '<table><tr><td><ul><li>a</li></ul></td><td>b</td></tr></table>' +
+      '<table><thead><tr><th align="right">N</th><th colspan="2">Wide</th></tr></thead><tr><td align="right">1</td><td>x</td></tr></table>',
+    BASE,
+  );
+  const blocks = out.split('\n\n');
+  assert.equal(blocks.slice(0, 3), ['one', 'two', 'three']);
+  assert.ok(blocks.includes('<table><tr><td><ul><li>a</li></ul></td><td>b</td></tr></table>'), out);
+  assert.not.match(out, 'joplin');
+  assert.match(out, '| N   | Wide |     |\n| ---: | --- | --- |\n| 1   | x   |     |');
+  // Nothing of a conversion is left on linkedom's classes (another user of linkedom in the process sees them as published).
+  assert.not.ok('rows' in parseHTML('<table></table>').document.createElement('table'));
+});
+
 test('an alt text several pictures share, or a file name, is no description: the pictures stay without it', () => {
   const out = md(
     `<article>${para(4)}<p><img src="/a.jpg" alt="Story title image"></p>${para(3, 'stream')}<p><img src="/b.jpg" alt="Story title image"></p><p><img src="/c.jpg" alt="010_Clymer-2"></p>${para(2, 'creek')}</article>`,

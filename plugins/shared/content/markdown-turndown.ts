@@ -1,55 +1,18 @@
-// Markdown of parsed nodes: turndown with GFM tables, fenced code with its language, compact list items and
+// Markdown of parsed nodes: turndown with GFM tables (markdown-tables.ts), fenced code with its language, compact list items and
 // cards (links around blocks) written as Markdown can hold them.
 import TurndownService from 'turndown';
 // @ts-expect-error: the GFM plugin ships no type declarations.
-import { gfm } from '@joplin/turndown-plugin-gfm';
+import { highlightedCodeBlock, strikethrough, taskListItems } from '@joplin/turndown-plugin-gfm';
 import { tidy } from './markdown-tidy.ts';
-
-/**
- * linkedom's tables lack `rows`, which the GFM plugin reads (without it a table comes out as its cells run together).
- * Turndown converts a clone of the element, so the tables it reads are made during the conversion: `rows` is lent to
- * linkedom's table class for the conversion alone, which runs synchronously (nothing else in the process runs while
- * it is there), and taken back after it; linkedom's class is never left changed. Turndown then reads our parsed
- * nodes instead of their HTML parsed again (half of turndown's time on the articles corpus). The rows are found once
- * a table: the plugin asks again for every cell of a column (a 500-row table took seconds otherwise), and a
- * conversion changes no table.
- */
-function withRows<T>(root: Element, convert: () => T): T {
-  const table = Object.getPrototypeOf(root.ownerDocument.createElement('table')) as object;
-  if ('rows' in table) return convert();
-  const found = new WeakMap<Element, Element[]>();
-  Object.defineProperty(table, 'rows', {
-    configurable: true,
-    get(this: Element) {
-      let rows = found.get(this);
-      if (!rows) found.set(this, (rows = rowsOf(this)));
-      return rows;
-    },
-  });
-  try {
-    return convert();
-  } finally {
-    delete (table as { rows?: unknown }).rows;
-  }
-}
-
-/** A table's own rows, in order (not a nested table's): its `<tr>` children and those of its sections. */
-function rowsOf(table: Element): Element[] {
-  const rows: Element[] = [];
-  for (const child of table.children) {
-    if (child.tagName === 'TR') rows.push(child);
-    else if (child.tagName === 'THEAD' || child.tagName === 'TBODY' || child.tagName === 'TFOOT')
-      for (const tr of child.children) if (tr.tagName === 'TR') rows.push(tr);
-  }
-  return rows;
-}
+import { tables } from './markdown-tables.ts';
 
 /** Markdown of an element (read, not changed; its adjacent text nodes are merged first, as a parser gives them). */
 export function toMarkdown(root: Element): string {
   root.normalize();
   // A converter a call (0.03 ms to make): no state of one conversion outlives it.
   const service = turndown();
-  return tidy(withRows(root, () => service.turndown(root as unknown as HTMLElement)));
+  // Turndown reads the parsed nodes themselves (not their HTML parsed again: half of its time on the articles corpus).
+  return tidy(service.turndown(root as unknown as HTMLElement));
 }
 
 /** Turndown set up as Refract writes Markdown. */
@@ -61,7 +24,8 @@ function turndown(): TurndownService {
     emDelimiter: '*',
     linkStyle: 'inlined',
   });
-  service.use(gfm);
+  // GFM: struck text, task lists and highlighted code from the plugin; tables by rules of our own.
+  service.use([highlightedCodeBlock, strikethrough, taskListItems, tables]);
   // A fenced block keeps its language, read from the `language-*` / `lang-*` class highlighters use.
   service.addRule('fencedWithLanguage', {
     filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName === 'CODE',
