@@ -17,7 +17,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 if (kind === 'content') {
   if (mode === 'unpatched') {
     const from = pathToFileURL(path.join(UNPATCHED, 'index.js')).href;
-    const published = /^(linkedom|@mozilla\/readability|ioredis)(\/|$)/;
+    const published = /^(refract-linkedom|refract-readability|ioredis)(\/|$)/;
     registerHooks({
       resolve: (specifier, context, next) =>
         published.test(specifier) ? next(specifier, { ...context, parentURL: from }) : next(specifier, context),

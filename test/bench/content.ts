@@ -7,8 +7,8 @@ import os from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { load } from 'cheerio';
-import { parseHTML } from 'linkedom';
-import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'refract-linkedom';
+import { Readability } from 'refract-readability';
 import { fragmentToMarkdown, pageToMarkdown } from '../../plugins/shared/content/markdown.ts';
 
 const DIR = path.resolve(import.meta.dirname, '../../../shared/corpus/articles/dev');

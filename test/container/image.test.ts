@@ -155,11 +155,11 @@ test("the image is under 1.2 GB, runs as a user other than root, with Chromium's
   assert.match(health, /readyz/);
   // The patches of patches/ are applied in the image as `npm ci` applies them in a checkout.
   assert.match(
-    await run('podman', ['exec', NAME, 'cat', '/app/node_modules/linkedom/esm/interface/event-target.js']),
+    await run('podman', ['exec', NAME, 'cat', '/app/node_modules/refract-linkedom/esm/interface/event-target.js']),
     /patched by Refract/,
   );
   assert.match(
-    await run('podman', ['exec', NAME, 'cat', '/app/node_modules/@mozilla/readability/Readability.js']),
+    await run('podman', ['exec', NAME, 'cat', '/app/node_modules/refract-readability/Readability.js']),
     /patched by Refract/,
   );
   assert.match(

@@ -51,4 +51,18 @@ test('patches/: each patch is for the version installed (patch-package would sto
   }
 });
 
+test('patches/: each patch but ioredis is on a copy of our own (`refract-*`, an alias of the published package), which no other user of that library in the process resolves', () => {
+  const deps = (
+    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+  ).dependencies;
+  for (const file of readdirSync(path.join(ROOT, 'patches')).filter((f) => f.endsWith('.patch'))) {
+    const name = /^(.+)\+\d[^+]*\.patch$/.exec(file)![1]!.replace('+', '/');
+    // ioredis is BullMQ's too, so it cannot be a copy of ours: its patch defers the definition of one class (no
+    // prototype changed; test/engine/v8-fast-paths.test.ts).
+    if (name === 'ioredis') continue;
+    assert.ok(name.startsWith('refract-'), `${file}: patch a copy of our own, not the package others resolve`);
+    assert.match(deps[name] ?? '', /^npm:/, `${name} is an alias of the published package`);
+  }
+});
+
 test.run();

@@ -62,8 +62,8 @@ test('loading the server, every built-in plugin, the engine and the Redis client
     'ioredis',
     'bullmq',
     'turndown',
-    'linkedom',
-    '@mozilla/readability',
+    'refract-linkedom',
+    'refract-readability',
   ]);
   for (const name of PROTECTORS) assert.ok(seen[name], `${name} was invalidated by a module the server loads`);
 });

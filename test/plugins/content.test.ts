@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { parseHTML } from 'linkedom';
+import { parseHTML } from 'refract-linkedom';
 import { load } from 'cheerio';
 import fc from '../util/fc.ts';
 import { fragmentToMarkdown, pageContent, pageToMarkdown } from '../../plugins/shared/content/markdown.ts';
@@ -370,11 +370,18 @@ test('words are counted as the runs of letters, digits and _ that Unicode names,
   );
 });
 
-test('linkedom as patched at install (patches/): no listener map until one is added, selectors compiled once; events and queries still work', () => {
-  const file = createRequire(import.meta.url)
-    .resolve('linkedom')
-    .replace(/cjs[/\\]index\.js$/, 'esm/interface/event-target.js');
-  assert.match(readFileSync(file, 'utf8'), 'patched by Refract', 'patch-package applied patches/linkedom+*.patch');
+test('linkedom as patched at install (patches/), in a copy of our own: no listener map until one is added, selectors compiled once; events and queries still work', () => {
+  const require = createRequire(import.meta.url);
+  const eventTarget = (name: string) =>
+    readFileSync(require.resolve(name).replace(/cjs[/\\]index\.js$/, 'esm/interface/event-target.js'), 'utf8');
+  assert.match(eventTarget('refract-linkedom'), 'patched by Refract', 'patch-package applied its patch');
+  // The patched copy is ours alone (installed as `refract-linkedom`): a plugin that depends on `linkedom` gets it as
+  // published, and no patch reaches it.
+  let published = '';
+  try {
+    published = eventTarget('linkedom');
+  } catch {}
+  assert.not.match(published, 'patched by Refract');
   const { document, Event: PageEvent } = parseHTML('<div><p id="a">x</p></div>') as unknown as {
     document: Document;
     Event: typeof Event;
@@ -429,7 +436,7 @@ test('linkedom as patched: the class attribute kept as written, its token list m
 });
 
 test('Readability as patched at install (patches/): a page hidden by its style attribute is still left out, a byline still found', () => {
-  const file = createRequire(import.meta.url).resolve('@mozilla/readability/Readability.js');
+  const file = createRequire(import.meta.url).resolve('refract-readability/Readability.js');
   assert.match(
     readFileSync(file, 'utf8'),
     'patched by Refract',

@@ -2,7 +2,7 @@
 // Readability picks the container; the rules here clean the page before it looks (noise, landmark roles) and
 // the container after (link lists, captions, share bars, bylines, dangling headings), with the page's own JSON-LD
 // `articleBody`, when it has one, as evidence of which blocks are the article.
-import { Readability } from '@mozilla/readability';
+import { Readability } from 'refract-readability';
 import { words, type El } from './content-text.ts';
 import { prune } from './content-prune.ts';
 import { refine } from './content-refine.ts';

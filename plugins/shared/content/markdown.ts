@@ -1,6 +1,6 @@
 // The content of a page as Markdown (page-content.ts finds it; markdown-turndown.ts writes it), and a fragment of a
 // page (a `data` selection) as Markdown.
-import { parseHTML } from 'linkedom';
+import { parseHTML } from 'refract-linkedom';
 import { clean } from './content-clean.ts';
 import { pageContent, type PageContent } from './page-content.ts';
 import { toMarkdown } from './markdown-turndown.ts';

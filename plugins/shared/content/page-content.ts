@@ -2,7 +2,7 @@
 // a page of another kind (a thread, a product, a listing, a service page) is its body without the site around it
 // (content-page.ts). Which one a page is, is read from its own signals (content-kind.ts) and from how much of the
 // cleaned body the one container holds.
-import { parseHTML } from 'linkedom';
+import { parseHTML } from 'refract-linkedom';
 import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
 import { adoptStrays, deeperThan, wholeDocument } from './document.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
