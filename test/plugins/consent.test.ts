@@ -11,11 +11,10 @@ import { chromium } from 'playwright-core';
 import { createAdblock } from '../../engine/browser/adblock.ts';
 import { CHROME_ARGS } from '../../engine/browser/pool.ts';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 // HubSpot's rule has no prehide selectors: its banner is known by the element that its detection looks for.
 const CMPS = ['onetrust', 'cookiebot', 'didomi', 'usercentrics', 'quantcast', 'hubspot'];
 const BANNER = [208, 2, 27];
@@ -28,7 +27,7 @@ test.before(async () => {
       recorded.emit('choice');
     },
   });
-  app = await startRefract();
+  app = await startHandlers();
 });
 
 test.after(async () => {
@@ -52,8 +51,8 @@ async function choicesOnce(cmp: string, count: number): Promise<(string | null)[
 }
 
 /** Whether the bottom rows of the capture show the red banner. */
-async function bannerShown(url: string): Promise<boolean> {
-  const bytes = Buffer.from(await (await fetch(url)).arrayBuffer());
+async function bannerShown(from: Handlers, url: string): Promise<boolean> {
+  const bytes = (await from.file(url)).body;
   const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
   const at = ((info.height - 20) * info.width + Math.floor(info.width / 2)) * info.channels;
   return [...data.subarray(at, at + 3)].join() === BANNER.join();
@@ -62,21 +61,21 @@ async function bannerShown(url: string): Promise<boolean> {
 for (const cmp of CMPS) {
   test(`${cmp}: the banner is answered with an opt-out before the capture; adblock=false leaves it`, async () => {
     const page = q(`${fx.url}/sites/consent/${cmp}.html`);
-    const on = await call(app.freeUrl, `url=${page}&screenshot&meta=false&force`);
+    const on = await call(app.free, `url=${page}&screenshot&meta=false&force`);
     assert.is(on.status, 200, JSON.stringify(on.body).slice(0, 300));
     assert.equal(
       await choicesOnce(cmp, 1),
       ['reject'],
       `${cmp} recorded one opt-out and no consent (server-timing: ${on.headers.get('server-timing')})`,
     );
-    assert.not.ok(await bannerShown(on.body.data.screenshot.url), 'the banner is gone from the capture');
+    assert.not.ok(await bannerShown(app, on.body.data.screenshot.url), 'the banner is gone from the capture');
     const timing = on.headers.get('server-timing') ?? '';
     assert.match(timing, /(^|, )consent;dur=/, 'the wait for the banner is reported');
 
-    const off = await call(app.freeUrl, `url=${page}&screenshot&meta=false&adblock=false&force`);
+    const off = await call(app.free, `url=${page}&screenshot&meta=false&adblock=false&force`);
     assert.is(off.status, 200);
     assert.equal(choices(cmp), ['reject'], 'nothing answered the banner this time');
-    assert.ok(await bannerShown(off.body.data.screenshot.url), 'the banner is in the capture');
+    assert.ok(await bannerShown(app, off.body.data.screenshot.url), 'the banner is in the capture');
   });
 }
 
@@ -106,33 +105,33 @@ test('a banner that shows long after the page settled is still answered while a 
   // No consent manager is on the page when it settles: autoconsent starts later (not during the capture of a page
   // without a banner) and its detection passes still find the banner that comes at 1.5 s.
   const { status, body, headers } = await call(
-    app.freeUrl,
+    app.free,
     `url=${q(`${fx.url}/sites/consent/onetrust-late.html`)}&screenshot&meta=false&waitForTimeout=4s&force`,
   );
   assert.is(status, 200);
   assert.equal(await choicesOnce('onetrust', 2), ['reject', 'reject'], "opted out (after the first test's opt-out)");
-  assert.not.ok(await bannerShown(body.data.screenshot.url), 'the banner is gone from the capture');
+  assert.not.ok(await bannerShown(app, body.data.screenshot.url), 'the banner is gone from the capture');
   const consent = Number(/(?:^|, )consent;dur=([\d.]+)/.exec(headers.get('server-timing') ?? '')?.[1]);
   assert.ok(consent < 500, `the request did not wait for a banner that was not there (${consent} ms)`);
 });
 
 test("what tells a consent manager is learned from Refract's own page, never from a target that rewrites it", async () => {
-  const fresh = await startRefract();
+  const fresh = await startHandlers();
   try {
     // The first page of this process: had its prehide style been read, the selectors would be `#none`.
     assert.is(
-      (await call(fresh.freeUrl, `url=${q(`${fx.url}/sites/consent/rewrites-prehide.html`)}&screenshot&meta=false`))
+      (await call(fresh.free, `url=${q(`${fx.url}/sites/consent/rewrites-prehide.html`)}&screenshot&meta=false`))
         .status,
       200,
     );
     const before = choices('cookiebot').length;
     const { status, body } = await call(
-      fresh.freeUrl,
+      fresh.free,
       `url=${q(`${fx.url}/sites/consent/cookiebot.html?after-rewrite`)}&screenshot&meta=false`,
     );
     assert.is(status, 200);
     assert.is((await choicesOnce('cookiebot', before + 1))[before], 'reject');
-    assert.not.ok(await bannerShown(body.data.screenshot.url), 'the banner is gone from the capture');
+    assert.not.ok(await bannerShown(fresh, body.data.screenshot.url), 'the banner is gone from the capture');
   } finally {
     await fresh.close();
   }
@@ -141,7 +140,7 @@ test("what tells a consent manager is learned from Refract's own page, never fro
 test('a page without a consent manager is answered as usual, with no choice made', async () => {
   const before = fx.hits.filter((h) => h.startsWith('/consent-choice')).length;
   const { status, body } = await call(
-    app.freeUrl,
+    app.free,
     `url=${q(`${fx.url}/sites/article/index.html?consent-none`)}&screenshot&force`,
   );
   assert.is(status, 200);

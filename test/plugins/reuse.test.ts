@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import sharp from 'sharp';
 import * as assert from 'uvu/assert';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
+import { startHandlers, call, q, type Handle, type Handlers } from '../util/refract.ts';
 
 // A page that leaves everything a later request on the same site could read: cookies, local and session storage,
 // IndexedDB, Cache Storage, the window's name, a granted permission is not possible headless (none to grant).
@@ -54,7 +54,7 @@ test.after(async () => {
 });
 
 // The report is read raw with a data rule (`meta` writes a title's quotes typographically, which JSON cannot parse).
-const render = (base: string, path: string) =>
+const render = (base: Handle, path: string) =>
   call(
     base,
     `url=${q(`${fx.url}${path}`)}&prerender=true&force&waitUntil=load&waitForTimeout=200&data.report.selector=title&data.report.attr=text`,
@@ -62,13 +62,13 @@ const render = (base: string, path: string) =>
 
 test('a page used again for the next request of its kind shows it nothing of the last one', async () => {
   // One browser slot: every request of this kind takes the page the previous one used.
-  const app = await startRefract({ REFRACT_BROWSER_CONCURRENCY: '1' });
+  const app = await startHandlers({ REFRACT_BROWSER_CONCURRENCY: '1' });
   try {
-    assert.is((await render(app.freeUrl, '/read')).status, 200, 'a first page of the kind');
-    const planted = await render(app.freeUrl, '/plant');
+    assert.is((await render(app.free, '/read')).status, 200, 'a first page of the kind');
+    const planted = await render(app.free, '/plant');
     assert.is(planted.body.data.title, 'planted');
     const before = app.engine.browsers.stats().reused;
-    const read = await render(app.freeUrl, '/read');
+    const read = await render(app.free, '/read');
     assert.is(app.engine.browsers.stats().reused, before + 1, 'the page was used again');
     assert.equal(JSON.parse(read.body.data.report), {
       cookie: '',
@@ -80,7 +80,7 @@ test('a page used again for the next request of its kind shows it nothing of the
     });
     // A page sent with a caller's own headers is never kept for another request.
     const withHeaders = () =>
-      call(app.proUrl, `url=${q(`${fx.url}/read`)}&prerender=true&force&headers.x-secret=1`, {
+      call(app.pro, `url=${q(`${fx.url}/read`)}&prerender=true&force&headers.x-secret=1`, {
         headers: { 'x-api-key': 'test-key' },
       });
     assert.is((await withHeaders()).status, 200);
@@ -93,20 +93,20 @@ test('a page used again for the next request of its kind shows it nothing of the
 });
 
 /** The lowest alpha of a PNG asset (255 when it has no alpha channel). */
-async function minAlpha(url: string): Promise<number> {
-  const bytes = Buffer.from(await (await fetch(url)).arrayBuffer());
+async function minAlpha(app: Handlers, url: string): Promise<number> {
+  const bytes = (await app.file(url)).body;
   return (await sharp(bytes).stats()).channels[3]?.min ?? 255;
 }
 
 test('opposite per-request settings alternated many times on warm pages: each answer has its own', async () => {
-  const app = await startRefract({ REFRACT_BROWSER_CONCURRENCY: '1' });
+  const app = await startHandlers({ REFRACT_BROWSER_CONCURRENCY: '1' });
   try {
     const probe = `url=${q(`${fx.url}/probe`)}&meta=false&force`;
     const state = `data.s.evaluate=${q("JSON.stringify({ print: matchMedia('print').matches, injected: window.injected ?? null, styled: getComputedStyle(document.body).color, cookie: document.cookie })")}`;
     for (let round = 0; round < 3; round++) {
       // Transparent captures of every kind (full page, element, viewport), with a print medium, a script, a style and a cookie.
       const clear = await call(
-        app.freeUrl,
+        app.free,
         `${probe}&screenshot.full_page&mediaType=print&scripts=${q("window.injected = 1; document.cookie = 'left=1'")}&styles=${q('body{color:rgb(1,2,3)}')}&${state}`,
       );
       assert.is(clear.status, 200, JSON.stringify(clear.body).slice(0, 200));
@@ -115,20 +115,20 @@ test('opposite per-request settings alternated many times on warm pages: each an
         { print: true, injected: 1, styled: 'rgb(1, 2, 3)', cookie: 'left=1' },
         `round ${round}: the settings took effect`,
       );
-      assert.is(await minAlpha(clear.body.data.screenshot.url), 0, `round ${round}: transparent full page`);
-      const element = await call(app.freeUrl, `${probe}&screenshot.element=${q('p')}`);
-      assert.is(await minAlpha(element.body.data.screenshot.url), 0, `round ${round}: transparent element`);
+      assert.is(await minAlpha(app, clear.body.data.screenshot.url), 0, `round ${round}: transparent full page`);
+      const element = await call(app.free, `${probe}&screenshot.element=${q('p')}`);
+      assert.is(await minAlpha(app, element.body.data.screenshot.url), 0, `round ${round}: transparent element`);
       // The opposite of each, on a warm page of the same kind of context.
-      const opaque = await call(app.freeUrl, `${probe}&screenshot.omit_background=false&${state}`);
+      const opaque = await call(app.free, `${probe}&screenshot.omit_background=false&${state}`);
       assert.is(opaque.status, 200);
       assert.equal(
         JSON.parse(opaque.body.data.s),
         { print: false, injected: null, styled: 'rgb(0, 0, 0)', cookie: '' },
         `round ${round}: nothing of the last request`,
       );
-      assert.is(await minAlpha(opaque.body.data.screenshot.url), 255, `round ${round}: opaque`);
-      const jpeg = await call(app.freeUrl, `${probe}&screenshot.type=jpeg`);
-      const [r, g, b] = await sharp(Buffer.from(await (await fetch(jpeg.body.data.screenshot.url)).arrayBuffer()))
+      assert.is(await minAlpha(app, opaque.body.data.screenshot.url), 255, `round ${round}: opaque`);
+      const jpeg = await call(app.free, `${probe}&screenshot.type=jpeg`);
+      const [r, g, b] = await sharp((await app.file(jpeg.body.data.screenshot.url)).body)
         .extract({ left: 600, top: 400, width: 1, height: 1 })
         .raw()
         .toBuffer();
@@ -144,9 +144,9 @@ test('opposite per-request settings alternated many times on warm pages: each an
 });
 
 test('REFRACT_BROWSER_WARM_PAGES=0: every request gets a page opened for it', async () => {
-  const app = await startRefract({ REFRACT_BROWSER_CONCURRENCY: '1', REFRACT_BROWSER_WARM_PAGES: '0' });
+  const app = await startHandlers({ REFRACT_BROWSER_CONCURRENCY: '1', REFRACT_BROWSER_WARM_PAGES: '0' });
   try {
-    for (let i = 0; i < 3; i++) assert.is((await render(app.freeUrl, '/read')).status, 200);
+    for (let i = 0; i < 3; i++) assert.is((await render(app.free, '/read')).status, 200);
     assert.is(app.engine.browsers.stats().reused, 0);
     assert.is(app.engine.browsers.stats().contexts, 0, 'no page is kept open');
   } finally {

@@ -1,4 +1,4 @@
-// Change tracking through the real server (issue 54, item 1): a page of the test's own changes between reads; the
+// Change tracking through the API's handlers (issue 54, item 1; the server adds nothing to it): a page of the test's own changes between reads; the
 // report's status, its content diff and its field diffs are exact; a 5xx and a challenge page neither count as a
 // change nor move the baseline; `changes.ignore` hides a rotating ad; tags keep separate histories; another key sees
 // none of it; the baselines outlive a restart.
@@ -8,13 +8,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'refract-changes-'));
 const keyFile = path.join(dataDir, 'keys');
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 /** The page's state, changed by the tests between reads. */
 const page = { price: '19.99', delivery: 'Free delivery on orders over 50 EUR.', mode: 'ok', ad: 0, banner: '#2a9d8f' };
 
@@ -44,7 +43,7 @@ test.before(async () => {
       }
     },
   });
-  app = await startRefract({ REFRACT_DATA_DIR: dataDir, REFRACT_API_KEYS: keyFile });
+  app = await startHandlers({ REFRACT_DATA_DIR: dataDir, REFRACT_API_KEYS: keyFile });
 });
 
 test.after(async () => {
@@ -56,7 +55,7 @@ const target = () => q(`${fx.url}/shop/teapot`);
 /** A read with `changes` on the free endpoint (or the pro one with a key); its report. */
 async function read(options: string, key?: string) {
   const res = await call(
-    key ? app.proUrl : app.freeUrl,
+    key ? app.pro : app.free,
     `url=${target()}&prerender=false&data.price.selector=.price&changes${options}`,
     key ? { headers: { 'x-api-key': key } } : {},
   );
@@ -135,10 +134,7 @@ test("another key sees none of a key's history; bad options are refused before a
 
 test('with a screenshot, a visual change: the share of pixels changed and a diff image; the same render is the same', async () => {
   const shot = async (extra = '') => {
-    const res = await call(
-      app.freeUrl,
-      `url=${q(`${fx.url}/shop/banner`)}&screenshot&changes&changes.tag=visual${extra}`,
-    );
+    const res = await call(app.free, `url=${q(`${fx.url}/shop/banner`)}&screenshot&changes&changes.tag=visual${extra}`);
     assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 400));
     return { ...res.body.data.changes, height: res.body.data.screenshot.height as number };
   };
@@ -154,10 +150,9 @@ test('with a screenshot, a visual change: the share of pixels changed and a diff
   // The banner: 300 pixels of the screenshot's height, all of its width.
   assert.ok(Math.abs(share - 300 / changed.height) < 0.02, `share ${share} of a ${changed.height}-pixel screenshot`);
   assert.is(image.type, 'png');
-  const png = await fetch(image.url);
-  assert.is(png.status, 200);
-  assert.is(png.headers.get('content-type'), 'image/png');
-  const bytes = Buffer.from(await png.arrayBuffer());
+  const png = await app.file(image.url);
+  assert.is(png.contentType, 'image/png');
+  const bytes = png.body;
   assert.is(bytes.readUInt32BE(16), 480, 'drawn at the width screenshots are compared at');
   page.banner = '#264653';
   const below = await shot('&changes.pixels=0.9');
@@ -166,7 +161,7 @@ test('with a screenshot, a visual change: the share of pixels changed and a diff
 
 test('the baselines outlive a restart', async () => {
   await app.close();
-  app = await startRefract({ REFRACT_DATA_DIR: dataDir, REFRACT_API_KEYS: keyFile });
+  app = await startHandlers({ REFRACT_DATA_DIR: dataDir, REFRACT_API_KEYS: keyFile });
   const { report } = await read('&changes.tag=quiet&changes.ignore=.ad');
   assert.is(report.status, 'same', JSON.stringify(report));
   assert.ok(report.previousAt, 'compared with the read made before the restart');

@@ -5,13 +5,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 const SLOW_MS = 2500;
 const TIMEOUT_MS = 4000;
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 
 test.before(async () => {
   fx = await serveFixtures({
@@ -24,7 +23,7 @@ test.before(async () => {
     },
   });
   // One request at a time: the second waits for the first.
-  app = await startRefract({ REFRACT_CONCURRENCY: '1' });
+  app = await startHandlers({ REFRACT_CONCURRENCY: '1' });
 });
 
 test.after(async () => {
@@ -35,7 +34,7 @@ test.after(async () => {
 test('a request that waited for a slot answers ETIMEOUT at its own deadline, counted from its arrival', async () => {
   const send = async (n: number) => {
     const started = performance.now();
-    const res = await call(app.freeUrl, `url=${q(`${fx.url}/slow?n=${n}`)}&prerender=false&timeout=${TIMEOUT_MS}`);
+    const res = await call(app.free, `url=${q(`${fx.url}/slow?n=${n}`)}&prerender=false&timeout=${TIMEOUT_MS}`);
     return {
       status: res.status,
       code: res.body.code as string | undefined,

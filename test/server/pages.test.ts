@@ -6,11 +6,10 @@ import * as assert from 'uvu/assert';
 import type { ServerResponse } from 'node:http';
 import sharp from 'sharp';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q } from '../util/refract.ts';
-import type { App } from '../../server/app.ts';
+import { startHandlers, call, q, type Handlers } from '../util/refract.ts';
 
 let fx: Fixture;
-let app: App;
+let app: Handlers;
 const held: ServerResponse[] = [];
 const html = (res: ServerResponse, body: string) => {
   res.writeHead(200, { 'content-type': 'text/html' });
@@ -76,7 +75,7 @@ test.before(async () => {
         '<title>Popups</title><h1>x</h1><script>setInterval(() => { for (let i = 0; i < 5; i++) window.open("/popups?" + Math.random()); }, 10);</script>',
       ),
   });
-  app = await startRefract();
+  app = await startHandlers();
 });
 
 test.after(async () => {
@@ -96,7 +95,7 @@ test('a page that navigates itself (script redirect, reload loop) is captured on
   for (const path of Object.keys(TITLES)) {
     for (const output of ['screenshot', 'pdf', 'prerender=true', 'screenshot&meta=false', 'pdf&meta=false']) {
       const started = Date.now();
-      const res = await call(app.freeUrl, `url=${q(fx.url + path)}&${output}&force`);
+      const res = await call(app.free, `url=${q(fx.url + path)}&${output}&force`);
       assert.is(res.status, 200, `${path} ${output}: ${JSON.stringify(res.body).slice(0, 300)}`);
       assert.equal(
         res.body.warnings ?? [],
@@ -124,18 +123,18 @@ test('a scripts, modules or styles URL that does not load is 400 EINVALQUERY nam
     ['modules', `${fx.url}/missing.js`],
   ];
   for (const [param, url] of cases) {
-    const res = await call(app.freeUrl, `url=${q(`${fx.url}/plain`)}&${param}=${q(url)}&screenshot&force`);
+    const res = await call(app.free, `url=${q(`${fx.url}/plain`)}&${param}=${q(url)}&screenshot&force`);
     assert.is(res.status, 400, `${param}: ${JSON.stringify(res.body).slice(0, 300)}`);
     assert.is(res.body.code, 'EINVALQUERY');
     assert.is(res.body.data.param, param);
   }
-  const ok = await call(app.freeUrl, `url=${q(`${fx.url}/plain`)}&styles=${q('h1{color:red}')}&screenshot&force`);
+  const ok = await call(app.free, `url=${q(`${fx.url}/plain`)}&styles=${q('h1{color:red}')}&screenshot&force`);
   assert.is(ok.status, 200, 'inline code still works');
 });
 
 test('selector rules beside a script rule read the page (text, attribute, class)', async () => {
   const res = await call(
-    app.freeUrl,
+    app.free,
     `url=${q(`${fx.url}/plain`)}&data.h.selector=h1&data.k.selector=p&data.k.attr=data-k&data.c.selector=p&data.c.attr=class&data.t.evaluate=${q('1+1')}&meta=false&force`,
   );
   assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
@@ -143,7 +142,7 @@ test('selector rules beside a script rule read the page (text, attribute, class)
 });
 
 test('a page that fills itself on a timer after load is read once built under prerender=auto', async () => {
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/csr`)}&data.items.selectorAll=li&force`);
+  const res = await call(app.free, `url=${q(`${fx.url}/csr`)}&data.items.selectorAll=li&force`);
   assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
   assert.match(res.headers.get('x-prerender-reason') ?? '', /empty mount point #root/);
   assert.is(res.body.data.title, 'Built');
@@ -152,25 +151,25 @@ test('a page that fills itself on a timer after load is read once built under pr
 });
 
 test('an explicit prerender and a function read that page as built too, at least as well as auto does', async () => {
-  const asked = await call(app.freeUrl, `url=${q(`${fx.url}/csr`)}&prerender=true&data.items.selectorAll=li&force`);
+  const asked = await call(app.free, `url=${q(`${fx.url}/csr`)}&prerender=true&data.items.selectorAll=li&force`);
   assert.is(asked.status, 200, JSON.stringify(asked.body).slice(0, 300));
   assert.is(asked.body.data.title, 'Built');
   assert.equal(asked.body.data.items, ['a', 'b', 'c']);
   const fn = encodeURIComponent(
     '({ page }) => page.evaluate(() => document.querySelectorAll("li").length + " " + document.title)',
   );
-  const ran = await call(app.freeUrl, `url=${q(`${fx.url}/csr`)}&function=${fn}&force`);
+  const ran = await call(app.free, `url=${q(`${fx.url}/csr`)}&function=${fn}&force`);
   assert.is(ran.status, 200, JSON.stringify(ran.body).slice(0, 300));
   assert.is(ran.body.data.function.value, '3 Built');
   // Taken at its load when asked so: the page as it arrived.
-  const raw = await call(app.freeUrl, `url=${q(`${fx.url}/csr`)}&function=${fn}&prerender=false&force`);
+  const raw = await call(app.free, `url=${q(`${fx.url}/csr`)}&function=${fn}&prerender=false&force`);
   assert.is(raw.body.data.function.value, '0 Loading…');
 });
 
 test("a page whose load never completes is captured as rendered when navigation's share runs out, said in a warning; nothing arrived is 408", async () => {
   const started = Date.now();
   // 8 s: at 5 s a busy machine once left the capture no time after navigation's share (no screenshot).
-  const res = await call(app.freeUrl, `url=${q(`${fx.url}/never-load`)}&screenshot&timeout=8s&force`);
+  const res = await call(app.free, `url=${q(`${fx.url}/never-load`)}&screenshot&timeout=8s&force`);
   assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
   assert.ok(Date.now() - started < 8800, `within the deadline: ${Date.now() - started} ms`);
   assert.is(res.body.data.title, 'Half loaded');
@@ -184,7 +183,7 @@ test("a page whose load never completes is captured as rendered when navigation'
     dur('navigate') + dur('step.meta') <= 8000 - 1000 - 1000 + 100,
     `metadata ended a second before the cutoff: ${timing}`,
   );
-  const png = Buffer.from(await (await fetch(res.body.data.screenshot.url)).arrayBuffer());
+  const png = (await app.file(res.body.data.screenshot.url)).body;
   const { data } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
   assert.equal([...data.subarray(0, 3)], [255, 0, 0], 'the rendered page (its red background)');
   assert.equal(
@@ -193,23 +192,23 @@ test("a page whose load never completes is captured as rendered when navigation'
   );
   assert.match(res.body.warnings[0].message, /did not finish loading/);
   // A document that has not arrived by navigation's share is waited for (it was EBRWSRTIMEOUT at 3.6 s of 6 s).
-  const late = await call(app.freeUrl, `url=${q(`${fx.url}/late-answer`)}&screenshot&meta.title&timeout=6s&force`);
+  const late = await call(app.free, `url=${q(`${fx.url}/late-answer`)}&screenshot&meta.title&timeout=6s&force`);
   assert.is(late.status, 200, JSON.stringify(late.body).slice(0, 300));
   assert.is(late.body.data.title, 'Late');
   assert.ok(late.body.data.screenshot?.url, JSON.stringify(late.body).slice(0, 400));
-  const none = await call(app.freeUrl, `url=${q(`${fx.url}/no-answer`)}&screenshot&timeout=3s&force`);
+  const none = await call(app.free, `url=${q(`${fx.url}/no-answer`)}&screenshot&timeout=3s&force`);
   assert.is(none.status, 408, JSON.stringify(none.body).slice(0, 300));
   assert.ok(['EBRWSRTIMEOUT', 'ETIMEOUT'].includes(none.body.code), none.body.code);
 });
 
 test("an alert loop holds its page: 408 EBRWSRTIMEOUT at navigation's share, not at the deadline; a window.open storm is captured", async () => {
   const started = Date.now();
-  const alerts = await call(app.freeUrl, `url=${q(`${fx.url}/alerts`)}&screenshot&timeout=8s&force`);
+  const alerts = await call(app.free, `url=${q(`${fx.url}/alerts`)}&screenshot&timeout=8s&force`);
   assert.is(alerts.status, 408, JSON.stringify(alerts.body).slice(0, 300));
   assert.is(alerts.body.code, 'EBRWSRTIMEOUT');
   assert.match(alerts.body.message, /nothing can be captured/);
   assert.ok(Date.now() - started < 8000, `answered at ${Date.now() - started} ms, before the 8 s deadline`);
-  const popups = await call(app.freeUrl, `url=${q(`${fx.url}/popups`)}&screenshot&timeout=20s&force`);
+  const popups = await call(app.free, `url=${q(`${fx.url}/popups`)}&screenshot&timeout=20s&force`);
   assert.is(popups.status, 200, JSON.stringify(popups.body).slice(0, 300));
   assert.ok(popups.body.data.screenshot?.url, JSON.stringify(popups.body).slice(0, 400));
 });

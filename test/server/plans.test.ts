@@ -1,3 +1,4 @@
+// What the API answers by plan, key and cache (through its handlers: what the server adds is server/api.test.ts's).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { once } from 'node:events';
@@ -6,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serveFixtures, type Fixture } from '../util/serve.ts';
-import { startRefract, call, q, manualClock } from '../util/refract.ts';
+import { startHandlers, call, q, manualClock } from '../util/refract.ts';
 
 let fx: Fixture;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'refract-plans-'));
@@ -52,20 +53,20 @@ const keyed = (key: string) => ({ headers: { 'x-api-key': key } });
 
 test('endpoints and keys: EAUTH without or with an unknown key, EPRO for a key on free, the plan header, no key echoed', async () => {
   writeFileSync(keyFile, '# pro keys\nalpha-secret-1\n');
-  const app = await startRefract({ REFRACT_API_KEYS: keyFile });
+  const app = await startHandlers({ REFRACT_API_KEYS: keyFile });
   try {
     const target = `url=${q(`${fx.url}/echo`)}`;
-    const free = await call(app.freeUrl, target);
+    const free = await call(app.free, target);
     assert.is(free.headers.get('x-pricing-plan'), 'free');
-    const none = await call(app.proUrl, target);
+    const none = await call(app.pro, target);
     assert.is(none.status, 401);
     assert.is(none.body.code, 'EAUTH');
-    const wrong = await call(app.proUrl, target, keyed('alpha-secret-2'));
+    const wrong = await call(app.pro, target, keyed('alpha-secret-2'));
     assert.is(wrong.body.code, 'EAUTH');
-    const epro = await call(app.freeUrl, target, keyed('alpha-secret-1'));
+    const epro = await call(app.free, target, keyed('alpha-secret-1'));
     assert.is(epro.status, 403);
     assert.is(epro.body.code, 'EPRO');
-    const ok = await call(app.proUrl, target, keyed('alpha-secret-1'));
+    const ok = await call(app.pro, target, keyed('alpha-secret-1'));
     assert.is(ok.status, 200);
     assert.is(ok.headers.get('x-pricing-plan'), 'pro');
     for (const res of [none, wrong, epro, ok]) {
@@ -77,15 +78,15 @@ test('endpoints and keys: EAUTH without or with an unknown key, EPRO for a key o
     }
     // Rotation by configuration: the file changes, the old key stops working and the new one works at once.
     writeFileSync(keyFile, 'beta-secret-9\n');
-    assert.is((await call(app.proUrl, `${target}&force=true`, keyed('alpha-secret-1'))).body.code, 'EAUTH');
-    assert.is((await call(app.proUrl, `${target}&force=true`, keyed('beta-secret-9'))).status, 200);
+    assert.is((await call(app.pro, `${target}&force=true`, keyed('alpha-secret-1'))).body.code, 'EAUTH');
+    assert.is((await call(app.pro, `${target}&force=true`, keyed('beta-secret-9'))).status, 200);
   } finally {
     await app.close();
   }
 });
 
 test('pro-only parameters on free each have their own 4xx code; headers may come as x-api-header-*', async () => {
-  const app = await startRefract({ REFRACT_API_KEYS: 'k1' });
+  const app = await startHandlers({ REFRACT_API_KEYS: 'k1' });
   try {
     const base = `url=${q(`${fx.url}/echo`)}`;
     for (const [param, code] of [
@@ -96,7 +97,7 @@ test('pro-only parameters on free each have their own 4xx code; headers may come
       ['staleTtl=1m', 'ESTTL'],
       ['ttl=1h', 'ETTL'],
     ]) {
-      const res = await call(app.freeUrl, `${base}&${param}`);
+      const res = await call(app.free, `${base}&${param}`);
       assert.is(res.body.code, code, param);
       assert.ok(
         res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 413 && res.status !== 429,
@@ -104,14 +105,14 @@ test('pro-only parameters on free each have their own 4xx code; headers may come
       );
     }
     // The same URL was answered (and its plan kept) just before: custom headers still make it another plan.
-    assert.is((await call(app.freeUrl, base)).status, 200);
-    const viaHeader = await call(app.freeUrl, base, { headers: { 'x-api-header-x-token': 'shh' } });
+    assert.is((await call(app.free, base)).status, 200);
+    const viaHeader = await call(app.free, base, { headers: { 'x-api-header-x-token': 'shh' } });
     assert.is(viaHeader.body.code, 'EHEADERS');
-    const plain = await call(app.proUrl, `${base}&force`, { headers: { 'x-api-key': 'k1' } });
+    const plain = await call(app.pro, `${base}&force`, { headers: { 'x-api-key': 'k1' } });
     assert.is(plain.status, 200);
     assert.is(seenHeaders.at(-1)!['x-token'], undefined);
     const before = seenHeaders.length;
-    const pro = await call(app.proUrl, `${base}&force`, {
+    const pro = await call(app.pro, `${base}&force`, {
       headers: { 'x-api-key': 'k1', 'x-api-header-x-token': 'shh-123' },
     });
     assert.is(pro.status, 200);
@@ -124,25 +125,25 @@ test('pro-only parameters on free each have their own 4xx code; headers may come
 
 test('free quota per IP: spent by misses only, 429 ERATE with Retry-After past it, reset at the window end', async () => {
   const clock = manualClock(Date.UTC(2026, 4, 10, 12, 0, 0));
-  const app = await startRefract({ REFRACT_FREE_QUOTA: '2', REFRACT_FREE_QUOTA_WINDOW: '24h' }, [], { clock });
+  const app = await startHandlers({ REFRACT_FREE_QUOTA: '2', REFRACT_FREE_QUOTA_WINDOW: '24h' }, [], { clock });
   try {
     const url = (n: number) => `url=${q(`${fx.url}/echo?n=${n}`)}`;
-    const first = await call(app.freeUrl, url(1));
+    const first = await call(app.free, url(1));
     assert.is(first.headers.get('x-rate-limit-limit'), '2');
     assert.is(first.headers.get('x-rate-limit-remaining'), '1');
     const dayEnd = Date.UTC(2026, 4, 11) / 1000;
     assert.is(first.headers.get('x-rate-limit-reset'), String(dayEnd));
-    assert.is((await call(app.freeUrl, url(2))).headers.get('x-rate-limit-remaining'), '0');
-    const over = await call(app.freeUrl, url(3));
+    assert.is((await call(app.free, url(2))).headers.get('x-rate-limit-remaining'), '0');
+    const over = await call(app.free, url(3));
     assert.is(over.status, 429);
     assert.is(over.body.code, 'ERATE');
     assert.is(over.headers.get('retry-after'), String(dayEnd - clock.now() / 1000));
     // A cache hit costs nothing, even past the quota.
-    const hit = await call(app.freeUrl, url(1));
+    const hit = await call(app.free, url(1));
     assert.is(hit.status, 200);
     assert.is(hit.headers.get('x-cache-status'), 'HIT');
     clock.set(Date.UTC(2026, 4, 11, 0, 0, 1));
-    const fresh = await call(app.freeUrl, url(3));
+    const fresh = await call(app.free, url(3));
     assert.is(fresh.status, 200);
     assert.is(fresh.headers.get('x-rate-limit-remaining'), '1');
   } finally {
@@ -153,24 +154,24 @@ test('free quota per IP: spent by misses only, 429 ERATE with Retry-After past i
 test('pro quota per key and UTC month: per-key quota from the key file, a warning at 80%, reset on the 1st', async () => {
   writeFileSync(keyFile, 'small-key 5\nbig-key\n');
   const clock = manualClock(Date.UTC(2026, 0, 31, 22, 0, 0));
-  const app = await startRefract({ REFRACT_API_KEYS: keyFile, REFRACT_PRO_QUOTA: '1000' }, [], { clock });
+  const app = await startHandlers({ REFRACT_API_KEYS: keyFile, REFRACT_PRO_QUOTA: '1000' }, [], { clock });
   try {
     const url = (n: number) => `url=${q(`${fx.url}/echo?p=${n}`)}`;
     let last: Awaited<ReturnType<typeof call>> | undefined;
-    for (let n = 1; n <= 3; n++) last = await call(app.proUrl, url(n), keyed('small-key'));
+    for (let n = 1; n <= 3; n++) last = await call(app.pro, url(n), keyed('small-key'));
     assert.is(last!.headers.get('x-rate-limit-limit'), '5');
     assert.is(last!.headers.get('x-rate-limit-warning'), null);
-    const fourth = await call(app.proUrl, url(4), keyed('small-key'));
+    const fourth = await call(app.pro, url(4), keyed('small-key'));
     assert.match(fourth.headers.get('x-rate-limit-warning') ?? '', /^80% /);
     assert.is(fourth.headers.get('x-rate-limit-reset'), String(Date.UTC(2026, 1, 1) / 1000));
-    await call(app.proUrl, url(5), keyed('small-key'));
-    const over = await call(app.proUrl, url(6), keyed('small-key'));
+    await call(app.pro, url(5), keyed('small-key'));
+    const over = await call(app.pro, url(6), keyed('small-key'));
     assert.is(over.status, 429);
     assert.is(over.body.code, 'ERATE');
     // Other keys have their own count and the default quota.
-    assert.is((await call(app.proUrl, url(7), keyed('big-key'))).headers.get('x-rate-limit-limit'), '1000');
+    assert.is((await call(app.pro, url(7), keyed('big-key'))).headers.get('x-rate-limit-limit'), '1000');
     clock.set(Date.UTC(2026, 1, 1, 0, 0, 5));
-    const february = await call(app.proUrl, url(6), keyed('small-key'));
+    const february = await call(app.pro, url(6), keyed('small-key'));
     assert.is(february.status, 200);
     assert.is(february.headers.get('x-rate-limit-remaining'), '4');
     assert.is(february.headers.get('x-rate-limit-reset'), String(Date.UTC(2026, 2, 1) / 1000));
@@ -180,10 +181,10 @@ test('pro quota per key and UTC month: per-key quota from the key file, a warnin
 });
 
 test('ttl and staleTtl ranges, aliases, x-cache-ttl, and cacheKey as the identity', async () => {
-  const app = await startRefract({ REFRACT_API_KEYS: 'k1' });
+  const app = await startHandlers({ REFRACT_API_KEYS: 'k1' });
   try {
     const base = `url=${q(`${fx.url}/echo?ttl`)}`;
-    const pro = (query: string) => call(app.proUrl, query, keyed('k1'));
+    const pro = (query: string) => call(app.pro, query, keyed('k1'));
     for (const [param, code] of [
       ['ttl=30s', 'EINVALTTL'],
       ['ttl=32d', 'EINVALTTL'],
@@ -212,19 +213,19 @@ test('ttl and staleTtl ranges, aliases, x-cache-ttl, and cacheKey as the identit
 });
 
 test('a cacheKey is scoped to the API key that set it: another key with the same name gets its own entry', async () => {
-  const app = await startRefract({ REFRACT_API_KEYS: 'key-a,key-b' });
+  const app = await startHandlers({ REFRACT_API_KEYS: 'key-a,key-b' });
   try {
     const a = await call(
-      app.proUrl,
+      app.pro,
       `url=${q(`${fx.url}/echo?tenant-a`)}&cacheKey=shared-name&headers.x-secret=a-only`,
       keyed('key-a'),
     );
     assert.is(a.status, 200, JSON.stringify(a.body));
     assert.is(a.headers.get('x-cache-status'), 'MISS');
-    const b = await call(app.proUrl, `url=${q(`${fx.url}/echo?tenant-b`)}&cacheKey=shared-name`, keyed('key-b'));
+    const b = await call(app.pro, `url=${q(`${fx.url}/echo?tenant-b`)}&cacheKey=shared-name`, keyed('key-b'));
     assert.is(b.headers.get('x-cache-status'), 'MISS', "key B does not read key A's entry");
     assert.is(b.body.data.url, `${fx.url}/echo?tenant-b`);
-    const again = await call(app.proUrl, `url=${q(`${fx.url}/echo?anything`)}&cacheKey=shared-name`, keyed('key-a'));
+    const again = await call(app.pro, `url=${q(`${fx.url}/echo?anything`)}&cacheKey=shared-name`, keyed('key-a'));
     assert.is(again.headers.get('x-cache-status'), 'HIT', 'key A still reads its own');
     assert.is(again.body.data.url, `${fx.url}/echo?tenant-a`);
   } finally {
@@ -233,7 +234,7 @@ test('a cacheKey is scoped to the API key that set it: another key with the same
 });
 
 test('concurrent identical requests: one computation, one MISS charged, the others HITs that cost nothing', async () => {
-  const app = await startRefract({ REFRACT_API_KEYS: 'k1' });
+  const app = await startHandlers({ REFRACT_API_KEYS: 'k1' });
   try {
     let reached!: () => void;
     const reachedTarget = new Promise<void>((r) => {
@@ -246,7 +247,7 @@ test('concurrent identical requests: one computation, one MISS charged, the othe
         release = r;
       }),
     };
-    const before = (await call(app.proUrl, `url=${q(`${fx.url}/echo?quota-probe`)}`, keyed('k1'))).headers.get(
+    const before = (await call(app.pro, `url=${q(`${fx.url}/echo?quota-probe`)}`, keyed('k1'))).headers.get(
       'x-rate-limit-remaining',
     );
     const query = `url=${q(`${fx.url}/versioned`)}&ttl=1h`;
@@ -261,10 +262,10 @@ test('concurrent identical requests: one computation, one MISS charged, the othe
       if (++entered === 10) allIn();
       return (extract as (...a: unknown[]) => unknown).apply(app.engine, args);
     }) as typeof extract;
-    const first = call(app.proUrl, query, keyed('k1'));
+    const first = call(app.pro, query, keyed('k1'));
     await reachedTarget;
     gate = undefined;
-    const others = Array.from({ length: 9 }, () => call(app.proUrl, query, keyed('k1')));
+    const others = Array.from({ length: 9 }, () => call(app.pro, query, keyed('k1')));
     await inside;
     // Their cache reads (settled promises in memory) are done once the microtasks have run.
     await new Promise<void>((r) => setImmediate(r));
@@ -274,7 +275,7 @@ test('concurrent identical requests: one computation, one MISS charged, the othe
     assert.is(states.filter((s) => s === 'MISS').length, 1, states.join(' '));
     assert.is(states.filter((s) => s === 'HIT').length, 9, states.join(' '));
     assert.is(new Set(all.map((r) => r.body.data.title)).size, 1);
-    const after = (await call(app.proUrl, `url=${q(`${fx.url}/echo?quota-probe-2`)}`, keyed('k1'))).headers.get(
+    const after = (await call(app.pro, `url=${q(`${fx.url}/echo?quota-probe-2`)}`, keyed('k1'))).headers.get(
       'x-rate-limit-remaining',
     );
     assert.is(Number(before) - Number(after), 2, 'one MISS for the ten, plus the probe');
@@ -286,10 +287,10 @@ test('concurrent identical requests: one computation, one MISS charged, the othe
 
 test('staleTtl: past it the stored copy is served as STALE and regenerated once in the background', async () => {
   const clock = manualClock();
-  const app = await startRefract({ REFRACT_API_KEYS: 'k1' }, [], { clock });
+  const app = await startHandlers({ REFRACT_API_KEYS: 'k1' }, [], { clock });
   try {
     const query = `url=${q(`${fx.url}/versioned`)}&ttl=1h&staleTtl=10m`;
-    const pro = () => call(app.proUrl, query, keyed('k1'));
+    const pro = () => call(app.pro, query, keyed('k1'));
     const first = await pro();
     assert.is(first.headers.get('x-cache-status'), 'MISS');
     const v1 = first.body.data.title;
@@ -307,7 +308,7 @@ test('staleTtl: past it the stored copy is served as STALE and regenerated once 
         release = r;
       }),
     };
-    const refreshed = once(app.events, 'refresh');
+    const refreshed = once(app.engine.events, 'refresh');
     const stale = await pro();
     assert.is(stale.headers.get('x-cache-status'), 'STALE');
     assert.is(stale.body.data.title, v1, 'the stored copy answers at once');
@@ -330,17 +331,17 @@ test('staleTtl: past it the stored copy is served as STALE and regenerated once 
 });
 
 test('ETag and If-None-Match answer 304 without a body', async () => {
-  const app = await startRefract();
+  const app = await startHandlers();
   try {
     const query = `url=${q(`${fx.url}/echo?etag`)}`;
-    const first = await call(app.freeUrl, query);
+    const first = await call(app.free, query);
     const etag = first.headers.get('etag');
     assert.ok(etag && /^"[\w-]+"$/.test(etag), String(etag));
-    const again = await fetch(`${app.freeUrl}/?${query}`, { headers: { 'if-none-match': etag! } });
+    const again = await call(app.free, query, { headers: { 'if-none-match': etag! } });
     assert.is(again.status, 304);
-    assert.is((await again.arrayBuffer()).byteLength, 0);
+    assert.is(again.raw.byteLength, 0);
     assert.is(again.headers.get('etag'), etag);
-    const changed = await fetch(`${app.freeUrl}/?${query}&filter=title`, { headers: { 'if-none-match': etag! } });
+    const changed = await call(app.free, `${query}&filter=title`, { headers: { 'if-none-match': etag! } });
     assert.is(changed.status, 200);
   } finally {
     await app.close();
@@ -348,13 +349,13 @@ test('ETag and If-None-Match answer 304 without a body', async () => {
 });
 
 test('requests that differ in their target alone each answer for their own target, a bad one refused as such', async () => {
-  const app = await startRefract();
+  const app = await startHandlers();
   try {
     const options = 'prerender=false&filter=title,url';
-    const first = await call(app.freeUrl, `${options}&url=${q(`${fx.url}/echo?n=1`)}`);
+    const first = await call(app.free, `${options}&url=${q(`${fx.url}/echo?n=1`)}`);
     assert.is(first.body.data.title, 'echo');
     // The same options for other targets: a plan kept for those options is taken for each, with its own target.
-    const second = await call(app.freeUrl, `${options}&url=${q(`${fx.url}/versioned?utm_source=x&n=2#top`)}`);
+    const second = await call(app.free, `${options}&url=${q(`${fx.url}/versioned?utm_source=x&n=2#top`)}`);
     assert.is(second.body.data.url, `${fx.url}/versioned?n=2`, 'canonical, tracking parameters gone');
     assert.match(second.body.data.title, /^version \d+$/);
     for (const [bad, code] of [
@@ -362,15 +363,12 @@ test('requests that differ in their target alone each answer for their own targe
       ['', 'EINVALURL'],
       [q('no url at all'), 'EINVALURL'],
     ]) {
-      const res = await call(app.freeUrl, `${options}&url=${bad}`);
+      const res = await call(app.free, `${options}&url=${bad}`);
       assert.is(res.status, 400, bad);
       assert.is(res.body.code, code, bad);
     }
     // Two targets in one query are refused as before, however the options were kept.
-    assert.is(
-      (await call(app.freeUrl, `${options}&url=${q(`${fx.url}/echo`)}&url=${q(`${fx.url}/echo?2`)}`)).status,
-      400,
-    );
+    assert.is((await call(app.free, `${options}&url=${q(`${fx.url}/echo`)}&url=${q(`${fx.url}/echo?2`)}`)).status, 400);
   } finally {
     await app.close();
   }
@@ -378,20 +376,20 @@ test('requests that differ in their target alone each answer for their own targe
 
 test('a failure is remembered briefly: the same bad request does not reach the target again until it expires', async () => {
   const clock = manualClock();
-  const app = await startRefract({ REFRACT_FAILURE_TTL: '30s' }, [], { clock });
+  const app = await startHandlers({ REFRACT_FAILURE_TTL: '30s' }, [], { clock });
   try {
     const query = `url=${q(`${fx.url}/challenge`)}`;
-    const first = await call(app.freeUrl, query);
+    const first = await call(app.free, query);
     assert.is(first.body.code, 'EPROXYNEEDED');
     assert.is(first.headers.get('x-cache-status'), 'MISS');
     const hits = hitsOf('/challenge');
-    const second = await call(app.freeUrl, query);
+    const second = await call(app.free, query);
     assert.is(second.body.code, 'EPROXYNEEDED');
     assert.is(second.status, first.status);
     assert.is(second.headers.get('x-cache-status'), 'HIT');
     assert.is(hitsOf('/challenge'), hits);
     clock.advance(31_000);
-    await call(app.freeUrl, query);
+    await call(app.free, query);
     assert.is(hitsOf('/challenge'), hits + 1);
   } finally {
     await app.close();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import {
   createEngine,
   loadConfig,
+  serverTiming,
   systemClock,
   type Config,
   type ServiceEngine as Engine,
@@ -14,6 +15,7 @@ import { startApp, type App } from '../../server/app.ts';
 import { createHandler, type HandlerRequest, type HandlerResponse } from '../../server/handler.ts';
 import { createKeyRing } from '../../server/keys.ts';
 import { createQuota } from '../../server/quota.ts';
+import { fetchAsset } from '../../server/asset.ts';
 import type { Clock } from '../../engine/store/state.ts';
 
 /** A clock that moves only when told: quota windows and cache ages are tested without sleeping. */
@@ -79,6 +81,8 @@ export interface Handlers {
   engine: Engine;
   free: Handle;
   pro: Handle;
+  /** A file an answer links (a screenshot, a PDF), read from the asset store as the server serves it. */
+  file(url: string): Promise<{ contentType: string; body: Buffer }>;
   close(): Promise<void>;
 }
 
@@ -106,6 +110,7 @@ export async function startHandlers(
     engine,
     free: createHandler({ ...deps, tier: 'free' }),
     pro: createHandler({ ...deps, tier: 'pro' }),
+    file: (url) => fetchAsset(url, engine),
     close: () => engine.close(),
   };
 }
@@ -132,10 +137,12 @@ export async function call(base: string | Handle, query: string, init: RequestIn
     });
     status = res.status;
     headers = new Headers(res.headers);
+    // Where the answer's time went, as the server says it (server/respond.ts).
+    if (res.phases) headers.set('server-timing', serverTiming(res.phases));
     buf = res.stream ? Buffer.concat(await res.stream.toArray()) : Buffer.from(res.body);
   }
   const type = headers.get('content-type') ?? '';
-  const body = type.includes('json') ? JSON.parse(buf.toString('utf8')) : buf;
+  const body = type.includes('json') && buf.length ? JSON.parse(buf.toString('utf8')) : buf;
   return { status, headers, body, raw: buf };
 }
 
