@@ -14,9 +14,11 @@ const SCORER = path.join(ROOT, '../shared/corpus/labelled/score.mjs');
 /**
  * Reached on 2026-11-27 (F in percent; title and author exact, description by word overlap), less half a point. The
  * title's since 2026-11-28: the publisher's chosen title (the contract's), 77.5% where the labels read the headline
- * (83.3% when a page's one h1 worded otherwise replaced it: docs/metadata.md).
+ * (83.3% when a page's one h1 worded otherwise replaced it: docs/metadata.md). The author's since 2026-11-28: 74.5%
+ * (75.0% before) once a page's declared writer (`twitter:label1` "Written by") comes first and may be the site itself,
+ * as WCXB's labels read it (77.4% -> 80.4% on its first 500 pages) and as two newsrooms here are not labelled.
  */
-const FLOOR = { htmldateF: 93.2, trafilaturaF: 86.9, title: 77.0, author: 74.8, description: 75.0 };
+const FLOOR = { htmldateF: 93.2, trafilaturaF: 86.9, title: 77.0, author: 74.0, description: 75.0 };
 
 test('dates, titles, authors and descriptions agree with people at least as often as they did', async () => {
   assert.ok(existsSync(SCORER), `the labelled corpus is in the checkout: ${SCORER}`);

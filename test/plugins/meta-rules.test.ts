@@ -85,6 +85,30 @@ field('description', [
 
 field('author', [
   [
+    'the writer a page declares in its summary card (`twitter:label1` Written by) comes first',
+    `<meta name="twitter:label1" content="Written by"><meta name="twitter:data1" content="Tyler Brown">${ld({ '@type': 'Article', author: { '@type': 'Person', name: 'Jane Doe' } })}`,
+    '',
+    'Tyler Brown',
+  ],
+  [
+    "declared so, the site's own name is the writer (a company's post by the company)",
+    '<meta property="og:site_name" content="Swoogo"><meta name="twitter:label2" content="Written by"><meta name="twitter:data2" content="Swoogo">',
+    '',
+    'Swoogo',
+  ],
+  [
+    "a declared placeholder (`admin`) is no writer: the page's other rules decide",
+    `<meta name="twitter:label1" content="Written by"><meta name="twitter:data1" content="admin">${ld({ '@type': 'Article', author: { '@type': 'Person', name: 'Jane Doe' } })}`,
+    '',
+    'Jane Doe',
+  ],
+  [
+    'another label (reading time) names no writer',
+    '<meta name="twitter:label1" content="Est. reading time"><meta name="twitter:data1" content="4 minutes">',
+    '',
+    null,
+  ],
+  [
     'JSON-LD author.name',
     `${ld({ '@type': 'Article', author: { '@type': 'Person', name: 'Jane Doe' } })}<meta name="author" content="Meta Name">`,
     '',

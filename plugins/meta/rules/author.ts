@@ -95,6 +95,24 @@ const ownText =
     return undefined;
   };
 
+/** The labels with which a page's `twitter:labelN` / `twitter:dataN` pairs say who wrote it (Yoast and others write them). */
+const WRITTEN_BY =
+  /^(?:written by|author|authors|autor|autorin|geschrieben von|verfasst von|écrit par|auteur|escrito por|scritto da)$/i;
+
+/**
+ * Who the page declares wrote it, in the label-and-value pairs of its summary card (`twitter:label1` "Written by",
+ * `twitter:data1` "Jane Doe"): taken as declared, the site's own name too (a company's blog post written by the
+ * company), but not a placeholder (`admin`).
+ */
+export function writtenBy(doc: Doc): string | undefined {
+  for (let n = 1; n <= 4; n++) {
+    const label = clean(doc.meta.byName.get(`twitter:label${n}`)?.[0]);
+    if (label && WRITTEN_BY.test(label))
+      return toAuthor(doc.meta.byName.get(`twitter:data${n}`)?.[0], doc, { site: false });
+  }
+  return undefined;
+}
+
 /** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
 export const author: Rule[] = [
   jsonLdAuthors,

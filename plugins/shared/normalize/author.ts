@@ -12,9 +12,10 @@ const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;
 /**
  * Accepts an author: a name of at most 128 characters as a byline gives it (cleanByline: no "By", "Von", date or
  * placeholder), never a URL or a handle's "@"; on a page, never the site's own name standing in for a person, and
- * a first name or login completed by the full name the page shows (full-name.ts).
+ * a first name or login completed by the full name the page shows (full-name.ts). `site: false` takes the site's own
+ * name too, for a page that declares the site its writer (`Written by: <the site>`).
  */
-export function toAuthor(value: unknown, doc?: Doc): string | undefined {
+export function toAuthor(value: unknown, doc?: Doc, opts: { site?: boolean } = {}): string | undefined {
   let text = clean(value);
   if (!text || URLISH.test(text)) return undefined;
   text = cleanByline(text.replace(/^@/, ''));
@@ -23,6 +24,6 @@ export function toAuthor(value: unknown, doc?: Doc): string | undefined {
   // `finanzcheck_de`), its address too. A name is compared with the site's given names as a whole (a person's own
   // site may carry the person's name: `Daniel Lemire` is not the site `Daniel Lemire's blog`); a handle loosely.
   const handle = !/\s/.test(text) && /[._@\d]/.test(text);
-  if (doc && isSiteName(text, siteNames(doc, handle), !handle)) return undefined;
+  if (doc && opts.site !== false && isSiteName(text, siteNames(doc, handle), !handle)) return undefined;
   return typographic(doc ? fullName(doc, text) : text);
 }
