@@ -103,6 +103,24 @@ field('author', [
     'Jane Doe',
   ],
   [
+    'a job title glued after the name (no comma between) is cut off',
+    ld({ '@type': 'Article', author: { '@type': 'Person', name: 'Keith Barry Senior Autos Reporter' } }),
+    '',
+    'Keith Barry',
+  ],
+  [
+    'a reading time beside the name is cut off',
+    ld({ '@type': 'Article', author: 'Lauren Vetter •5 min read' }),
+    '',
+    'Lauren Vetter',
+  ],
+  [
+    "the page's interface words where a byline goes name nobody (`Sign In Join Us`, `Topic Author`)",
+    ld({ '@type': 'Article', author: ['Sign In Join Us', 'Topic Author'] }),
+    '',
+    null,
+  ],
+  [
     'another label (reading time) names no writer',
     '<meta name="twitter:label1" content="Est. reading time"><meta name="twitter:data1" content="4 minutes">',
     '',

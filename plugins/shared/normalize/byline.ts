@@ -1,6 +1,7 @@
 // A byline as a person reads it: the name(s) alone, without the words around them in any of the corpus's languages
 // ("By", "Von", "Zeige alle Beiträge von", "Posted by", "par", "Interview:"), without a date or a title after the
 // name, and no name at all where the page shows a placeholder, a commenter or the site itself (docs/metadata.md).
+import { interfaceText, withoutExtras } from './byline-extra.ts';
 
 /** Words before a name, in the languages of the web: removed from the start, as often as they repeat. */
 const LEADING = new RegExp(
@@ -138,11 +139,18 @@ export function cleanByline(text: string): string | undefined {
     before = name;
     name = name.replace(LEADING, '').trim();
   }
-  for (const tail of TRAILING) name = name.replace(tail, '').trim();
+  for (const tail of TRAILING) name = withoutExtras(name.replace(tail, '').trim());
   // A name written twice over (a link's text and its title: `Kathrin Führes Kathrin Führes`) once.
   const twice = /^(.{3,60}?)\s+\1$/u.exec(name);
   if (twice) name = twice[1]!;
-  if (!name || PLACEHOLDER.test(name) || NOT_A_NAME.test(name) || LEGAL_FORM.test(name) || !/\p{L}/u.test(name))
+  if (
+    !name ||
+    interfaceText(name) ||
+    PLACEHOLDER.test(name) ||
+    NOT_A_NAME.test(name) ||
+    LEGAL_FORM.test(name) ||
+    !/\p{L}/u.test(name)
+  )
     return undefined;
   if (prose(name)) return undefined;
   return name;

@@ -1,0 +1,40 @@
+// What stands where a byline goes and is no name, in any page's interface: buttons and links (`Sign In Join Us`,
+// `Learn More`, `Get in touch`, `Topic Author`), a reading time (`•5 min read`), and a job title glued to the name
+// (`Keith Barry Senior Autos Reporter`: the title's words follow the name with no comma between).
+
+/** The words of a page's interface: a text made of these alone names nobody. */
+const INTERFACE = new Set(
+  'sign in up out log join us learn more get touch contact read view see all about register subscribe follow share order now buy shop book call today download menu search home back next previous topic author reply quote report profile posts comments here click'.split(
+    ' ',
+  ),
+);
+
+/** Words that begin a job title written after a name (`Senior`, `Staff`, `Content Marketing`). */
+const ROLE_START =
+  /^(?:Senior|Junior|Staff|Chief|Contributing|Managing|Executive|Associate|Deputy|Assistant|Lead|Head|Content|Marketing|Digital|Editorial|Freelance|Guest|Features?|News|Sports?|Political|Business|Travel|Science|Health|Tech|Technology|Social|Product|Principal)$/;
+/** The noun that ends a job title. */
+const ROLE_END =
+  /^(?:Reporter|Editor|Writer|Correspondent|Coordinator|Manager|Director|Contributor|Columnist|Journalist|Producer|Analyst|Specialist|Strategist|Consultant|Officer|Intern|Designer|Developer|Engineer|Photographer|Expert|Lead)$/;
+
+/** A reading time beside a name (`•5 min read`, `3 minute read`). */
+const READING_TIME = /\s*[•·|]?\s*\d+\s*(?:min|mins|minutes?)\.?\s+read\b\s*/gi;
+
+/** A byline's text without a reading time and a job title glued after the name. */
+export function withoutExtras(name: string): string {
+  const text = name.replace(READING_TIME, ' ').trim();
+  const words = text.split(/\s+/);
+  if (words.length >= 4 && !text.includes(',') && ROLE_END.test(words.at(-1)!)) {
+    const start = words.findIndex((w, i) => i >= 2 && ROLE_START.test(w));
+    return words.slice(0, start > 0 ? start : words.length - 1).join(' ');
+  }
+  return text;
+}
+
+/** Whether a text is the page's interface, not a name: every word of it a button's or a link's. */
+export function interfaceText(text: string): boolean {
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)
+    .filter(Boolean);
+  return words.length > 0 && words.every((w) => INTERFACE.has(w));
+}
