@@ -45,7 +45,16 @@ const KINDS: [string, string, (string | RegExp)[], string[]][] = [
     'product',
     'product',
     ['undyed island wool', 'finished by hand', 'Specifications', /Material \| 100% island wool/, 'Hand wash cold'],
-    ['Add to cart', 'Quantity', 'Free shipping', 'You may also like', 'Harbour Beanie', 'Newsletter'],
+    // A terms-of-service modal longer than the product is no part of it, whatever its size.
+    [
+      'Add to cart',
+      'Quantity',
+      'Free shipping',
+      'You may also like',
+      'Harbour Beanie',
+      'Newsletter',
+      'Terms of service',
+    ],
   ],
   [
     'listing',

@@ -9,7 +9,17 @@ import type { PageKind } from './content-kind.ts';
 const NEVER = 'script, style, template, iframe, svg, canvas, button, input, select, textarea, option, dialog';
 /** Landmarks and parts of the site around the content. */
 const AROUND =
-  'header, footer, aside, nav, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="menu"], [role="menubar"], [role="dialog"], [role="alertdialog"], [hidden], [aria-hidden="true"], [aria-modal="true"]';
+  'header, footer, aside, nav, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="menu"], [role="menubar"]';
+/** What a reader does not see until asked (a dialog, a modal): never the page, however long. */
+const UNSEEN = '[role="dialog"], [role="alertdialog"], [aria-modal="true"]';
+
+/**
+ * Removes what a reader does not see until asked: a terms-of-service modal at the end of a shop's page holds more
+ * words than the product, and was taken for the content (by Readability too), whatever else the page held.
+ */
+export function dropUnseen(document: Document): void {
+  for (const el of [...(document.body?.querySelectorAll(UNSEEN) ?? [])]) el.remove();
+}
 
 /**
  * Names (class or id words) of a product page's parts around its description: the buy box (price, variants,
@@ -69,7 +79,7 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
     (el) => !el.parentElement?.closest('main, [role="main"]'),
   );
   if (mains.length === 1 && words(mains[0]!.textContent) >= all * 0.5) root = mains[0]!;
-  for (const el of [...root.querySelectorAll(AROUND)]) {
+  for (const el of [...root.querySelectorAll(`${AROUND}, [hidden], [aria-hidden="true"]`)]) {
     // A landmark that holds most of the page is the page (a whole site inside one `<header>` or `<form>`).
     if (root.contains(el) && words(el.textContent) < words(root.textContent) * 0.5) el.remove();
   }

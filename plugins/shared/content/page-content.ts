@@ -7,7 +7,7 @@ import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
 import { adoptStrays, deeperThan, wholeDocument } from './document.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
-import { kindParts, pageBody } from './content-page.ts';
+import { dropUnseen, kindParts, pageBody } from './content-page.ts';
 import { clean } from './content-clean.ts';
 import { attributePosts, writePostLines } from './content-posts.ts';
 import { words } from './content-text.ts';
@@ -33,10 +33,11 @@ function oneContainer(kind: PageKind | undefined, share: number): boolean {
   return share >= 0.7 || ONE_CONTAINER.has(kind);
 }
 
-/** The page as a browser builds it, read by linkedom. */
+/** The page as a browser builds it, read by linkedom, without what a reader does not see until asked (dialogs). */
 function parse(html: string): Document {
   const document = parseHTML(html).document as unknown as Document;
   adoptStrays(document);
+  dropUnseen(document);
   return document;
 }
 
