@@ -44,8 +44,17 @@ const KINDS: [string, string, (string | RegExp)[], string[]][] = [
   [
     'product',
     'product',
-    ['undyed island wool', 'finished by hand', 'Specifications', /Material \| 100% island wool/, 'Hand wash cold'],
-    // A terms-of-service modal longer than the product is no part of it, whatever its size.
+    // Its name, price, description and specifications.
+    [
+      'undyed island wool',
+      'finished by hand',
+      'Specifications',
+      /Material \| 100% island wool/,
+      'Hand wash cold',
+      '129,00 EUR',
+    ],
+    // A terms-of-service modal longer than the product is no part of it, whatever its size; nor are its reviews,
+    // though they hold more words than its description.
     [
       'Add to cart',
       'Quantity',
@@ -54,6 +63,8 @@ const KINDS: [string, string, (string | RegExp)[], string[]][] = [
       'Harbour Beanie',
       'Newsletter',
       'Terms of service',
+      'Great sweater',
+      'Customer reviews',
     ],
   ],
   [

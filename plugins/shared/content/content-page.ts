@@ -26,7 +26,13 @@ export function dropUnseen(document: Document): void {
  * quantity, cart, payment, delivery) and offers of other products.
  */
 const BUY_BOX =
-  /^(price|prices|product-price|price-box|product-form|add-to-cart|addtocart|atc|buy-box|buybox|cart|minicart|mini-cart|variant|variants|variant-picker|swatch|swatches|quantity|qty|size-selector|size-guide|sizes|options|recently-viewed|upsell|upsells|cross-sell|crosssell|also-like|you-may-also-like|wishlist|compare|shipping|delivery|klarna|afterpay|paypal|payment-methods)$/;
+  /^(product-form|add-to-cart|addtocart|atc|buy-box|buybox|cart|minicart|mini-cart|variant|variants|variant-picker|swatch|swatches|quantity|qty|size-selector|size-guide|sizes|options|recently-viewed|upsell|upsells|cross-sell|crosssell|also-like|you-may-also-like|wishlist|compare|shipping|delivery|klarna|afterpay|paypal|payment-methods)$/;
+/**
+ * Names of a product page's parts that other people wrote or that offer other products: its reviews, ratings and
+ * questions (review apps' own names among them), recommendations and bundles. People label none of them the product.
+ */
+const OTHERS_ON_PRODUCT =
+  /^(reviews?|product-reviews?|customer-reviews?|ratings?|testimonials?|yotpo|okendo|jdgm|judgeme|stamped|bazaarvoice|trustpilot|questions|product-qa|recommendations?|related|related-products|bundles?|also-bought)$/;
 /** Names of the parts of a thread's post around what its author wrote: votes, actions, signatures, user statistics. */
 const POST_PARTS =
   /^(signature|signatures|post-signature|message-signature|sig|votecell|js-voting-container|voting|votes|vote|post-menu|js-post-menu|post-controls|post-actions|postcontrols|message-actionbar|actionbar|action-bar|reactions|reactionsbar|likes|like-button|badges|flair|user-stats|userstats|message-userextras|reputation|reputation-score|post-stats|topic-map|crawler-linkback-list|post-likes|signaturecontainer|postprofile)$/;
@@ -108,6 +114,15 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
 export function kindParts(root: El, kind: PageKind | undefined): void {
   if (kind === 'article') return;
   const total = words(root.textContent);
+  // A product's reviews may hold more words than its description: they go unless they are most of the page.
+  if (kind === 'product')
+    for (const el of [...root.querySelectorAll('[class], [id], [itemprop="review"]')])
+      if (
+        root.contains(el) &&
+        (named(el, OTHERS_ON_PRODUCT) || el.getAttribute('itemprop') === 'review') &&
+        words(el.textContent) < total * 0.7
+      )
+        el.remove();
   for (const el of [...root.querySelectorAll('[class], [id]')])
     if (
       root.contains(el) &&

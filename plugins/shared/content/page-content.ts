@@ -65,7 +65,7 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   // A thread's posts carry their authors and times into the content (their user cards are furniture).
   if (document.body && kind === 'forum') attributePosts(document.body);
   // The parts a page of its kind has around its content go before Readability looks (it renames what it keeps).
-  if (document.body && (kind === 'forum' || kind === 'collection' || kind === 'listing'))
+  if (document.body && (kind === 'forum' || kind === 'collection' || kind === 'listing' || kind === 'product'))
     kindParts(document.body, kind);
   // The most words the cleaned body can hold (scripts and styles aside): a container that holds enough of them is
   // the content whatever the body's reading would say, which is then not made (most articles).
@@ -80,11 +80,27 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   if (again.body && kind === 'forum') attributePosts(again.body);
   const body = pageBody(again, kind);
   if (found && (!body || oneContainer(kind, held / (words(body.textContent) || 1)))) {
-    if (kind === 'product' && body) specifications(found.root, body);
+    if (kind === 'product' && body) {
+      specifications(found.root, body);
+      price(found.root, body);
+    }
     return { title: found.title, root: clean(writePostLines(found.root), base), kind };
   }
   const title = found?.title ?? titleOf(again.title, headlines(again));
   return { title, root: clean(writePostLines(body ?? again.body), base), kind };
+}
+
+/** Where a product's price stands: its microdata, or a part named as its price. */
+const PRICE = '[itemprop="price"], [class~="price"], [class~="product-price"], [class~="price-box"], [id="price"]';
+
+/** A product's price that the container of its description left out: put before the description. */
+function price(root: Element, body: Element): void {
+  for (const el of body.querySelectorAll(PRICE)) {
+    const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+    if (!/\d/.test(text) || words(text) > 8) continue;
+    if (!(root.textContent ?? '').includes(text)) root.prepend(el);
+    return;
+  }
 }
 
 /**
