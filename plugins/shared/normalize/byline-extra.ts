@@ -1,6 +1,6 @@
 // What stands where a byline goes and is no name, in any page's interface: buttons and links (`Sign In Join Us`,
 // `Learn More`, `Get in touch`, `Topic Author`), a reading time (`•5 min read`), and a job title glued to the name
-// (`Keith Barry Senior Autos Reporter`: the title's words follow the name with no comma between).
+// (`Keith Barry Senior Autos Reporter`: the title's words follow the name with no comma between), and a sentence.
 
 /** The words of a page's interface: a text made of these alone names nobody. */
 const INTERFACE = new Set(
@@ -37,4 +37,20 @@ export function interfaceText(text: string): boolean {
     .split(/[^\p{L}]+/u)
     .filter(Boolean);
   return words.length > 0 && words.every((w) => INTERFACE.has(w));
+}
+
+/** Lower-case words that names carry (`Jan van Dijk`, `Eva de la Cruz`) or that join them (`A und B`). */
+const IN_NAMES = new Set(
+  'von van vom de der den del della di da das do dos du la le les zu zum ten ter bin al y e und and et &'.split(' '),
+);
+
+/**
+ * A sentence, not a name: four words or more, one of them a lower-case word that names neither carry nor join with
+ * (`Jan Fleischhauer, deutscher Journalist, Kolumnist und Autor`, a caption; `… ist ein Partner-Service von …`).
+ * Three words may be a user's name (`Catch more fish`).
+ * Words with a digit, a dot or an `@` are a handle's or an abbreviation's (`Dr. med.`), not read.
+ */
+export function prose(name: string): boolean {
+  const words = name.split(/[\s,;]+/).filter(Boolean);
+  return words.length >= 4 && words.some((w) => /^\p{Ll}/u.test(w) && !/[\d.@]/.test(w) && !IN_NAMES.has(w));
 }

@@ -1,7 +1,7 @@
 // A byline as a person reads it: the name(s) alone, without the words around them in any of the corpus's languages
 // ("By", "Von", "Zeige alle Beiträge von", "Posted by", "par", "Interview:"), without a date or a title after the
 // name, and no name at all where the page shows a placeholder, a commenter or the site itself (docs/metadata.md).
-import { interfaceText, withoutExtras } from './byline-extra.ts';
+import { interfaceText, prose, withoutExtras } from './byline-extra.ts';
 
 /** Words before a name, in the languages of the web: removed from the start, as often as they repeat. */
 const LEADING = new RegExp(
@@ -95,22 +95,6 @@ const PLACEHOLDER =
 /** A weekday or a label (`Donnerstag,`, `Datum:`): what stands where a byline's date goes. */
 const NOT_A_NAME =
   /^(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|:$|^\d{1,2}:\d{2}/i;
-
-/** Lower-case words that names carry (`Jan van Dijk`, `Eva de la Cruz`) or that join them (`A und B`). */
-const IN_NAMES = new Set(
-  'von van vom de der den del della di da das do dos du la le les zu zum ten ter bin al y e und and et &'.split(' '),
-);
-
-/**
- * A sentence, not a name: four words or more, one of them a lower-case word that names neither carry nor join with
- * (`Jan Fleischhauer, deutscher Journalist, Kolumnist und Autor`, a caption; `… ist ein Partner-Service von …`).
- * Three words may be a user's name (`Catch more fish`).
- * Words with a digit, a dot or an `@` are a handle's or an abbreviation's (`Dr. med.`), not read.
- */
-function prose(name: string): boolean {
-  const words = name.split(/[\s,;]+/).filter(Boolean);
-  return words.length >= 4 && words.some((w) => /^\p{Ll}/u.test(w) && !/[\d.@]/.test(w) && !IN_NAMES.has(w));
-}
 
 const MONTH = String.raw`(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?`;
 /**
