@@ -1,3 +1,4 @@
+// refract-test: beside (it mostly waits on CLI processes and fixture servers: off the serial path, 121 s of it in the clean CI of a67c45f)
 import { test } from 'uvu';
 import { spawnSync } from 'node:child_process';
 import * as assert from 'uvu/assert';
