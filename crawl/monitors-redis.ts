@@ -4,7 +4,16 @@
 // (SIGKILL) is taken up by another once its lock lapses (BullMQ's stalled jobs).
 import type { Redis } from 'ioredis';
 import type { Queue, Worker } from 'bullmq';
-import { newKept, paged, runMonitor, webhooks, type Kept, type Monitors, type MonitorsOptions } from './monitors.ts';
+import {
+  applyRun,
+  newKept,
+  paged,
+  runMonitor,
+  webhooks,
+  type Kept,
+  type Monitors,
+  type MonitorsOptions,
+} from './monitors.ts';
 import { closeInTime, connect } from './redis-connect.ts';
 import { nextRun } from './monitor-request.ts';
 import type { createWebhook } from './webhooks.ts';
@@ -25,6 +34,9 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
   const bull = await import('bullmq');
   const redis: Redis = await connect(opts.redisUrl);
   const blocking: Redis = await connect(opts.redisUrl);
+  // Saves a read on a connection of its own, one at a time: WATCH holds for its connection until EXEC.
+  const saving: Redis = await connect(opts.redisUrl);
+  let saved: Promise<unknown> = Promise.resolve();
   const queue: Queue = new bull.Queue(QUEUE, { connection: redis });
   const load = async (id: string): Promise<Kept | undefined> => {
     const raw = await redis.get(KEY(id));
@@ -40,9 +52,23 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
       if (!k) return;
       // When the scheduler's next job is due, as the monitor tells it (BullMQ counts it the same way).
       k.monitor.nextRunAt = new Date(nextRun(k.monitor, clock.now())).toISOString();
-      await runMonitor(k, opts, hookOf);
-      // A monitor deleted while it was read stays deleted (XX: written only over an existing key).
-      await redis.set(KEY(id), JSON.stringify(k), 'XX');
+      const ran = structuredClone(k);
+      const report = await runMonitor(ran, opts, hookOf);
+      // Applied to the monitor as stored now, not written over it: under load a read outlasts its tick, the next
+      // tick's read runs on another process, and the later write lost the other's change (a history without its
+      // first read). WATCH makes a write that raced another read try again.
+      const save = async () => {
+        for (let attempt = 0; attempt < 10; attempt++) {
+          await saving.watch(KEY(id));
+          const now = await saving.get(KEY(id));
+          // A monitor deleted while it was read stays deleted.
+          if (!now) return void (await saving.unwatch());
+          const merged = applyRun(JSON.parse(now) as Kept, ran, report, opts);
+          if (await saving.multi().set(KEY(id), JSON.stringify(merged), 'XX').exec()) return;
+        }
+        engine.logger.warn('a monitor read could not be saved: its monitor kept changing', { id });
+      };
+      await (saved = saved.then(save, save));
     },
     { connection: blocking, concurrency: AT_ONCE, lockDuration: LOCK_MS },
   );
@@ -90,11 +116,13 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
       const cut = () => {
         blocking.disconnect();
         redis.disconnect();
+        saving.disconnect();
       };
       if (!(await closeInTime(Promise.all([worker.close(), queue.close()]), CLOSE_MS, cut)))
         engine.logger.warn(`the monitors' queue did not close within ${CLOSE_MS} ms: its connections were cut`);
       blocking.disconnect();
       redis.disconnect();
+      saving.disconnect();
     },
   };
 }

@@ -99,7 +99,7 @@ export type HookOf = (m: Monitor) => ReturnType<typeof createWebhook>;
  * history kept: the newest `historyMax` changes, none older than `historyAgeMs`) and told to its webhook. Never
  * throws: a failed request is a failed read.
  */
-export async function runMonitor(k: Kept, opts: MonitorsOptions, hookOf: HookOf): Promise<void> {
+export async function runMonitor(k: Kept, opts: MonitorsOptions, hookOf: HookOf): Promise<ChangeReport> {
   const { engine, clock } = opts;
   const m = k.monitor;
   const tag = m.tag ?? m.id;
@@ -117,15 +117,41 @@ export async function runMonitor(k: Kept, opts: MonitorsOptions, hookOf: HookOf)
     m.failures++;
     if (m.failures === FAILURES_TOLD)
       webhook?.send({ type: 'monitor.failed', id: m.id, url: m.url, failures: m.failures, reason: report.reason });
-    return;
+    return report;
   }
   m.failures = 0;
   k.goodAt = report.checkedAt;
-  if (report.status === 'new' || report.status === 'changed') {
-    const oldest = clock.now() - opts.historyAgeMs;
-    k.changes = [...k.changes, report].filter((c) => Date.parse(c.checkedAt) >= oldest).slice(-opts.historyMax);
-  }
+  if (report.status === 'new' || report.status === 'changed') k.changes = kept(k.changes, report, opts);
   if (report.status === 'changed') webhook?.send({ type: 'monitor.changed', id: m.id, url: m.url, changes: report });
+  return report;
+}
+
+/** A history with a report added, in the order the reads were made, within its bounds (count and age). */
+function kept(changes: ChangeReport[], report: ChangeReport, opts: MonitorsOptions): ChangeReport[] {
+  const oldest = opts.clock.now() - opts.historyAgeMs;
+  return [...changes, report]
+    .sort((a, b) => Date.parse(a.checkedAt) - Date.parse(b.checkedAt))
+    .filter((c) => Date.parse(c.checkedAt) >= oldest)
+    .slice(-opts.historyMax);
+}
+
+/**
+ * A read's outcome (`ran`, the monitor as the read left it; `report`) applied to the monitor as it is stored now
+ * (`now`), which may hold another read saved while this one ran (in Redis, a read longer than a tick overlaps the
+ * next tick's, on another process): each read is counted and each change kept, and the latest read says the status.
+ */
+export function applyRun(now: Kept, ran: Kept, report: ChangeReport, opts: MonitorsOptions): Kept {
+  const m = now.monitor;
+  m.runs++;
+  m.nextRunAt = ran.monitor.nextRunAt;
+  if (!m.lastRunAt || Date.parse(report.checkedAt) >= Date.parse(m.lastRunAt)) {
+    m.lastRunAt = report.checkedAt;
+    m.lastStatus = report.status;
+    m.failures = ran.monitor.failures;
+    if (report.status !== 'failed') now.goodAt = report.checkedAt;
+  }
+  if (report.status === 'new' || report.status === 'changed') now.changes = kept(now.changes, report, opts);
+  return now;
 }
 
 /** Each monitor's webhook, made once (`hooks` holds them: a deleted monitor's is dropped from it). */
