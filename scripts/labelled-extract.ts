@@ -1,4 +1,4 @@
-// The extraction core for the labelled corpus's scorer (../shared/corpus/labelled/score.mjs --module): a page's HTML
+// The extraction core for the labelled corpus's and WCXB's scorers (score.mjs --module): a page's HTML
 // in, its metadata out, as the meta plugin reads it (without media probes: nothing is fetched).
 import { parseHtml } from '../engine/kernel/html.ts';
 import { extractMeta } from '../plugins/meta/index.ts';

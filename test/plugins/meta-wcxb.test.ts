@@ -1,7 +1,7 @@
 // The guard on metadata over pages nobody tuned for: the WCXB development split (../shared/corpus/wcxb, pages of seven
 // kinds with title and author labels; read there, never copied) scored by its own scorer in module mode
-// (scripts/wcxb-meta-extract.ts: the meta plugin's title, author and date, no network) on its first 500 pages (a third
-// of the split, ~11 s; the whole split is scored by hand, see docs/metadata.md). meta-labelled.test.ts guards the
+// (scripts/labelled-extract.ts, the labelled set's too: the meta plugin's fields, no network) on its first 500 pages
+// (a third of the split, ~11 s; the whole split is scored by hand, see docs/metadata.md). meta-labelled.test.ts guards the
 // other shared set: a rule must hold on both.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,7 +22,7 @@ const FLOOR = { title: 75.1, author: 79.9, date: 0.847 };
 
 test('titles and authors agree with WCXB labels at least as often as they did; dates watched', async () => {
   assert.ok(existsSync(SCORER), `the WCXB corpus is read from ${SCORER} (../shared beside the checkout)`);
-  const args = ['--module', path.join(ROOT, 'scripts/wcxb-meta-extract.ts'), '--limit', '500'];
+  const args = ['--module', path.join(ROOT, 'scripts/labelled-extract.ts'), '--limit', '500'];
   const { stdout } = await run(process.execPath, ['--conditions=refract-source', SCORER, ...args]);
   assert.match(stdout, /failed 0,/, stdout);
   const got = {
