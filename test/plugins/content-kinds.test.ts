@@ -163,6 +163,26 @@ test('posts keep their authors and times in the markup of several kinds of forum
   }
 });
 
+test('a part streamed in after the shell (React server rendering) is read where the browser shows it', () => {
+  const spec = (i: number) =>
+    `<p>The trail shoe number ${i} grips wet rock and dries within the hour after a river crossing.</p>`;
+  const html = `<html><head><title>Trail Shoe | Shop</title><meta property="og:type" content="product"></head><body><header><a href="/">Shop</a></header><main><!--$?--><template id="B:0"></template><div role="status"><p>Loading the product skeleton</p></div><!--/$--></main><footer>Store footer links</footer><div hidden id="S:0"><h1>Trail Shoe</h1>${[1, 2, 3, 4, 5].map(spec).join('')}</div><script>$RC("B:0","S:0")</script></body></html>`;
+  const content = pageContent(html, 'https://shop.example/trail-shoe');
+  const md = contentMarkdown(content);
+  assert.match(md, /number 1 grips wet rock[\s\S]*number 5 grips wet rock/);
+  // Over its placeholder: the loading skeleton it replaces is gone.
+  assert.not.match(md, /Loading the product skeleton/);
+});
+
+test('parts that one name marks are the content when together they hold most of the page', () => {
+  const post = (i: number, who: string) =>
+    `<article class="ipsEntry"><div class="ipsEntry__content" id="comment-${i}_wrap"><p>${who} writes that the old mill pond froze over on day ${i} and the ice held skaters until late in the evening light.</p><p>Skating went on for ${i + 2} days before the thaw came, the longest run since the winter the bridge was built.</p></div></article>`;
+  const html = `<html><head><title>The mill pond - Village Forum</title></head><body><nav><a href="/">Forums</a></nav><main><h1>The mill pond</h1>${['ann', 'bo', 'cy', 'di'].map((w, i) => post(i + 1, w)).join('')}<div class="sidebar"><p>Popular topics this week</p></div></main></body></html>`;
+  const md = contentMarkdown(pageContent(html, 'https://forum.example/topic/12-the-mill-pond/'));
+  for (const who of ['ann', 'bo', 'cy', 'di']) assert.match(md, new RegExp(`${who} writes that the old mill pond`), md);
+  assert.not.match(md, /Popular topics/);
+});
+
 test('an article stays an article, read as one container', () => {
   const para = (w: string) =>
     `<p>${Array.from({ length: 8 }, (_, i) => `The ${w} keeps flowing past stone number ${i}.`).join(' ')}</p>`;

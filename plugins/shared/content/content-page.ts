@@ -2,7 +2,8 @@
 // its body without the site around it. Readability keeps one container, which on these pages is one post, one card
 // or one section; here the page's own landmarks and the names of its parts decide what goes instead.
 import { createCounts, words, type El } from './content-text.ts';
-import { named } from './content-prune.ts';
+import { nameOf } from './content-prune.ts';
+import { kindParts } from './content-kind-parts.ts';
 import type { PageKind } from './content-kind.ts';
 
 /** Markup that is never content. */
@@ -20,28 +21,6 @@ const UNSEEN = '[role="dialog"], [role="alertdialog"], [aria-modal="true"]';
 export function dropUnseen(document: Document): void {
   for (const el of [...(document.body?.querySelectorAll(UNSEEN) ?? [])]) el.remove();
 }
-
-/**
- * Names (class or id words) of a product page's parts around its description: the buy box (price, variants,
- * quantity, cart, payment, delivery) and offers of other products.
- */
-const BUY_BOX =
-  /^(product-form|add-to-cart|addtocart|atc|buy-box|buybox|cart|minicart|mini-cart|variant|variants|variant-picker|swatch|swatches|quantity|qty|size-selector|size-guide|sizes|options|recently-viewed|upsell|upsells|cross-sell|crosssell|also-like|you-may-also-like|wishlist|compare|shipping|delivery|klarna|afterpay|paypal|payment-methods)$/;
-/**
- * Names of a product page's parts that other people wrote or that offer other products: its reviews, ratings and
- * questions (review apps' own names among them), recommendations and bundles. People label none of them the product.
- */
-const OTHERS_ON_PRODUCT =
-  /^(reviews?|product-reviews?|customer-reviews?|ratings?|testimonials?|yotpo|okendo|jdgm|judgeme|stamped|bazaarvoice|trustpilot|questions|product-qa|recommendations?|related|related-products|bundles?|also-bought)$/;
-/** Names of the parts of a thread's post around what its author wrote: votes, actions, signatures, user statistics. */
-const POST_PARTS =
-  /^(signature|signatures|post-signature|message-signature|sig|votecell|js-voting-container|voting|votes|vote|post-menu|js-post-menu|post-controls|post-actions|postcontrols|message-actionbar|actionbar|action-bar|reactions|reactionsbar|likes|like-button|badges|flair|user-stats|userstats|message-userextras|reputation|reputation-score|post-stats|topic-map|crawler-linkback-list|post-likes|signaturecontainer|postprofile)$/;
-/** The whole text of a post's buttons drawn as links: never what its author wrote. */
-const ACTIONS =
-  /^(share|improve this (answer|question)|follow|reply|quote|report|like|likes|flag|edit|permalink|click to expand\.*|add a comment|show \d+ more comments?|multi-?quote|bookmark|upvote|downvote|thanks|save|report post|reply with quote|link|cite|share this post|share on other sites)$/i;
-/** Names of a shelf's parts around its items (filters, sorting, pages) and of what floats over a page. */
-const SHELF_PARTS =
-  /^(filters?|facets?|refinements?|sort|sort-by|sorting|toolbar|pagination|pager|announcement|announcement-bar|promo-bar|drawer|modal|popup|overlay)$/;
 
 /**
  * What a page shows a reader whose browser runs no script: an application page (Discourse, Flarum) writes its
@@ -89,9 +68,7 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
     // A landmark that holds most of the page is the page (a whole site inside one `<header>` or `<form>`).
     if (root.contains(el) && words(el.textContent) < words(root.textContent) * 0.5) el.remove();
   }
-  const total = words(root.textContent);
-  for (const el of [...root.querySelectorAll('[class], [id]')])
-    if (root.contains(el) && named(el) && words(el.textContent) < total * 0.3) el.remove();
+  dropNamed(root, kind);
   kindParts(root, kind);
   const counts = createCounts();
   for (const el of [...root.querySelectorAll('ul, ol')]) {
@@ -107,32 +84,25 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
 }
 
 /**
- * Removes the parts a page of this kind has around its content, by their names: a shop's shelf (filters, sorting,
- * pages) on any page that is not an article, a product's buy box, a forum post's votes, actions and signature, and
- * its buttons drawn as links. Run on whichever container holds the content (the body, or Readability's).
+ * Removes the parts named as the site's (content-prune.ts), each under a third of the page, unless the parts one name
+ * marks hold half the page together: they are its content, repeated (a page builder's widgets, a thread's posts named
+ * `comment`; readers' comments are a thread's content, never another page's).
  */
-export function kindParts(root: El, kind: PageKind | undefined): void {
-  if (kind === 'article') return;
+function dropNamed(root: El, kind: PageKind | undefined): void {
   const total = words(root.textContent);
-  // A product's reviews may hold more words than its description: they go unless they are most of the page.
-  if (kind === 'product')
-    for (const el of [...root.querySelectorAll('[class], [id], [itemprop="review"]')])
-      if (
-        root.contains(el) &&
-        (named(el, OTHERS_ON_PRODUCT) || el.getAttribute('itemprop') === 'review') &&
-        words(el.textContent) < total * 0.7
-      )
-        el.remove();
-  for (const el of [...root.querySelectorAll('[class], [id]')])
-    if (
-      root.contains(el) &&
-      (named(el, SHELF_PARTS) ||
-        (kind === 'product' && named(el, BUY_BOX)) ||
-        (kind === 'forum' && named(el, POST_PARTS))) &&
-      words(el.textContent) < total * 0.3
-    )
-      el.remove();
-  if (kind === 'forum')
-    for (const el of [...root.querySelectorAll('a, button, span, div, li, p')])
-      if (!el.children.length && ACTIONS.test((el.textContent ?? '').trim())) el.remove();
+  const marked = new Map<string, El[]>();
+  for (const el of root.querySelectorAll('[class], [id]')) {
+    const name = nameOf(el);
+    if (name && words(el.textContent) < total * 0.3) marked.set(name, [...(marked.get(name) ?? []), el]);
+  }
+  for (const [name, els] of marked) {
+    const all = new Set(els);
+    const outer = els.filter((el) => {
+      for (let up = el.parentElement; up; up = up.parentElement) if (all.has(up)) return false;
+      return true;
+    });
+    const theirs = kind !== 'forum' && /^comments?$/.test(name);
+    if (!theirs && outer.length >= 3 && outer.reduce((n, el) => n + words(el.textContent), 0) >= total * 0.5) continue;
+    for (const el of els) if (root.contains(el)) el.remove();
+  }
 }

@@ -30,26 +30,30 @@ const ROLES = new Set([
 ]);
 
 /**
- * True when a name (a class or id word list) marks an element as the site around the article, or as one of the
- * parts that `list` names (the parts around a forum post or a product: content-page.ts).
+ * The name word (of an element's class or id words) that marks it as the site around the article, or as one of the
+ * parts that `list` names (the parts around a forum post or a product: content-page.ts); `undefined` when none does.
  */
-export function named(el: El, list: RegExp = BOILERPLATE): boolean {
+export function nameOf(el: El, list: RegExp = BOILERPLATE): string | undefined {
   const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
-  if (!names.trim()) return false;
+  if (!names.trim()) return undefined;
   for (const name of names.split(/\s+/)) {
     if (!name) continue;
-    if (list.test(name)) return true;
+    if (list.test(name)) return name;
     // Compound names (`post-share-bar`, `related_articles`): their last or first word decides.
     const parts = name.split(/[-_]+/).filter(Boolean);
     if (
-      parts.length > 1 &&
-      (list.test(parts.at(-1)!) || list.test(parts[0]!)) &&
-      !/^(article|post|entry|story|content|main|body|text|embed|embeds|embedded)$/.test(parts.at(-1)!)
+      parts.length < 2 ||
+      /^(article|post|entry|story|content|main|body|text|embed|embeds|embedded)$/.test(parts.at(-1)!)
     )
-      return true;
+      continue;
+    if (list.test(parts.at(-1)!)) return parts.at(-1);
+    if (list.test(parts[0]!)) return parts[0];
   }
-  return false;
+  return undefined;
 }
+
+/** True when a name marks an element as the site around the article, or as one of the parts `list` names. */
+export const named = (el: El, list: RegExp = BOILERPLATE): boolean => nameOf(el, list) !== undefined;
 
 /**
  * Removes the site around the article before Readability looks: noise, and landmark roles and hidden parts unless

@@ -7,10 +7,12 @@ import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
 import { adoptStrays, deeperThan, wholeDocument } from './document.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
-import { dropUnseen, kindParts, pageBody } from './content-page.ts';
+import { dropUnseen, pageBody } from './content-page.ts';
+import { kindParts } from './content-kind-parts.ts';
 import { clean } from './content-clean.ts';
 import { attributePosts, writePostLines } from './content-posts.ts';
 import { words } from './content-text.ts';
+import { revealStreamed } from './streamed.ts';
 
 /** A page's content: its main content (or, for a page with no article, the page without its furniture), and its title. */
 export interface PageContent {
@@ -33,10 +35,14 @@ function oneContainer(kind: PageKind | undefined, share: number): boolean {
   return share >= 0.7 || ONE_CONTAINER.has(kind);
 }
 
-/** The page as a browser builds it, read by linkedom, without what a reader does not see until asked (dialogs). */
+/**
+ * The page as a browser builds it (streamed parts in place), read by linkedom, without what a reader does not see
+ * until asked (dialogs).
+ */
 function parse(html: string): Document {
   const document = parseHTML(html).document as unknown as Document;
   adoptStrays(document);
+  revealStreamed(document);
   dropUnseen(document);
   return document;
 }

@@ -1,0 +1,58 @@
+// The parts that a page of each kind has around its content, removed by their names: a shop's shelf (filters,
+// sorting, pages), a product's buy box, reviews and recommendations, a forum post's votes, actions and signature.
+import { named } from './content-prune.ts';
+import { words, type El } from './content-text.ts';
+import type { PageKind } from './content-kind.ts';
+
+/**
+ * Names (class or id words) of a product page's parts around its description: the buy box (price, variants,
+ * quantity, cart, payment, delivery) and offers of other products.
+ */
+const BUY_BOX =
+  /^(product-form|add-to-cart|addtocart|atc|buy-box|buybox|cart|minicart|mini-cart|variant|variants|variant-picker|swatch|swatches|quantity|qty|size-selector|size-guide|sizes|options|recently-viewed|upsell|upsells|cross-sell|crosssell|also-like|you-may-also-like|wishlist|compare|shipping|delivery|klarna|afterpay|paypal|payment-methods)$/;
+/**
+ * Names of a product page's parts that other people wrote or that offer other products: its reviews, ratings and
+ * questions (review apps' own names among them), recommendations and bundles. People label none of them the product.
+ */
+const OTHERS_ON_PRODUCT =
+  /^(reviews?|product-reviews?|customer-reviews?|ratings?|testimonials?|yotpo|okendo|jdgm|judgeme|stamped|bazaarvoice|trustpilot|questions|product-qa|recommendations?|related|related-products|bundles?|also-bought)$/;
+/** Names of the parts of a thread's post around what its author wrote: votes, actions, signatures, user statistics. */
+const POST_PARTS =
+  /^(signature|signatures|post-signature|message-signature|sig|votecell|js-voting-container|voting|votes|vote|post-menu|js-post-menu|post-controls|post-actions|postcontrols|message-actionbar|actionbar|action-bar|reactions|reactionsbar|likes|like-button|badges|flair|user-stats|userstats|message-userextras|reputation|reputation-score|post-stats|topic-map|crawler-linkback-list|post-likes|signaturecontainer|postprofile)$/;
+/** The whole text of a post's buttons drawn as links: never what its author wrote. */
+const ACTIONS =
+  /^(share|improve this (answer|question)|follow|reply|quote|report|like|likes|flag|edit|permalink|click to expand\.*|add a comment|show \d+ more comments?|multi-?quote|bookmark|upvote|downvote|thanks|save|report post|reply with quote|link|cite|share this post|share on other sites)$/i;
+/** Names of a shelf's parts around its items (filters, sorting, pages) and of what floats over a page. */
+const SHELF_PARTS =
+  /^(filters?|facets?|refinements?|sort|sort-by|sorting|toolbar|pagination|pager|announcement|announcement-bar|promo-bar|drawer|modal|popup|overlay)$/;
+
+/**
+ * Removes the parts a page of this kind has around its content, by their names: a shop's shelf (filters, sorting,
+ * pages) on any page that is not an article, a product's buy box, a forum post's votes, actions and signature, and
+ * its buttons drawn as links. Run on whichever container holds the content (the body, or Readability's).
+ */
+export function kindParts(root: El, kind: PageKind | undefined): void {
+  if (kind === 'article') return;
+  const total = words(root.textContent);
+  // A product's reviews may hold more words than its description: they go unless they are most of the page.
+  if (kind === 'product')
+    for (const el of [...root.querySelectorAll('[class], [id], [itemprop="review"]')])
+      if (
+        root.contains(el) &&
+        (named(el, OTHERS_ON_PRODUCT) || el.getAttribute('itemprop') === 'review') &&
+        words(el.textContent) < total * 0.7
+      )
+        el.remove();
+  for (const el of [...root.querySelectorAll('[class], [id]')])
+    if (
+      root.contains(el) &&
+      (named(el, SHELF_PARTS) ||
+        (kind === 'product' && named(el, BUY_BOX)) ||
+        (kind === 'forum' && named(el, POST_PARTS))) &&
+      words(el.textContent) < total * 0.3
+    )
+      el.remove();
+  if (kind === 'forum')
+    for (const el of [...root.querySelectorAll('a, button, span, div, li, p')])
+      if (!el.children.length && ACTIONS.test((el.textContent ?? '').trim())) el.remove();
+}
