@@ -51,6 +51,7 @@ const KINDS: [string, string, (string | RegExp)[], string[]][] = [
       'Specifications',
       /Material \| 100% island wool/,
       'Hand wash cold',
+      "Fisherman's rib",
       '129,00 EUR',
     ],
     // A terms-of-service modal longer than the product is no part of it, whatever its size; nor are its reviews,
@@ -65,6 +66,10 @@ const KINDS: [string, string, (string | RegExp)[], string[]][] = [
       'Terms of service',
       'Great sweater',
       'Customer reviews',
+      // Other products under a heading that offers them, and a field named in a template's code.
+      'also viewed',
+      'Trawler Gloves',
+      'retail_price_tier2',
     ],
   ],
   [

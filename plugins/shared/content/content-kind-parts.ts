@@ -22,9 +22,14 @@ const POST_PARTS =
 /** The whole text of a post's buttons drawn as links: never what its author wrote. */
 const ACTIONS =
   /^(share|improve this (answer|question)|follow|reply|quote|report|like|likes|flag|edit|permalink|click to expand\.*|add a comment|show \d+ more comments?|multi-?quote|bookmark|upvote|downvote|thanks|save|report post|reply with quote|link|cite|share this post|share on other sites)$/i;
+/** Headings of a product page's sections that offer other products (a marketplace's shelves beside the item). */
+const OTHER_PRODUCTS =
+  /^((explore|shop|discover|see|browse) )?(people who (viewed|bought) this( item)? also (viewed|bought)|customers (who (viewed|bought) this( item)? )?also (viewed|bought)|(frequently bought|often bought|goes well|pairs well) (together|with)|similar (items|products)|related (items|products)|(you|you might|you may) (also )?(like|love)|more from (this|the) (seller|shop|store|brand)|seller's other items|recently viewed( items| products)?|complete the look|shop the look)\b/i;
+/** A field's name as a template writes it (`retail_price_tier1`, `cat_thumb_Bone`): a shop's data, not its words. */
+const FIELD_CODE = /^[a-z][a-z0-9]*(_[a-z0-9]+)+(:|\s|$)/i;
 /** Names of a shelf's parts around its items (filters, sorting, pages) and of what floats over a page. */
 const SHELF_PARTS =
-  /^(filters?|facets?|refinements?|sort|sort-by|sorting|toolbar|pagination|pager|announcement|announcement-bar|promo-bar|drawer|modal|popup|overlay)$/;
+  /^(filters?|facets?|refinements?|sort|sort-by|sorting|toolbar|pagination|pager|announcement|announcement-bar|promo-bar|drawer|modal|popup|overlay|dialog|lightbox)$/;
 
 /**
  * Removes the parts a page of this kind has around its content, by their names: a shop's shelf (filters, sorting,
@@ -52,7 +57,44 @@ export function kindParts(root: El, kind: PageKind | undefined): void {
       words(el.textContent) < total * 0.3
     )
       el.remove();
+  if (kind === 'product') {
+    otherProducts(root, total);
+    fieldCodes(root);
+  }
   if (kind === 'forum')
     for (const el of [...root.querySelectorAll('a, button, span, div, li, p')])
       if (!el.children.length && ACTIONS.test((el.textContent ?? '').trim())) el.remove();
+}
+
+/**
+ * Removes a product page's sections that offer other products, found by their headings: each heading with the
+ * largest part around it that holds no other heading of its rank or above (the products' own headings are below
+ * it) and less than a third of the page.
+ */
+function otherProducts(root: El, total: number): void {
+  for (const heading of [...root.querySelectorAll('h2, h3, h4, [role="heading"]')]) {
+    if (!root.contains(heading) || !OTHER_PRODUCTS.test((heading.textContent ?? '').trim())) continue;
+    const rank = Number(heading.tagName.slice(1)) || 2;
+    const peers = ['h1', 'h2', 'h3', 'h4'].slice(0, rank).join(', ');
+    let section: Element = heading;
+    for (let up = section.parentElement; up && up !== root; up = up.parentElement) {
+      const others = [...up.querySelectorAll(peers)].filter((el) => el !== heading).length;
+      if (others || words(up.textContent) >= total * 0.3) break;
+      section = up;
+    }
+    section.remove();
+  }
+}
+
+/** Removes the fields (a definition's term and its values, a table's row) whose name is a template's code. */
+function fieldCodes(root: El): void {
+  for (const term of [...root.querySelectorAll('dt, th')]) {
+    if (!FIELD_CODE.test((term.textContent ?? '').trim())) continue;
+    if (term.tagName === 'TH') {
+      term.closest('tr')?.remove();
+      continue;
+    }
+    for (let next = term.nextElementSibling; next?.tagName === 'DD'; next = term.nextElementSibling) next.remove();
+    term.remove();
+  }
 }

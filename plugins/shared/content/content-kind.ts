@@ -133,7 +133,8 @@ export function pageKind(document: Document, url: string): PageKind | undefined 
   }
   const byUrl = parsed && kindOfUrl(parsed);
   if (byUrl) return byUrl;
-  if (og === 'article') return 'article';
+  // Sites write `og:type` article on every page: a page of many teasers is their list.
+  if (og === 'article') return cards >= 8 ? 'listing' : 'article';
   if (found.has('service')) return 'service';
   if (cards >= 5) return 'listing';
   return undefined;

@@ -54,9 +54,15 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
   const body = document.body as El | null;
   if (!body) return undefined;
   for (const el of body.querySelectorAll(NEVER)) el.remove();
-  // Hidden by its style: a reader never sees it (a menu's panel, a template, a tab's copy for another device).
+  // Hidden by its style: a reader never sees it (a menu's panel, a template, a tab's copy for another device), unless
+  // it holds most of the page, which a script shows once the page has loaded (a shop's collection behind its gate).
+  const shown = words(body.textContent);
   for (const el of body.querySelectorAll('[style]'))
-    if (/(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(el.getAttribute('style') ?? '')) el.remove();
+    if (
+      /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(el.getAttribute('style') ?? '') &&
+      words(el.textContent) < shown * 0.5
+    )
+      el.remove();
   readNoscript(body);
   const all = words(body.textContent);
   let root: El = body;
