@@ -16,9 +16,11 @@ const SCORER = path.join(ROOT, '../shared/corpus/labelled/score.mjs');
  * title's since 2026-11-28: the publisher's chosen title (the contract's), 77.5% where the labels read the headline
  * (83.3% when a page's one h1 worded otherwise replaced it: docs/metadata.md). The author's since 2026-11-28: 74.5%
  * (75.0% before) once a page's declared writer (`twitter:label1` "Written by") comes first and may be the site itself,
- * as WCXB's labels read it (77.4% -> 80.4% on its first 500 pages) and as two newsrooms here are not labelled.
+ * as WCXB's labels read it (77.4% -> 80.4% on its first 500 pages) and as two newsrooms here are not labelled. The
+ * dates' since 2026-11-29: htmldate's F 93.7, trafilatura's 87.8 (a day stored as its local midnight east of UTC, an
+ * embedded video's upload date after the page's own, schema.org data in an untyped script).
  */
-const FLOOR = { htmldateF: 93.2, trafilaturaF: 86.9, title: 77.0, author: 74.0, description: 75.0 };
+const FLOOR = { htmldateF: 93.4, trafilaturaF: 87.4, title: 77.0, author: 74.0, description: 75.0 };
 
 test('dates, titles, authors and descriptions agree with people at least as often as they did', async () => {
   assert.ok(existsSync(SCORER), `the labelled corpus is in the checkout: ${SCORER}`);

@@ -470,6 +470,30 @@ field(
       '2023-11-08T21:11:03.000-05:00',
     ],
     [
+      'beyond: a day stored as its local midnight east of UTC is that day (23:00 UTC on the 4th is the 5th in Central Europe)',
+      '<meta property="article:published_time" content="2021-11-04T23:00:00.000Z">',
+      '',
+      '2021-11-05T00:00:00.000+01:00',
+    ],
+    [
+      'beyond: a UTC time of a person (not a round hour at night) stays as written',
+      '<meta property="article:published_time" content="2021-11-04T23:17:00Z">',
+      '',
+      '2021-11-04T23:17:00.000Z',
+    ],
+    [
+      "beyond: an embedded video's upload date gives way to the page's own published time",
+      `${ld({ '@type': 'VideoObject', uploadDate: '2015-01-16T14:53:35+01:00' })}<meta property="article:published_time" content="2017-12-01T12:01:11+01:00">`,
+      '',
+      '2017-12-01T12:01:11.000+01:00',
+    ],
+    [
+      'beyond: schema.org data in a script without its type is still read',
+      `<script>${JSON.stringify({ '@context': 'https://schema.org', '@type': 'NewsArticle', datePublished: '2022-01-28T06:00:00+01:00' })}</script>`,
+      '',
+      '2022-01-28T06:00:00.000+01:00',
+    ],
+    [
       'beyond: a BEM part named beside a breadcrumb is read (not taken for one)',
       '',
       '<div class="m-intro m-intro__breadcrumbNavigation"><h1>Tipp</h1><p>01. November 2021 | Natur</p></div>',

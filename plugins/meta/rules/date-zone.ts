@@ -5,6 +5,11 @@ import { atOffset } from '../../shared/normalize/date.ts';
 
 /** Written in UTC: `Z` or `+00:00`. */
 const IN_UTC = /(?:[zZ]|[+-]00:?00)$/;
+/**
+ * A UTC time on the hour at 21:00, 22:00 or 23:00, to the second: a date that a system stored as its local midnight
+ * one to three hours east of UTC (a person's time of publishing is seldom so round).
+ */
+const MIDNIGHT_EAST = /T(2[123]):00(?::00(?:\.0+)?)?(?:[zZ]|[+-]00:?00)$/;
 /** A local time written without its zone (`2023-11-08 17:49:09`). */
 const NAIVE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?$/;
 /** A time written with a zone other than UTC (`2023-11-08T21:11:03-05:00`). */
@@ -29,6 +34,7 @@ export function localStatement(
 ): string | undefined {
   if (typeof raw !== 'string' || !IN_UTC.test(raw.trim())) return undefined;
   const instant = Date.parse(found);
+  const midnight = MIDNIGHT_EAST.exec(raw.trim());
   for (const rule of STATED) {
     let other: unknown;
     try {
@@ -43,6 +49,8 @@ export function localStatement(
       return read(atOffset(instant, minutes));
     }
   }
+  // A day stored as its local midnight east of UTC (`2021-11-04T23:00:00Z`: the 5th in Central Europe).
+  if (midnight) return read(atOffset(instant, (24 - Number(midnight[1])) * 60));
   return undefined;
 }
 

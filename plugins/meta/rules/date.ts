@@ -23,9 +23,10 @@ const byAttr = (selector: string, attr: string): Rule => attrOf(selector, attr, 
 export const date: Rule[] = [
   byJsonLd('datePublished'),
   byJsonLd('dateCreated'),
-  byJsonLd('uploadDate'),
   byMetaLike('published_time'),
   byMetaLike('release_date'),
+  // A video's upload date: the page's when the page is the video's, else an embedded video's (after the page's own).
+  byJsonLd('uploadDate'),
   byAttr('[itemprop="datepublished" i]', 'content'),
   byAttr('[itemprop*="datepublished" i]', 'title'),
   byText('[class*="publish" i]'),

@@ -15,12 +15,17 @@ function flatten(node: unknown, out: Record<string, unknown>[]): void {
   if (obj['@graph']) flatten(obj['@graph'], out);
 }
 
+/** A script that holds JSON-LD: typed so, or untyped and holding one schema.org object (a publisher's slip). */
+const LINKED_DATA = /^\{\s*"@context"\s*:\s*"https?:\/\/schema\.org/;
+
 /** Parses every JSON-LD block of the page into a flat list of objects (`@graph` members included). */
 export function readJsonLd($: CheerioAPI): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  for (const el of select($, 'script[type="application/ld+json" i]')) {
+  for (const el of select($, 'script')) {
+    const type = el.attribs.type?.toLowerCase();
+    if (type !== 'application/ld+json' && type !== undefined) continue;
     const raw = $(el).text().trim();
-    if (!raw) continue;
+    if (!raw || (type === undefined && !LINKED_DATA.test(raw))) continue;
     try {
       flatten(JSON.parse(raw), out);
     } catch {
