@@ -109,6 +109,24 @@ field('author', [
     'Keith Barry',
   ],
   [
+    'a byline whose name and job title stand in elements of their own is read apart, the title cut off',
+    '',
+    '<h1>Chips</h1><div class="author-card"><span class="author-name">Harry Rabinowitz</span><span>Tech Reporter</span></div>',
+    'Harry Rabinowitz',
+  ],
+  [
+    'a one-word job title after a two-word name is cut off',
+    ld({ '@type': 'Article', author: 'Rachel MacDonald Writer' }),
+    '',
+    'Rachel MacDonald',
+  ],
+  [
+    "a machine's date after the name is cut off",
+    '',
+    '<h1>Rain</h1><div class="article-author"><span>Nick van Mead</span><span>2022-11-23T08:10+02:00</span></div>',
+    'Nick van Mead',
+  ],
+  [
     'a reading time beside the name is cut off',
     ld({ '@type': 'Article', author: 'Lauren Vetter •5 min read' }),
     '',

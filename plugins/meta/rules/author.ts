@@ -7,7 +7,7 @@ import { cleanByline } from '../../shared/normalize/byline.ts';
 import { bylinesInText } from './byline-text.ts';
 import type { Element } from 'domhandler';
 import { amongOthers, aroundHeadline } from './chrome.ts';
-import { comparable } from '../../shared/page/shown.ts';
+import { comparable, elementText } from '../../shared/page/shown.ts';
 import { toAuthor } from '../../shared/normalize/author.ts';
 import { authored, OTHERS_TYPES, typesOf, unauthored } from './authored.ts';
 
@@ -66,7 +66,7 @@ const strict =
 /** A byline's text, unless it is a date (`<div class="byline">July 4, 2019</div>`). */
 const bylineNotDate: Rule = ({ $ }) => {
   for (const el of select($, '[class*="byline" i]')) {
-    const text = clean($(el).text());
+    const text = clean(elementText(el));
     if (text && !toDate(text)) return text;
   }
   return undefined;
@@ -89,7 +89,7 @@ const ownText =
   ({ $ }) => {
     let wrappers: Set<Element> | undefined;
     for (const el of select($, selector)) {
-      const text = clean($(el).text());
+      const text = clean(elementText(el));
       if (text && !amongOthers(el, (wrappers ??= aroundHeadline(select($, 'h1')[0])))) return text;
     }
     return undefined;

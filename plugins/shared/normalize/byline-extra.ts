@@ -19,11 +19,14 @@ const ROLE_END =
 /** A reading time beside a name (`•5 min read`, `3 minute read`). */
 const READING_TIME = /\s*[•·|]?\s*\d+\s*(?:min|mins|minutes?)\.?\s+read\b\s*/gi;
 
-/** A byline's text without a reading time and a job title glued after the name. */
+/** A machine's date after the name (`Nick van Mead 2022-11-23T08:10+02:00`). */
+const ISO_AFTER = /\s+\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A byline's text without a reading time, a machine's date and a job title after the name. */
 export function withoutExtras(name: string): string {
-  const text = name.replace(READING_TIME, ' ').trim();
+  const text = name.replace(READING_TIME, ' ').replace(ISO_AFTER, '').trim();
   const words = text.split(/\s+/);
-  if (words.length >= 4 && !text.includes(',') && ROLE_END.test(words.at(-1)!)) {
+  if (words.length >= 3 && !text.includes(',') && ROLE_END.test(words.at(-1)!)) {
     const start = words.findIndex((w, i) => i >= 2 && ROLE_START.test(w));
     return words.slice(0, start > 0 ? start : words.length - 1).join(' ');
   }

@@ -38,3 +38,18 @@ export function shownText($: CheerioAPI): string {
   for (const body of select($, 'body')) walk(body);
   return parts.join('');
 }
+
+/** An element's text as a reader sees it: its elements' texts apart (`Harry Rabinowitz` and `Tech Reporter`, not glued). */
+export function elementText(el: Element): string {
+  const parts: string[] = [];
+  const walk = (node: AnyNode): void => {
+    if (node.type === 'text') parts.push((node as Text).data);
+    else if (node.type === 'tag' && !UNSEEN.has((node as Element).name)) {
+      parts.push(' ');
+      for (const child of (node as Element).children) walk(child);
+      parts.push(' ');
+    }
+  };
+  walk(el);
+  return parts.join('').replace(/\s+([,.;:!?)])/g, '$1');
+}
