@@ -1019,3 +1019,29 @@ for (const [what, url, head, body, expected] of [
 ] as const)
   unauthored(what, () => assert.equal(meta(head, body, url).author ?? null, expected));
 unauthored.run();
+
+// A thread's author is whoever started it, named by the forum software beside its first post.
+const threads = suite("author: a forum thread is its first post's");
+const post = (name: string, text: string) =>
+  `<article class="message message--post"><div class="message-userDetails"><a class="username" href="/members/${name}">${name}</a><span>Posts: 40</span></div><div class="bbWrapper">${text}</div></article>`;
+for (const [what, body, expected] of [
+  [
+    "the first post's poster, not a later reply's nor the latest poster in the sidebar",
+    `<aside><div class="latest-post"><span class="post-author">late_comer</span></div></aside><h1>Dripping tap</h1>${post('rowan_fixes', 'My tap drips.')}${post('ivy.plumber', 'Worn seat.')}`,
+    'rowan_fixes',
+  ],
+  [
+    'a user card that says more than a name (posts, joined) gives the name alone',
+    `<h1>Board</h1><div class="postbody"><dl class="postprofile"><dt><a class="username">StarredSkies</a></dt><dd>Posts: 116</dd></dl><div class="content">Hello</div></div>`,
+    'StarredSkies',
+  ],
+  [
+    'an article whose comments name their writers (no forum markup) is not a thread',
+    `<h1>Rain</h1><p>It rained.</p><div class="comments"><span class="username">rowan_fixes</span><p>Wet.</p></div>`,
+    null,
+  ],
+] as const)
+  threads(what, () =>
+    assert.equal(meta('', body, 'https://forum.example/threads/dripping-tap.12/').author ?? null, expected),
+  );
+threads.run();

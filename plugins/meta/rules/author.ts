@@ -10,6 +10,7 @@ import { amongOthers, aroundHeadline } from './chrome.ts';
 import { comparable, elementText } from '../../shared/page/shown.ts';
 import { toAuthor } from '../../shared/normalize/author.ts';
 import { authored, OTHERS_TYPES, typesOf, unauthored } from './authored.ts';
+import { threadStarter } from './thread.ts';
 
 const personName = (v: unknown): unknown => {
   if (typeof v === 'string') return v;
@@ -117,6 +118,7 @@ export function writtenBy(doc: Doc): string | undefined {
 export const author: Rule[] = [
   jsonLdAuthors,
   authored(byJsonLd('author', personName)),
+  authored(threadStarter),
   ...[
     byMeta('author', false),
     byMeta('article:author'),

@@ -1,0 +1,65 @@
+// The author of a forum thread: whoever started it, named by the forum software beside the thread's first post (its
+// user card or attribution line), as people read a thread's author. Read only on a page whose markup is a forum's.
+import type { Element } from 'domhandler';
+import type { Doc, Rule } from '../../shared/page/helpers.ts';
+import { clean } from '../../shared/page/helpers.ts';
+import { select } from '../../shared/page/select.ts';
+import { elementText } from '../../shared/page/shown.ts';
+
+/** A post as forum software marks it (XenForo, phpBB, vBulletin, Discourse, Invision, Flarum, Stack Exchange...). */
+const POSTS = [
+  'message--post',
+  'bbWrapper',
+  'postbody',
+  'postmessage',
+  'post_message',
+  'crawler-post',
+  'topic-post',
+  'cPost',
+  'PostView',
+  'postcell',
+  'messageText',
+  'Post-body',
+  'forum-post',
+  'thread-post',
+]
+  .map((name) => `.${name}`)
+  .join(', ');
+/** Where forum software names a post's author, most specific first: a user's name, then a post's author line. */
+const POSTER = [
+  '.username',
+  '.PostUser-name',
+  '.user-name',
+  '.post-author',
+  '.postauthor',
+  '.poster',
+  '.message-name',
+  '.topic-author',
+  '.postleft dt strong',
+  '[itemprop="author"] [itemprop="name"]',
+  '[itemprop="author"]',
+  '[data-author]',
+];
+/** How far up from the first post the search for its author goes (a post's user card sits beside it, in its row). */
+const MAX_UP = 6;
+
+/** The name a mark gives: its `data-author`, else its text, when that is short enough to be a name. */
+function nameOf(el: Element): string | undefined {
+  const name = clean(el.attribs['data-author'] ?? elementText(el));
+  return name && name.split(/\s+/).length <= 4 ? name : undefined;
+}
+
+/** The thread's first post's author: the first mark of a poster in the smallest part around the first post. */
+export const threadStarter: Rule = ({ $ }: Doc) => {
+  const first = select($, POSTS)[0];
+  if (!first) return undefined;
+  let at: Element | null = first;
+  for (let up = 0; at && at.name !== 'body' && up <= MAX_UP; up++, at = at.parent as Element | null) {
+    for (const selector of POSTER) {
+      const mark = $(at).find(selector)[0] ?? ($(at).is(selector) ? at : undefined);
+      const name = mark && nameOf(mark);
+      if (name) return name;
+    }
+  }
+  return undefined;
+};
