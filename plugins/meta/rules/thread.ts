@@ -5,6 +5,7 @@ import type { Doc, Rule } from '../../shared/page/helpers.ts';
 import { clean } from '../../shared/page/helpers.ts';
 import { select } from '../../shared/page/select.ts';
 import { elementText } from '../../shared/page/shown.ts';
+import { typesOf } from './authored.ts';
 
 /** A post as forum software marks it (XenForo, phpBB, vBulletin, Discourse, Invision, Flarum, Stack Exchange...). */
 const POSTS = [
@@ -49,8 +50,16 @@ function nameOf(el: Element): string | undefined {
   return name && name.split(/\s+/).length <= 4 ? name : undefined;
 }
 
-/** The thread's first post's author: the first mark of a poster in the smallest part around the first post. */
-export const threadStarter: Rule = ({ $ }: Doc) => {
+/** Types of a page's subject that no forum declares for a thread (its software declares a posting, or nothing). */
+const NOT_THREAD = /^(NewsArticle|Article|BlogPosting|ReportageNewsArticle|Recipe|Product|TechArticle)$/;
+
+/**
+ * The thread's first post's author: the first mark of a poster in the smallest part around the first post. Not
+ * looked for on a page that says it is an article or another kind that is not a thread (the search walks the page).
+ */
+export const threadStarter: Rule = ({ $, jsonld, meta }: Doc) => {
+  if (/^article/i.test(meta.byName.get('og:type')?.[0] ?? '')) return undefined;
+  if (jsonld.some((obj) => typesOf(obj).some((t) => NOT_THREAD.test(t)))) return undefined;
   const first = select($, POSTS)[0];
   if (!first) return undefined;
   let at: Element | null = first;
