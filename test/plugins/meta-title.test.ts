@@ -33,6 +33,15 @@ test('a home page\'s "Home" gives way to its headline', () => {
   assert.is(titleOf('home.html'), 'Time to say goodbye.');
 });
 
+test("a blog whose <h1> is its own name: the part of the title that its post's heading (entry-title) gives", () => {
+  const html =
+    '<html><head><title>Four Years Remaining \u00bb Interning of Small Integers</title></head><body><h1><a href="/">Four Years Remaining</a></h1><h2 class="entry-title"><a href="/2019/10/21/interning/">Interning of Small Integers</a></h2><p>Text.</p></body></html>';
+  assert.is(
+    pageTitle(createDoc(parseHtml(html, 'https://example.org/'), 'https://example.org/')),
+    'Interning of Small Integers',
+  );
+});
+
 test('a headline that only differs from the title in case or punctuation leaves the title as written', () => {
   const html = '<html><head><title>Second Page</title></head><body><h1>second page</h1></body></html>';
   assert.is(pageTitle(createDoc(parseHtml(html, 'https://example.org/'), 'https://example.org/')), 'Second Page');

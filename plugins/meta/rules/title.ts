@@ -65,8 +65,17 @@ function within(inner: string, outer: string): boolean {
   return i.length > 0 && key(outer).includes(i);
 }
 
-/** The headlines the page gives besides its title tags: its first <h1> and its JSON-LD headline. */
-const headlineRules: Rule[] = [byJsonLd('headline'), byText('h1')];
+/**
+ * The headlines the page gives besides its title tags: its JSON-LD headline, its first <h1>, and the heading a blog
+ * marks as its post's title (`entry-title`, `post-title`: a blog's <h1> is often its own name).
+ */
+const headlineRules: Rule[] = [
+  byJsonLd('headline'),
+  byText('h1'),
+  byText(
+    'h1[class*="entry-title" i], h2[class*="entry-title" i], h1[class*="post-title" i], h2[class*="post-title" i], h2[class*="post_title" i]',
+  ),
+];
 /** Titles of the page, most trusted first. */
 const titleTags: Rule[] = [byMeta('og:title'), byMeta('twitter:title'), byText('title')];
 

@@ -30,7 +30,7 @@ const TYPES: [RegExp, PageKind][] = [
 
 /** Class names of forum software (Discourse, XenForo, phpBB, vBulletin, Invision, Stack Exchange, Flarum, Lemmy...). */
 const FORUM_CLASSES = new Set(
-  'crawler-post message--post js-post postbody postmessage cPost answercell postcell js-answer PostView comment-tree topic-post bbWrapper forum-post thread-post'.split(
+  'crawler-post message--post js-post postbody postmessage cPost answercell postcell js-answer PostView Post-body messageText comment-tree topic-post bbWrapper forum-post thread-post'.split(
     ' ',
   ),
 );

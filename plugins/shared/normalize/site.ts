@@ -2,6 +2,7 @@
 // standing in for a person are compared with (the meta plugin's title, the author normaliser).
 import { absoluteUrl, byAttr, byJsonLd, byMeta, candidatesOf, type Doc, type Rule } from '../page/helpers.ts';
 import { toPublisher } from './publisher.ts';
+import { select } from '../page/select.ts';
 
 const orgName = (v: unknown): unknown => (v && typeof v === 'object' ? (v as { name?: unknown }).name : v);
 
@@ -47,6 +48,20 @@ function hostNames(url: string): string[] {
 /** The page's own address as it states it (canonical link, og:url), and the address it was read from. */
 const addressRules: Rule[] = [byAttr('link[rel="canonical"]', 'href'), byMeta('og:url')];
 
+/** The text of an <h1> that is a link to the site's home page: a blog's masthead, which names the blog. */
+function homeHeading({ $, url }: Doc): string[] {
+  for (const a of select($, 'h1 > a[href]')) {
+    const home = absoluteUrl(a.attribs.href, url);
+    try {
+      const at = new URL(home ?? '');
+      if (at.pathname === '/' && at.hostname === new URL(url).hostname) return [key($(a).text())];
+    } catch {
+      /* not an address */
+    }
+  }
+  return [];
+}
+
 /** The names of the page's site (read once a page, through `doc.once`: the title and every author candidate ask). */
 function namesOf(doc: Doc): { given: string[]; all: string[] } {
   const given = [...candidatesOf(doc, SITE_NAMES, toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
@@ -59,7 +74,8 @@ function namesOf(doc: Doc): { given: string[]; all: string[] } {
       (v) => v,
     ),
   ];
-  return { given, all: [...new Set([...given, ...addresses.flatMap(hostNames)])] };
+  const all = [...given, ...addresses.flatMap(hostNames), ...homeHeading(doc)].filter((k) => k.length >= 2);
+  return { given, all: [...new Set(all)] };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CheerioAPI } from 'cheerio';
+import type { Text } from 'domhandler';
 import { jsonrepair } from 'jsonrepair';
 import type { Rule } from './helpers.ts';
 import { select } from './select.ts';
@@ -24,8 +25,11 @@ export function readJsonLd($: CheerioAPI): Record<string, unknown>[] {
   for (const el of select($, 'script')) {
     const type = el.attribs.type?.toLowerCase();
     if (type !== 'application/ld+json' && type !== undefined) continue;
+    // An untyped script is code but for this slip: its start is read before its whole text is.
+    const start = el.children[0]?.type === 'text' ? (el.children[0] as Text).data.slice(0, 200).trimStart() : '';
+    if (type === undefined && !LINKED_DATA.test(start)) continue;
     const raw = $(el).text().trim();
-    if (!raw || (type === undefined && !LINKED_DATA.test(raw))) continue;
+    if (!raw) continue;
     try {
       flatten(JSON.parse(raw), out);
     } catch {
