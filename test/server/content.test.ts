@@ -225,6 +225,8 @@ test('pageType beside the content: each kind of page says its kind, and the thre
     collection: ['collection', 'Copper Camp Kettle', 'Best selling'],
     service: ['service', 'How long does a build take', 'Canal Street'],
     docs: ['documentation', 'streamkit read data.csv', 'On this page'],
+    // A product that React's server rendering streamed in after the shell (hidden until its script moves it).
+    streamed: ['product', 'grips wet rock', 'Loading the product skeleton'],
   };
   for (const [file, [kind, inside, outside]] of Object.entries(want)) {
     const res = await call(app.freeUrl, `url=${q(`${fx.url}/kinds?k=${file}`)}&markdown&text&html&meta=false`);
