@@ -99,7 +99,10 @@ function dropNamed(root: El, kind: PageKind | undefined): void {
   const marked = new Map<string, El[]>();
   for (const el of root.querySelectorAll('[class], [id]')) {
     const name = nameOf(el);
-    if (name && words(el.textContent) < total * 0.3) marked.set(name, [...(marked.get(name) ?? []), el]);
+    if (!name || words(el.textContent) >= total * 0.3) continue;
+    const same = marked.get(name);
+    if (same) same.push(el);
+    else marked.set(name, [el]);
   }
   for (const [name, els] of marked) {
     const all = new Set(els);

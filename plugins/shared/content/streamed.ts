@@ -4,6 +4,8 @@
 // streamed part where the placeholder stood; a reader of the HTML saw a hidden element and dropped it, and with it
 // the whole of a shop's product (Next.js).
 
+/** The most segments put in place on one page (a page streams a few; each is looked for in the whole page). */
+const MAX_SEGMENTS = 200;
 /** A streamed segment's id, and a placeholder's. */
 const SEGMENT = /^S:\w+$/;
 /** React's calls that move a segment over its placeholder: `$RC("B:0","S:0")` (a boundary), `$RS("S:1","P:1")`. */
@@ -34,7 +36,10 @@ function dropFallback(template: Element): void {
  * none that is there, where it stands, no longer hidden.
  */
 export function revealStreamed(document: Document): void {
-  const segments = [...(document.body?.querySelectorAll('div[hidden][id]') ?? [])].filter((el) => SEGMENT.test(el.id));
+  // Each segment's placeholder is looked for in the whole page: a page of thousands is read as far as the first few.
+  const segments = [...(document.body?.querySelectorAll('div[hidden][id]') ?? [])]
+    .filter((el) => SEGMENT.test(el.id))
+    .slice(0, MAX_SEGMENTS);
   if (!segments.length) return;
   const moves = placeholders(document);
   for (const segment of segments) {
