@@ -135,12 +135,13 @@ test.before(async () => {
   await run('podman', ['network', 'create', '--subnet', SUBNET, NETWORK]);
   fx = await serveFixtures({}, undefined, '0.0.0.0', GATEWAY);
   await compose('up', '-d', '--no-build', 'redis', 's3', 'browser-1', 'browser-2', 'api-1', 'api-2', 'api-3', 'proxy');
-  await until('the scale profile ready through nginx', async () => (await fetch('http://127.0.0.1:8080/readyz')).ok);
-  // And each API process itself (nginx answers as soon as one is).
+  // Each API process itself first, then nginx: nginx is asked once the processes answer, as a deployment's health
+  // check would, and its first answers are the processes' own.
   for (const n of [1, 2, 3]) {
     const ip = await ipOf(`${PROJECT}_api-${n}_1`);
     await until(`api-${n} ready`, async () => (await fetch(`http://${ip}:3000/readyz`)).ok);
   }
+  await until('the scale profile ready through nginx', async () => (await fetch('http://127.0.0.1:8080/readyz')).ok);
 });
 
 test.after(async () => {
