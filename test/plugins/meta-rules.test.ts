@@ -411,6 +411,23 @@ field('author', [
     'robert.stitz',
   ],
   [
+    "beyond: a first name alone is the full name its JSON-LD person's description opens with",
+    ld({
+      '@graph': [
+        { '@type': 'Article', author: { '@id': '#/person/1' } },
+        { '@type': 'Person', '@id': '#/person/1', name: 'Nils', description: 'Nils Pickert ist freier Autor.' },
+      ],
+    }),
+    '<h1>Kulturtechnik</h1><p>Von Nils</p><p>Nils Pickert ist freier Autor.</p>',
+    'Nils Pickert',
+  ],
+  [
+    'beyond: a first name alone whose person is described otherwise stays as it is',
+    ld({ '@type': 'Article', author: { '@type': 'Person', name: 'Nils', description: 'Schreibt über Väter.' } }),
+    '<h1>Kulturtechnik</h1><p>Von Nils</p><p>Nils Pickert und Nils Autor</p>',
+    'Nils',
+  ],
+  [
     'beyond: a sentence where a byline stands (a caption) is no author',
     '',
     '<h1>Loriot</h1><div class="byline">Jan Fleischhauer, deutscher Journalist, Kolumnist und Autor</div>',
