@@ -583,6 +583,42 @@ field(
       null,
     ],
     [
+      "beyond: the day the page's address states wins over a date years away (a post re-saved)",
+      `<link rel="canonical" href="https://blog.example/home/2017/7/12/montauk">${ld({ '@type': 'BlogPosting', datePublished: '2019-06-17T18:28:00+0200' })}`,
+      '',
+      '2017-07-12T12:00:00.000Z',
+    ],
+    [
+      "beyond: the address's day wins over a day apart written without a time",
+      '<link rel="canonical" href="https://news.example/World/megablaze-brought-under-control-20200113">',
+      '<h1>Megablaze</h1><span class="date">Tue, 14 Jan 2020</span>',
+      '2020-01-13T12:00:00.000Z',
+    ],
+    [
+      "beyond: a page that states no date has its address's (`29-10-2021`)",
+      '<meta property="og:url" content="https://verein.example/meldungen/29-10-2021">',
+      '<h1>Einbruchschutz</h1><p>Seit 2015 gesunken.</p>',
+      '2021-10-29T12:00:00.000Z',
+    ],
+    [
+      "beyond: a UTC instant early on the day after the address's is that day's evening west of Greenwich",
+      '<link rel="canonical" href="https://news.example/2020/02/24/exits-role/"><meta property="article:published_time" content="2020-02-25T02:25:54+00:00">',
+      '',
+      '2020-02-24T12:00:00.000Z',
+    ],
+    [
+      "beyond: a UTC instant late on the day after the address's stays",
+      `<link rel="canonical" href="https://news.example/2020/07/08/workers-return">${ld({ '@type': 'NewsArticle', datePublished: '2020-07-09T10:04:04Z' })}`,
+      '',
+      '2020-07-09T10:04:04.000Z',
+    ],
+    [
+      'beyond: what is no day in an address (`2021/22/`, `2021/02/30`) states none',
+      '<link rel="canonical" href="https://snow.example/berichte/2021/22/2021/02/30/woche">',
+      '<h1>Wochenbericht</h1><p class="date">14. Januar 2022</p>',
+      '2022-01-14T12:00:00.000Z',
+    ],
+    [
       'beyond: a time with its offset keeps the day its readers saw',
       '<meta property="article:published_time" content="2023-11-08T19:00:00-08:00">',
       '',

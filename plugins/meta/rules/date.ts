@@ -14,6 +14,7 @@ import { REVIEW } from './chrome.ts';
 import { toDate } from '../../shared/normalize/date.ts';
 import { dateInText } from './date-text.ts';
 import { localStatement } from './date-zone.ts';
+import { dayInAddress } from './date-url.ts';
 
 // A review's date is the review's, not the page's: the element rules read outside reviews.
 const byText = (selector: string): Rule => textOf(selector, REVIEW);
@@ -86,8 +87,15 @@ export function pageDate(doc: Doc, lang?: string): string | undefined {
     const found = toDate(raw, lang);
     return found ? { raw, found } : undefined;
   });
+  const stated = dayInAddress(doc);
   // A date the page shows only in its text, else the date of its last change.
-  if (!first) return dateInText(doc, (text) => toDate(text, lang)) ?? firstOf(doc, modified, (v) => toDate(v, lang));
+  if (!first)
+    return (
+      (stated && atNoon(stated)) ??
+      dateInText(doc, (text) => toDate(text, lang)) ??
+      firstOf(doc, modified, (v) => toDate(v, lang))
+    );
+  if (stated && overruled(first.found, first.raw, stated)) return atNoon(stated);
   const { raw, found } = first;
   if (typeof raw === 'string' && !ZONED.test(raw.trim())) {
     for (const zoned of [
@@ -99,4 +107,18 @@ export function pageDate(doc: Doc, lang?: string): string | undefined {
     }
   }
   return localStatement(doc, raw, found, toDate) ?? found;
+}
+
+/** A day without its time as a written date is read: at noon UTC, the same day from UTC-11 to UTC+11. */
+const atNoon = (day: string) => toDate(`${day}T12:00:00Z`);
+
+/** Whether the day an address states overrules a date found: more than a day apart, or a day apart from a day
+ * the page writes without its time (`Tue, 14 Jan 2020` beside `…-20200113`). */
+function overruled(found: string, raw: unknown, stated: string): boolean {
+  const apart = Math.abs(Date.parse(found.slice(0, 10)) - Date.parse(stated)) / 86_400_000;
+  if (apart > 1) return true;
+  if (apart !== 1 || typeof raw !== 'string') return false;
+  if (!/\d:\d\d/.test(raw)) return true;
+  // An instant early in the UTC day after the address's day: that day's evening west of Greenwich (UTC-1 to -10).
+  return found.slice(0, 10) > stated && Date.parse(found) - Date.parse(found.slice(0, 10)) < 10 * 3_600_000;
 }
