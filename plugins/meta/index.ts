@@ -7,7 +7,7 @@ import { toDateLocale, toLang } from '../shared/normalize/lang.ts';
 import { toImage, toVideo, toAudio, mediaType, type Media } from '../shared/normalize/media.ts';
 import { pageTitle } from './rules/title.ts';
 import { description } from './rules/description.ts';
-import { author, writtenBy } from './rules/author.ts';
+import { author, declaredPerson, writtenBy } from './rules/author.ts';
 import { pageDate } from './rules/date.ts';
 import { publisher } from './rules/publisher.ts';
 import { lang } from './rules/lang.ts';
@@ -34,7 +34,7 @@ export function extractMeta(doc: Doc, want: MetaWant = {}): Record<string, unkno
   const media = want.media !== false;
   const readers: [Field | 'url', () => unknown][] = [
     ['lang', () => firstOf(doc, lang, toLang)],
-    ['author', () => writtenBy(doc) ?? firstOf(doc, author, toAuthor)],
+    ['author', () => writtenBy(doc) ?? firstOf(doc, author, toAuthor) ?? declaredPerson(doc)],
     ['title', () => pageTitle(doc)],
     ['publisher', () => firstOf(doc, publisher, toPublisher)],
     ['image', () => (media ? firstOf(doc, image, toImage) : null)],

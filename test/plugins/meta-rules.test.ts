@@ -411,6 +411,18 @@ field('author', [
     'robert.stitz',
   ],
   [
+    'beyond: a person JSON-LD declares the author is the author on a site bearing their name (a personal blog)',
+    `<meta property="og:site_name" content="Sam Bossley">${ld({ '@type': 'BlogPosting', author: [{ '@type': 'Person', name: 'Sam Bossley' }] })}`,
+    '<nav><a href="/">Sam Bossley</a></nav><h1>Thoughts on Zig</h1><p>Zig is my favourite language.</p>',
+    'Sam Bossley',
+  ],
+  [
+    "beyond: a site typed a person in JSON-LD whose name is not a person's shape stays the site",
+    `<meta property="og:site_name" content="Eat What Tonight">${ld({ '@type': 'Recipe', author: { '@type': 'Person', name: 'Eat What Tonight' } })}`,
+    '<nav><a href="/">Eat What Tonight</a></nav><h1>Char kway teow</h1><p>Stir fry the noodles.</p>',
+    null,
+  ],
+  [
     "beyond: a first name alone is the full name its JSON-LD person's description opens with",
     ld({
       '@graph': [

@@ -17,9 +17,10 @@ const SCORER = path.resolve(ROOT, '../shared/corpus/wcxb/score.mjs');
  * Reached on 2026-11-28 on the first 500 pages: title 75.6%, author 80.4% (77.4% before a page's declared writer,
  * `twitter:label1` "Written by", came first), date F 0.852 (a watch figure: the labels are the date a reader sees);
  * the author's 80.6% since 2026-11-29 (bylines read with their elements apart; a thread's author is its first post's:
- * 80.6% -> 82.2% on all 1,497 pages, the forums being past the first 500); the floors are half a point under.
+ * 80.6% -> 82.2% on all 1,497 pages, the forums being past the first 500); 81.6% since a person JSON-LD declares
+ * is the author on a site of their name (82.6% on all pages); the floors are half a point under.
  */
-const FLOOR = { title: 75.1, author: 80.1, date: 0.846 };
+const FLOOR = { title: 75.1, author: 81.1, date: 0.846 };
 
 test('titles and authors agree with WCXB labels at least as often as they did; dates watched', async () => {
   assert.ok(existsSync(SCORER), `the WCXB corpus is read from ${SCORER} (../shared beside the checkout)`);

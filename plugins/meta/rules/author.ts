@@ -3,57 +3,14 @@
 import { byAttr, byJsonLd, byMeta, clean, type Doc, type Rule } from '../../shared/page/helpers.ts';
 import { select } from '../../shared/page/select.ts';
 import { toDate } from '../../shared/normalize/date.ts';
-import { cleanByline } from '../../shared/normalize/byline.ts';
 import { bylinesInText } from './byline-text.ts';
 import type { Element } from 'domhandler';
 import { amongOthers, aroundHeadline } from './chrome.ts';
-import { comparable, elementText } from '../../shared/page/shown.ts';
+import { elementText } from '../../shared/page/shown.ts';
 import { toAuthor } from '../../shared/normalize/author.ts';
-import { authored, OTHERS_TYPES, typesOf, unauthored } from './authored.ts';
+import { authored } from './authored.ts';
+import { jsonLdAuthors, personName, showsName } from './author-jsonld.ts';
 import { threadStarter } from './thread.ts';
-
-const personName = (v: unknown): unknown => {
-  if (typeof v === 'string') return v;
-  if (v && typeof v === 'object') return (v as { name?: unknown }).name;
-  return undefined;
-};
-
-/** Several authors as people write them in a list: `A; B; C`. */
-function joinNames(names: string[]): string {
-  return names.join('; ');
-}
-
-/** Whether the page's text shows a name, as a byline writes it (no `By`, no `@`). */
-function showsName(doc: Doc, name: string): boolean {
-  const byline = cleanByline(name.replace(/^@/, ''));
-  return !!byline && doc.shown.includes(comparable(byline));
-}
-
-/**
- * The authors JSON-LD names: every one of a list (`"author": [{ "name": "A" }, { "name": "B" }]` gives `A; B`),
- * where the meta tags, and metascraper, keep only the first.
- */
-function jsonLdAuthors(doc: Doc): string | undefined {
-  const { jsonld } = doc;
-  // A graph names its people once and refers to them (`"author": { "@id": "…#/schema/person/1" }`, as Yoast writes):
-  // that person is the account that posted, often not the page's author, so it counts only when the page shows it.
-  let byId: Map<unknown, Record<string, unknown>> | undefined;
-  const resolve = (a: unknown) => {
-    if (!a || typeof a !== 'object' || (a as { name?: unknown }).name || !(a as { '@id'?: unknown })['@id']) return a;
-    byId ??= new Map(jsonld.filter((o) => o['@id'] && o.name).map((o) => [o['@id'], o]));
-    const name = clean(byId.get((a as { '@id'?: unknown })['@id'])?.name);
-    return name && showsName(doc, name) ? name : undefined;
-  };
-  // On a page that has no author of its own (a product, a shelf), the people its reviews and offers name are not it.
-  const others = unauthored(doc);
-  for (const obj of jsonld) {
-    if (others && typesOf(obj).some((t) => OTHERS_TYPES.test(t))) continue;
-    const list = Array.isArray(obj.author) ? obj.author : [obj.author];
-    const names = [...new Set(list.map((a) => toAuthor(personName(resolve(a)))).filter((n): n is string => !!n))];
-    if (names.length) return joinNames(names);
-  }
-  return undefined;
-}
 
 /** Two words at least: how a byline in loosely named markup (`class*="author"`) shows it is a name. */
 const TWO_WORDS = /^\S+\s+\S+/;
@@ -115,6 +72,8 @@ export function writtenBy(doc: Doc): string | undefined {
 }
 
 /** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
+export { declaredPerson } from './author-jsonld.ts';
+
 export const author: Rule[] = [
   jsonLdAuthors,
   authored(byJsonLd('author', personName)),

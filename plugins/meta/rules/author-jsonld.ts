@@ -1,0 +1,71 @@
+// The authors structured data (JSON-LD) declares (docs/metadata.md, "author"): every one of a list, and a person
+// declared on a site of their name.
+import { clean, type Doc } from '../../shared/page/helpers.ts';
+import { cleanByline } from '../../shared/normalize/byline.ts';
+import { comparable } from '../../shared/page/shown.ts';
+import { toAuthor } from '../../shared/normalize/author.ts';
+import { OTHERS_TYPES, typesOf, unauthored } from './authored.ts';
+
+export const personName = (v: unknown): unknown => {
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object') return (v as { name?: unknown }).name;
+  return undefined;
+};
+
+/** Several authors as people write them in a list: `A; B; C`. */
+function joinNames(names: string[]): string {
+  return names.join('; ');
+}
+
+/** Whether the page's text shows a name, as a byline writes it (no `By`, no `@`). */
+export function showsName(doc: Doc, name: string): boolean {
+  const byline = cleanByline(name.replace(/^@/, ''));
+  return !!byline && doc.shown.includes(comparable(byline));
+}
+
+/**
+ * The authors JSON-LD names: every one of a list (`"author": [{ "name": "A" }, { "name": "B" }]` gives `A; B`),
+ * where the meta tags, and metascraper, keep only the first.
+ */
+export function jsonLdAuthors(doc: Doc): string | undefined {
+  const { jsonld } = doc;
+  // A graph names its people once and refers to them (`"author": { "@id": "…#/schema/person/1" }`, as Yoast writes):
+  // that person is the account that posted, often not the page's author, so it counts only when the page shows it.
+  let byId: Map<unknown, Record<string, unknown>> | undefined;
+  const resolve = (a: unknown) => {
+    if (!a || typeof a !== 'object' || (a as { name?: unknown }).name || !(a as { '@id'?: unknown })['@id']) return a;
+    byId ??= new Map(jsonld.filter((o) => o['@id'] && o.name).map((o) => [o['@id'], o]));
+    const name = clean(byId.get((a as { '@id'?: unknown })['@id'])?.name);
+    return name && showsName(doc, name) ? name : undefined;
+  };
+  // On a page that has no author of its own (a product, a shelf), the people its reviews and offers name are not it.
+  const others = unauthored(doc);
+  for (const obj of jsonld) {
+    if (others && typesOf(obj).some((t) => OTHERS_TYPES.test(t))) continue;
+    const list = Array.isArray(obj.author) ? obj.author : [obj.author];
+    const names = [...new Set(list.map((a) => toAuthor(personName(resolve(a)))).filter((n): n is string => !!n))];
+    if (names.length) return joinNames(names);
+  }
+  return undefined;
+}
+
+/** A name as people bear one: a given name and a surname, an initial between or none (not `Eat What Tonight`). */
+const PERSON_SHAPE = /^\p{Lu}\p{Ll}+(?:\s\p{Lu}\.)?\s\p{Lu}[\p{Ll}'’-]+$/u;
+
+/**
+ * A person JSON-LD declares the page's author (`"author": {"@type": "Person", "name": "Sam Bossley"}`) and the page
+ * shows: the author even when the site bears the person's name (a personal blog, a newsletter), where another source
+ * giving the site's name stands for the site (toAuthor).
+ */
+export function declaredPerson(doc: Doc): string | undefined {
+  const others = unauthored(doc);
+  for (const obj of doc.jsonld) {
+    if (others && typesOf(obj).some((t) => OTHERS_TYPES.test(t))) continue;
+    for (const a of Array.isArray(obj.author) ? obj.author : [obj.author]) {
+      if (!a || typeof a !== 'object' || !typesOf(a as Record<string, unknown>).includes('Person')) continue;
+      const name = toAuthor((a as { name?: unknown }).name, doc, { site: false });
+      if (name && PERSON_SHAPE.test(name) && showsName(doc, name)) return name;
+    }
+  }
+  return undefined;
+}
