@@ -417,6 +417,12 @@ field('author', [
     'Sam Bossley',
   ],
   [
+    'beyond: a person-shaped <meta name=author> is the author on a site of that name when nothing else names one',
+    '<meta property="og:site_name" content="Cory Dransfeldt"><meta name="author" content="Cory Dransfeldt"><meta property="og:type" content="article">',
+    '<header><a href="/">Cory Dransfeldt</a></header><h1>A brief intro to git</h1><p>Git tracks changes.</p>',
+    'Cory Dransfeldt',
+  ],
+  [
     "beyond: a site typed a person in JSON-LD whose name is not a person's shape stays the site",
     `<meta property="og:site_name" content="Eat What Tonight">${ld({ '@type': 'Recipe', author: { '@type': 'Person', name: 'Eat What Tonight' } })}`,
     '<nav><a href="/">Eat What Tonight</a></nav><h1>Char kway teow</h1><p>Stir fry the noodles.</p>',

@@ -54,8 +54,10 @@ const PERSON_SHAPE = /^\p{Lu}\p{Ll}+(?:\s\p{Lu}\.)?\s\p{Lu}[\p{Ll}'’-]+$/u;
 
 /**
  * A person JSON-LD declares the page's author (`"author": {"@type": "Person", "name": "Sam Bossley"}`) and the page
- * shows: the author even when the site bears the person's name (a personal blog, a newsletter), where another source
- * giving the site's name stands for the site (toAuthor).
+ * shows, else the person-shaped name of its `<meta name="author">` on a page that may have an author: the author even
+ * when the site bears the person's name (a personal blog, a newsletter), where another source giving the site's name
+ * stands for the site (toAuthor). A site's name alone (`og:site_name` shaped as a person's) is not taken: on WCXB it
+ * named 45 companies (`Google Cloud`, `Robert Half`) for 9 writers.
  */
 export function declaredPerson(doc: Doc): string | undefined {
   const others = unauthored(doc);
@@ -67,5 +69,7 @@ export function declaredPerson(doc: Doc): string | undefined {
       if (name && PERSON_SHAPE.test(name) && showsName(doc, name)) return name;
     }
   }
+  const meta = toAuthor(doc.meta.byName.get('author')?.[0], doc, { site: false });
+  if (meta && PERSON_SHAPE.test(meta) && showsName(doc, meta) && !unauthored(doc)) return meta;
   return undefined;
 }
