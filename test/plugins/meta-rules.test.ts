@@ -423,6 +423,30 @@ field('author', [
     'Cory Dransfeldt',
   ],
   [
+    'beyond: the name an author box opens with, its bio after it',
+    '<meta property="og:type" content="article">',
+    '<h1>SEO tips</h1><p>Text.</p><div class="blog_author-wrapper"><img alt="" src="/a.jpg"><div>Lauren Vetter</div><p>Lauren Vetter is a growth-focused marketing professional.</p></div>',
+    'Lauren Vetter',
+  ],
+  [
+    'beyond: an author box after its label (`Article by`)',
+    '<meta property="og:type" content="article">',
+    '<h1>Proofs as types</h1><p>Text.</p><section id="author"><h2>Article by</h2><div>Matias Heikkilä</div></section>',
+    'Matias Heikkilä',
+  ],
+  [
+    "beyond: author boxes naming three people are a listing's cards, no author",
+    '',
+    `<h1>Posts</h1>${['Jess Lee', 'Ben Halpern', 'Anna Lopez'].map((n) => `<div class="author-card"><span>${n}</span><p>${n.split(' ')[0]} writes about the community, its tools and the many people in it.</p></div>`).join('')}`,
+    null,
+  ],
+  [
+    "beyond: a page's body whose class names an author (`hide-author`) is no author box",
+    '',
+    '<body class="blog hide-author"><a href="/jobs">Live Jobs</a><h1>Industry News</h1><p>McKinsey and Inception sign a strategic partnership to help leaders drive their transformation, the firms said on Monday in a joint statement to the press.</p></body>',
+    null,
+  ],
+  [
     "beyond: a site typed a person in JSON-LD whose name is not a person's shape stays the site",
     `<meta property="og:site_name" content="Eat What Tonight">${ld({ '@type': 'Recipe', author: { '@type': 'Person', name: 'Eat What Tonight' } })}`,
     '<nav><a href="/">Eat What Tonight</a></nav><h1>Char kway teow</h1><p>Stir fry the noodles.</p>',

@@ -11,6 +11,7 @@ import { toAuthor } from '../../shared/normalize/author.ts';
 import { authored } from './authored.ts';
 import { jsonLdAuthors, personName, showsName } from './author-jsonld.ts';
 import { threadStarter } from './thread.ts';
+import { authorBox, BOX } from './author-box.ts';
 
 /** Two words at least: how a byline in loosely named markup (`class*="author"`) shows it is a name. */
 const TWO_WORDS = /^\S+\s+\S+/;
@@ -71,9 +72,9 @@ export function writtenBy(doc: Doc): string | undefined {
   return undefined;
 }
 
-/** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
 export { declaredPerson } from './author-jsonld.ts';
 
+/** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
 export const author: Rule[] = [
   jsonLdAuthors,
   authored(byJsonLd('author', personName)),
@@ -95,14 +96,15 @@ export const author: Rule[] = [
     // hCard, the microformat blogs mark their author with: a name (`fn`) in or on an `author` element.
     ownText('.author .fn, .author.fn'),
     strict(ownText('a[class*="author" i]')),
-    strict(ownText('[class*="author" i] a')),
+    strict(ownText(`${BOX}[class*="author" i] a`)),
     ownText('a[href*="/author/" i]'),
     ownText('a[href*="/autor/" i]'),
     ownText('a[href*="/autoren/" i]'),
     ownText('a[class*="screenname" i]'),
-    strict(ownText('[class*="author" i]')),
+    strict(ownText(`${BOX}[class*="author" i]`)),
     strict(bylineNotDate),
     // Every byline in the text, in order: the first that names an author, not the site, is taken.
     (doc: Doc) => [...bylinesInText(doc)],
+    authorBox,
   ].map(authored),
 ];
