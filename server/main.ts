@@ -1,5 +1,6 @@
 import { isRefractError, loadConfig } from '../engine/index.ts';
 import { startApp } from './app.ts';
+import { logRejections } from './rejections.ts';
 
 /** A start that fails for a reason of the operator's (a setting, a plugin) says so in one line; a defect shows its stack. */
 async function start() {
@@ -27,9 +28,8 @@ app.engine.logger.info(
   `Refract listening on ${app.bound.free} (free) and ${app.bound.pro} (pro): free ${app.freeUrl}, pro ${app.proUrl}`,
 );
 
-// A promise left rejecting by a dependency (a browser page closed under a pending call, say) is a defect to log,
-// never a reason to drop every request in flight with the process.
-process.on('unhandledRejection', (err) => app.engine.logger.error('unhandled rejection', err));
+// A promise left rejecting by a dependency is a defect to log, never a reason to drop every request in flight.
+logRejections(app.engine.logger);
 
 /** How long closing the engine (browsers, Redis) may take after the grace period before the process ends anyway. */
 const CLOSE_MS = 10_000;

@@ -16,6 +16,7 @@ import { createHandler, type HandlerRequest, type HandlerResponse } from '../../
 import { createKeyRing } from '../../server/keys.ts';
 import { createQuota } from '../../server/quota.ts';
 import { fetchAsset } from '../../server/asset.ts';
+import { logRejections } from '../../server/rejections.ts';
 import type { Clock } from '../../engine/store/state.ts';
 
 /** A clock that moves only when told: quota windows and cache ages are tested without sleeping. */
@@ -86,18 +87,6 @@ export interface Handlers {
   close(): Promise<void>;
 }
 
-let guarded = false;
-/**
- * As server/main.ts does: a promise a dependency leaves rejecting is logged, never a reason to end the process (the
- * clean CI of 3fb6051 lost insights.test's process to Lighthouse's target manager, which rejects when a page closes
- * under a navigation it follows). The handlers run in the test's process, which then holds the server's rule.
- */
-function guardProcess(engine: { logger: { error: (msg: string, err: unknown) => void } }): void {
-  if (guarded) return;
-  guarded = true;
-  process.on('unhandledRejection', (err) => engine.logger.error('unhandled rejection', err));
-}
-
 /**
  * Composes the API as the server does (the built-in plugins, REFRACT_PLUGINS and `plugins`; quotas; keys), with no
  * socket: for tests of what the API answers, where the server's own part (sockets, compression, draining) is not
@@ -111,7 +100,8 @@ export async function startHandlers(
   const config = testConfig({ PUBLIC_URL: 'http://refract.test', ...env });
   const clock = opts.clock ?? systemClock;
   const engine = await createEngine({ config, plugins: await enginePlugins(config, plugins), clock });
-  guardProcess(engine);
+  // As server/main.ts: the handlers run in the test's process, which then holds the server's rule.
+  logRejections(engine.logger);
   const deps = {
     engine,
     quota: createQuota(engine.shared.counters, clock),
