@@ -6,26 +6,10 @@ import { clean } from '../../shared/page/helpers.ts';
 import { select } from '../../shared/page/select.ts';
 import { elementText } from '../../shared/page/shown.ts';
 import { typesOf } from './authored.ts';
+import { FORUM_POST_CLASSES } from '../../shared/page/forum.ts';
 
-/** A post as forum software marks it (XenForo, phpBB, vBulletin, Discourse, Invision, Flarum, Stack Exchange...). */
-const POSTS = [
-  'message--post',
-  'bbWrapper',
-  'postbody',
-  'postmessage',
-  'post_message',
-  'crawler-post',
-  'topic-post',
-  'cPost',
-  'PostView',
-  'postcell',
-  'messageText',
-  'Post-body',
-  'forum-post',
-  'thread-post',
-]
-  .map((name) => `.${name}`)
-  .join(', ');
+/** A post as forum software marks it (plugins/shared/page/forum.ts). */
+const POSTS = FORUM_POST_CLASSES.map((name) => `.${name}`).join(', ');
 /** Where forum software names a post's author, most specific first: a user's name, then a post's author line. */
 const POSTER = [
   '.username',

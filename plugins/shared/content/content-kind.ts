@@ -3,6 +3,7 @@
 // and documentation software, repeated cards, and the shape of its URL. The main-content rules read an article and
 // a page of another kind differently (content.ts); callers get the kind as `pageType`.
 import type { El } from './content-text.ts';
+import { FORUM_POST_CLASSES } from '../page/forum.ts';
 
 export type PageKind = 'article' | 'forum' | 'product' | 'collection' | 'listing' | 'documentation' | 'service';
 export const PAGE_KINDS: readonly PageKind[] = [
@@ -28,12 +29,8 @@ const TYPES: [RegExp, PageKind][] = [
   [/^(Service|ProfessionalService|LocalBusiness|SoftwareApplication|WebApplication|Course|Event)$/, 'service'],
 ];
 
-/** Class names of forum software (Discourse, XenForo, phpBB, vBulletin, Invision, Stack Exchange, Flarum, Lemmy...). */
-const FORUM_CLASSES = new Set(
-  'crawler-post message--post js-post postbody postmessage cPost answercell postcell js-answer PostView Post-body messageText comment-tree topic-post bbWrapper forum-post thread-post'.split(
-    ' ',
-  ),
-);
+/** Class names of forum software's posts (plugins/shared/page/forum.ts). */
+const FORUM_CLASSES = new Set(FORUM_POST_CLASSES);
 /** Class names of documentation generators (Sphinx, MkDocs, Docusaurus, GitBook, Read the Docs, VitePress...). */
 const DOCS_CLASSES = new Set(
   'sphinxsidebar rst-content md-content theme-doc-markdown docs-content docMainContainer VPDoc nextra-content gitbook-root toctree-wrapper highlight-python highlight-default docs-sidebar DocSearch'.split(
