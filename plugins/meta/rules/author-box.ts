@@ -1,9 +1,10 @@
 // The name an author box opens with: a part named for its author (`blog_author-wrapper`, `author-card`) holds the
 // writer's picture, name, role and bio, the name the first words read in it (`Lauren Vetter` before `Lauren Vetter is
 // a growth-focused marketing professional …`). docs/metadata.md, "author".
-import type { AnyNode, Element, Text } from 'domhandler';
+import type { Element } from 'domhandler';
 import type { Doc } from '../../shared/page/helpers.ts';
 import { select } from '../../shared/page/select.ts';
+import { walkShown } from '../../shared/page/shown.ts';
 import { amongOthers, aroundHeadline } from './chrome.ts';
 
 /** Words that label a name rather than being one (`Article by`, `Written by`, `About the author`, `Autor`). */
@@ -15,18 +16,14 @@ const NAME =
 /** Texts read into a box before giving up on it. */
 const MAX_TEXTS = 4;
 
-/** The first texts of an element, in order, each whole (white space collapsed). */
+/** The first texts of an element a reader sees, in order, each whole (white space collapsed). */
 function firstTexts(el: Element): string[] {
   const texts: string[] = [];
-  const walk = (node: AnyNode): void => {
-    if (texts.length >= MAX_TEXTS) return;
-    if (node.type === 'text') {
-      const text = (node as Text).data.replace(/\s+/g, ' ').trim();
-      if (text) texts.push(text);
-    } else if (node.type === 'tag' && !['script', 'style', 'noscript', 'template'].includes((node as Element).name))
-      for (const child of (node as Element).children) walk(child);
-  };
-  walk(el);
+  walkShown(el, (data) => {
+    const text = data.replace(/\s+/g, ' ').trim();
+    if (text) texts.push(text);
+    return texts.length < MAX_TEXTS;
+  });
   return texts;
 }
 

@@ -18,38 +18,46 @@ const UNSEEN = new Set(['script', 'style', 'noscript', 'template', 'head']);
 /** The most text read of a page's body (characters). */
 const MAX_SHOWN = 500_000;
 
-/** The body's readable text, in order. */
+/**
+ * Walks what a reader sees of a node, in order: `visit` gets each text's data, and a space where an element starts
+ * and where it ends (its text apart from its neighbours'); elements a reader never sees are skipped. The walk stops
+ * once `visit` returns false.
+ */
+export function walkShown(node: AnyNode, visit: (text: string) => boolean | void): void {
+  let stopped = false;
+  const walk = (n: AnyNode): void => {
+    if (stopped) return;
+    if (n.type === 'text') {
+      if (visit((n as Text).data) === false) stopped = true;
+      return;
+    }
+    if (n.type !== 'tag' && n.type !== 'root') return;
+    if (n.type === 'tag' && UNSEEN.has((n as Element).name)) return;
+    if (visit(' ') === false) stopped = true;
+    for (const child of (n as Element).children) walk(child);
+    if (!stopped && visit(' ') === false) stopped = true;
+  };
+  walk(node);
+}
+
+/** The body's readable text, in order (at most MAX_SHOWN characters of it). */
 export function shownText($: CheerioAPI): string {
   const parts: string[] = [];
   let length = 0;
-  const walk = (node: AnyNode): void => {
-    if (length > MAX_SHOWN) return;
-    if (node.type === 'text') {
-      const data = (node as Text).data;
-      parts.push(data);
-      length += data.length;
-      return;
-    }
-    if (node.type !== 'tag' && node.type !== 'root') return;
-    if (node.type === 'tag' && UNSEEN.has((node as Element).name)) return;
-    parts.push(' ');
-    for (const child of (node as Element).children) walk(child);
-  };
-  for (const body of select($, 'body')) walk(body);
+  for (const body of select($, 'body'))
+    walkShown(body, (text) => {
+      parts.push(text);
+      length += text.length;
+      return length <= MAX_SHOWN;
+    });
   return parts.join('');
 }
 
 /** An element's text as a reader sees it: its elements' texts apart (`Harry Rabinowitz` and `Tech Reporter`, not glued). */
 export function elementText(el: Element): string {
   const parts: string[] = [];
-  const walk = (node: AnyNode): void => {
-    if (node.type === 'text') parts.push((node as Text).data);
-    else if (node.type === 'tag' && !UNSEEN.has((node as Element).name)) {
-      parts.push(' ');
-      for (const child of (node as Element).children) walk(child);
-      parts.push(' ');
-    }
-  };
-  walk(el);
+  walkShown(el, (text) => {
+    parts.push(text);
+  });
   return parts.join('').replace(/\s+([,.;:!?)])/g, '$1');
 }
