@@ -36,16 +36,11 @@ export function manualClock(
 }
 
 /** Starts the real Refract server on ephemeral ports with the loopback allowlist and extra environment. */
-// As server/main.ts does for the real process: a rejection nobody handled (Playwright's, when a remote browser or its
-// target goes away) is logged, not the end of the process and of every test after it.
-let logging = false;
-function logUnhandled(): void {
-  if (logging) return;
-  logging = true;
-  process.on('unhandledRejection', (err) =>
-    console.error('unhandled rejection (the server logs it and goes on):', err),
-  );
-}
+// As server/main.ts does for the real process (server/rejections.ts): a rejection nobody handled (Playwright's, when a
+// remote browser or its target goes away; Lighthouse's, when a page closes under a navigation it follows) is logged,
+// not the end of the test's process and of every test after it. The servers and handlers run in that process.
+const holdRejections = () =>
+  logRejections({ error: (message, err) => console.error(`${message} (the server logs it and goes on):`, err) });
 
 /** The configuration every test server starts with: ephemeral ports, the loopback allowlist, a key, fresh folders. */
 function testConfig(env: Record<string, string>): Config {
@@ -70,7 +65,7 @@ export async function startRefract(
   plugins: Plugin[] = [],
   opts: { clock?: Clock } = {},
 ): Promise<App> {
-  logUnhandled();
+  holdRejections();
   return startApp(testConfig(env), plugins, opts);
 }
 
@@ -100,8 +95,7 @@ export async function startHandlers(
   const config = testConfig({ PUBLIC_URL: 'http://refract.test', ...env });
   const clock = opts.clock ?? systemClock;
   const engine = await createEngine({ config, plugins: await enginePlugins(config, plugins), clock });
-  // As server/main.ts: the handlers run in the test's process, which then holds the server's rule.
-  logRejections(engine.logger);
+  holdRejections();
   const deps = {
     engine,
     quota: createQuota(engine.shared.counters, clock),
