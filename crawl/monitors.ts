@@ -109,21 +109,31 @@ export async function runMonitor(k: Kept, opts: MonitorsOptions, hookOf: HookOf)
   const report: ChangeReport = refused
     ? { status: 'failed', tag, checkedAt: new Date(clock.now()).toISOString(), previousAt: lastGoodAt, reason: refused }
     : await readChanges(engine, { url: m.url, query: m.query, tag, scope: k.owner, lastGoodAt }, () => clock.now());
-  m.runs++;
-  m.lastRunAt = report.checkedAt;
-  m.lastStatus = report.status;
+  record(k, report, report.status === 'failed' ? m.failures + 1 : 0, opts);
   const webhook = m.webhook && hookOf(m);
   if (report.status === 'failed') {
-    m.failures++;
     if (m.failures === FAILURES_TOLD)
       webhook?.send({ type: 'monitor.failed', id: m.id, url: m.url, failures: m.failures, reason: report.reason });
-    return report;
-  }
-  m.failures = 0;
-  k.goodAt = report.checkedAt;
-  if (report.status === 'new' || report.status === 'changed') k.changes = kept(k.changes, report, opts);
-  if (report.status === 'changed') webhook?.send({ type: 'monitor.changed', id: m.id, url: m.url, changes: report });
+  } else if (report.status === 'changed')
+    webhook?.send({ type: 'monitor.changed', id: m.id, url: m.url, changes: report });
   return report;
+}
+
+/**
+ * A read recorded in a monitor: one more run; its time, status and the failures in a row (`failures`) when it is
+ * the latest read the monitor knows (a read that overlapped a later one counts, but does not say the status); the
+ * last good read's time; a change kept in the history.
+ */
+function record(k: Kept, report: ChangeReport, failures: number, opts: MonitorsOptions): void {
+  const m = k.monitor;
+  m.runs++;
+  if (!m.lastRunAt || Date.parse(report.checkedAt) >= Date.parse(m.lastRunAt)) {
+    m.lastRunAt = report.checkedAt;
+    m.lastStatus = report.status;
+    m.failures = failures;
+    if (report.status !== 'failed') k.goodAt = report.checkedAt;
+  }
+  if (report.status === 'new' || report.status === 'changed') k.changes = kept(k.changes, report, opts);
 }
 
 /** A history with a report added, in the order the reads were made, within its bounds (count and age). */
@@ -141,16 +151,8 @@ function kept(changes: ChangeReport[], report: ChangeReport, opts: MonitorsOptio
  * next tick's, on another process): each read is counted and each change kept, and the latest read says the status.
  */
 export function applyRun(now: Kept, ran: Kept, report: ChangeReport, opts: MonitorsOptions): Kept {
-  const m = now.monitor;
-  m.runs++;
-  m.nextRunAt = ran.monitor.nextRunAt;
-  if (!m.lastRunAt || Date.parse(report.checkedAt) >= Date.parse(m.lastRunAt)) {
-    m.lastRunAt = report.checkedAt;
-    m.lastStatus = report.status;
-    m.failures = ran.monitor.failures;
-    if (report.status !== 'failed') now.goodAt = report.checkedAt;
-  }
-  if (report.status === 'new' || report.status === 'changed') now.changes = kept(now.changes, report, opts);
+  now.monitor.nextRunAt = ran.monitor.nextRunAt;
+  record(now, report, ran.monitor.failures, opts);
   return now;
 }
 
