@@ -119,11 +119,7 @@ export async function runMonitor(k: Kept, opts: MonitorsOptions, hookOf: HookOf)
   return report;
 }
 
-/**
- * A read recorded in a monitor: one more run; its time, status and the failures in a row (`failures`) when it is
- * the latest read the monitor knows (a read that overlapped a later one counts, but does not say the status); the
- * last good read's time; a change kept in the history.
- */
+/** A read in a monitor: a run; when it is the latest read, its time, status and failures in a row; a change kept. */
 function record(k: Kept, report: ChangeReport, failures: number, opts: MonitorsOptions): void {
   const m = k.monitor;
   m.runs++;
