@@ -423,6 +423,17 @@ field('author', [
     'Sam Bossley',
   ],
   [
+    "beyond: a graph's person referred to by id (Yoast) is the author on a site of their name",
+    `<meta property="og:site_name" content="Wolfgang Schmale">${ld({
+      '@graph': [
+        { '@type': 'Article', author: { '@id': '#/person/1' } },
+        { '@type': 'Person', '@id': '#/person/1', name: 'Wolfgang Schmale' },
+      ],
+    })}`,
+    '<header><a href="/">Wolfgang Schmale</a></header><h1>Abgebrochene Forschung</h1><p>Eine neue Studie.</p>',
+    'Wolfgang Schmale',
+  ],
+  [
     'beyond: a person-shaped <meta name=author> is the author on a site of that name when nothing else names one',
     '<meta property="og:site_name" content="Cory Dransfeldt"><meta name="author" content="Cory Dransfeldt"><meta property="og:type" content="article">',
     '<header><a href="/">Cory Dransfeldt</a></header><h1>A brief intro to git</h1><p>Git tracks changes.</p>',

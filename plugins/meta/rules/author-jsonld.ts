@@ -49,6 +49,9 @@ export function jsonLdAuthors(doc: Doc): string | undefined {
   return undefined;
 }
 
+/** The object a page's JSON-LD graph describes under an id. */
+const described = (doc: Doc, id: unknown) => doc.jsonld.find((o) => o['@id'] === id && o.name);
+
 /** A name as people bear one: a given name and a surname, an initial between or none (not `Eat What Tonight`). */
 const PERSON_SHAPE = /^\p{Lu}\p{Ll}+(?:\s\p{Lu}\.)?\s\p{Lu}[\p{Ll}'’-]+$/u;
 
@@ -63,7 +66,10 @@ export function declaredPerson(doc: Doc): string | undefined {
   const others = unauthored(doc);
   for (const obj of doc.jsonld) {
     if (others && typesOf(obj).some((t) => OTHERS_TYPES.test(t))) continue;
-    for (const a of Array.isArray(obj.author) ? obj.author : [obj.author]) {
+    for (const given of Array.isArray(obj.author) ? obj.author : [obj.author]) {
+      // A graph's reference (`{"@id": "…#/schema/person/1"}`) is the person the graph describes under that id.
+      const a =
+        given && typeof given === 'object' && !given.name && given['@id'] ? described(doc, given['@id']) : given;
       if (!a || typeof a !== 'object' || !typesOf(a as Record<string, unknown>).includes('Person')) continue;
       const name = toAuthor((a as { name?: unknown }).name, doc, { site: false });
       if (name && PERSON_SHAPE.test(name) && showsName(doc, name)) return name;
