@@ -423,6 +423,12 @@ field('author', [
     'Sam Bossley',
   ],
   [
+    "beyond: the summary card's writer the page never shows gives way to the structured data's author it shows",
+    `<meta name="twitter:label1" content="Written by"><meta name="twitter:data1" content="Colin Madison">${ld({ '@type': 'BlogPosting', author: { '@type': 'Person', name: 'Christian Dupuis' } })}`,
+    '<h1>Hardened images</h1><a class="contributor" href="/contributors/christian-dupuis/">Christian Dupuis</a><p>Text.</p>',
+    'Christian Dupuis',
+  ],
+  [
     "beyond: a graph's person referred to by id (Yoast) is the author on a site of their name",
     `<meta property="og:site_name" content="Wolfgang Schmale">${ld({
       '@graph': [

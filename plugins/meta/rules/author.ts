@@ -66,8 +66,13 @@ const WRITTEN_BY =
 export function writtenBy(doc: Doc): string | undefined {
   for (let n = 1; n <= 4; n++) {
     const label = clean(doc.meta.byName.get(`twitter:label${n}`)?.[0]);
-    if (label && WRITTEN_BY.test(label))
-      return toAuthor(doc.meta.byName.get(`twitter:data${n}`)?.[0], doc, { site: false });
+    if (!label || !WRITTEN_BY.test(label)) continue;
+    const name = toAuthor(doc.meta.byName.get(`twitter:data${n}`)?.[0], doc, { site: false });
+    // The account that posted, where the page shows another person its structured data names as the author.
+    const declared = jsonLdAuthors(doc);
+    if (name && !showsName(doc, name) && declared && declared.split('; ').every((d) => showsName(doc, d)))
+      return undefined;
+    return name;
   }
   return undefined;
 }
