@@ -411,10 +411,10 @@ field('author', [
     'Christian P. Stadtfeld',
   ],
   [
-    'beyond: a login the page never writes out stays as it is',
+    'beyond: a login the page never writes out, nor shows, is the account that posted: no author',
     ld({ '@type': 'Article', author: { '@type': 'Person', name: 'robert.stitz' } }),
     '<h1>Tischdecke</h1><p>Robert erklärt es.</p>',
-    'robert.stitz',
+    null,
   ],
   [
     'beyond: a person JSON-LD declares the author is the author on a site bearing their name (a personal blog)',
@@ -427,6 +427,18 @@ field('author', [
     `<meta name="twitter:label1" content="Written by"><meta name="twitter:data1" content="Colin Madison">${ld({ '@type': 'BlogPosting', author: { '@type': 'Person', name: 'Christian Dupuis' } })}`,
     '<h1>Hardened images</h1><a class="contributor" href="/contributors/christian-dupuis/">Christian Dupuis</a><p>Text.</p>',
     'Christian Dupuis',
+  ],
+  [
+    'beyond: a login (one word) the structured data names and the page never shows is the account that posted, no author',
+    ld({ '@type': 'BlogPosting', author: { '@type': 'Person', name: 'brandon-peaktwo' } }),
+    '<h1>Eight ways to grow</h1><p>Growth takes a plan and the patience to keep to it.</p>',
+    null,
+  ],
+  [
+    'beyond: a one-word author the page shows stays',
+    ld({ '@type': 'BlogPosting', author: { '@type': 'Person', name: 'Supriya' } }),
+    '<h1>Eight ways to grow</h1><p class="meta">Posted by Supriya</p><p>Growth takes a plan.</p>',
+    'Supriya',
   ],
   [
     "beyond: a graph's person referred to by id (Yoast) is the author on a site of their name",

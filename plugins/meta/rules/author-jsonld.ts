@@ -43,7 +43,14 @@ export function jsonLdAuthors(doc: Doc): string | undefined {
   for (const obj of jsonld) {
     if (others && typesOf(obj).some((t) => OTHERS_TYPES.test(t))) continue;
     const list = Array.isArray(obj.author) ? obj.author : [obj.author];
-    const names = [...new Set(list.map((a) => toAuthor(personName(resolve(a)))).filter((n): n is string => !!n))];
+    // A login (one word: `KatieS`) the page never shows is the account that posted, not a writer it credits.
+    const names = [
+      ...new Set(
+        list
+          .map((a) => toAuthor(personName(resolve(a))))
+          .filter((n): n is string => !!n && (/\s/.test(n) || showsName(doc, n))),
+      ),
+    ];
     if (names.length) return joinNames(names);
   }
   return undefined;

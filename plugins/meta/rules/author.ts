@@ -82,7 +82,10 @@ export { declaredPerson } from './author-jsonld.ts';
 /** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
 export const author: Rule[] = [
   jsonLdAuthors,
-  authored(byJsonLd('author', personName)),
+  authored((doc: Doc) => {
+    const name = clean(byJsonLd('author', personName)(doc));
+    return name && (/\s/.test(name) || showsName(doc, name)) ? name : undefined;
+  }),
   authored(threadStarter),
   ...[
     byMeta('author', false),
