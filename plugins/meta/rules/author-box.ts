@@ -3,9 +3,8 @@
 // a growth-focused marketing professional …`). docs/metadata.md, "author".
 import type { Element } from 'domhandler';
 import type { Doc } from '../../shared/page/helpers.ts';
-import { select } from '../../shared/page/select.ts';
 import { walkShown } from '../../shared/page/shown.ts';
-import { amongOthers, aroundHeadline } from './chrome.ts';
+import { ownPlaces } from './chrome.ts';
 
 /** Words that label a name rather than being one (`Article by`, `Written by`, `About the author`, `Autor`). */
 const LABEL =
@@ -35,10 +34,8 @@ export const BOX = ':not(html, body, main, article)';
  * none where boxes name three people or more (a listing's cards, a paper's authors' list).
  */
 export function authorBox(doc: Doc): string | undefined {
-  let wrappers: Set<Element> | undefined;
   const names = new Set<string>();
-  for (const el of select(doc.$, `${BOX}:is([class*="author" i], [id*="author" i])`)) {
-    if (amongOthers(el, (wrappers ??= aroundHeadline(select(doc.$, 'h1')[0])))) continue;
+  for (const el of ownPlaces(doc.$, `${BOX}:is([class*="author" i], [id*="author" i])`)) {
     const text = firstTexts(el).find((t) => !LABEL.test(t));
     if (text && NAME.test(text)) names.add(text);
     if (names.size >= 3) return undefined;

@@ -23,24 +23,32 @@ export function showsName(doc: Doc, name: string): boolean {
   return !!byline && doc.shown.includes(comparable(byline));
 }
 
+/** The id an author given as a graph's reference (`{"@id": "…#/schema/person/1"}`, no name of its own) refers to. */
+function reference(a: unknown): unknown {
+  if (!a || typeof a !== 'object') return undefined;
+  const { name, '@id': id } = a as { name?: unknown; '@id'?: unknown };
+  return name || !id ? undefined : id;
+}
+
+/** The object a page's JSON-LD graph describes under an id (with a name). */
+const described = (doc: Doc, id: unknown) => doc.jsonld.find((o) => o['@id'] === id && o.name);
+
 /**
  * The authors JSON-LD names: every one of a list (`"author": [{ "name": "A" }, { "name": "B" }]` gives `A; B`),
  * where the meta tags, and metascraper, keep only the first.
  */
 export function jsonLdAuthors(doc: Doc): string | undefined {
-  const { jsonld } = doc;
   // A graph names its people once and refers to them (`"author": { "@id": "…#/schema/person/1" }`, as Yoast writes):
   // that person is the account that posted, often not the page's author, so it counts only when the page shows it.
-  let byId: Map<unknown, Record<string, unknown>> | undefined;
   const resolve = (a: unknown) => {
-    if (!a || typeof a !== 'object' || (a as { name?: unknown }).name || !(a as { '@id'?: unknown })['@id']) return a;
-    byId ??= new Map(jsonld.filter((o) => o['@id'] && o.name).map((o) => [o['@id'], o]));
-    const name = clean(byId.get((a as { '@id'?: unknown })['@id'])?.name);
+    const id = reference(a);
+    if (id === undefined) return a;
+    const name = clean(described(doc, id)?.name);
     return name && showsName(doc, name) ? name : undefined;
   };
   // On a page that has no author of its own (a product, a shelf), the people its reviews and offers name are not it.
   const others = unauthored(doc);
-  for (const obj of jsonld) {
+  for (const obj of doc.jsonld) {
     if (others && typesOf(obj).some((t) => OTHERS_TYPES.test(t))) continue;
     const list = Array.isArray(obj.author) ? obj.author : [obj.author];
     // A login (one word: `KatieS`) the page never shows is the account that posted, not a writer it credits.
@@ -55,9 +63,6 @@ export function jsonLdAuthors(doc: Doc): string | undefined {
   }
   return undefined;
 }
-
-/** The object a page's JSON-LD graph describes under an id. */
-const described = (doc: Doc, id: unknown) => doc.jsonld.find((o) => o['@id'] === id && o.name);
 
 /** A name as people bear one: a given name and a surname, an initial between or none (not `Eat What Tonight`). */
 const PERSON_SHAPE = /^\p{Lu}\p{Ll}+(?:\s\p{Lu}\.)?\s\p{Lu}[\p{Ll}'’-]+$/u;
@@ -74,15 +79,15 @@ export function declaredPerson(doc: Doc): string | undefined {
   for (const obj of doc.jsonld) {
     if (others && typesOf(obj).some((t) => OTHERS_TYPES.test(t))) continue;
     for (const given of Array.isArray(obj.author) ? obj.author : [obj.author]) {
-      // A graph's reference (`{"@id": "…#/schema/person/1"}`) is the person the graph describes under that id.
-      const a =
-        given && typeof given === 'object' && !given.name && given['@id'] ? described(doc, given['@id']) : given;
+      // A graph's reference is the person the graph describes under that id.
+      const id = reference(given);
+      const a = id === undefined ? given : described(doc, id);
       if (!a || typeof a !== 'object' || !typesOf(a as Record<string, unknown>).includes('Person')) continue;
       const name = toAuthor((a as { name?: unknown }).name, doc, { site: false });
       if (name && PERSON_SHAPE.test(name) && showsName(doc, name)) return name;
     }
   }
   const meta = toAuthor(doc.meta.byName.get('author')?.[0], doc, { site: false });
-  if (meta && PERSON_SHAPE.test(meta) && showsName(doc, meta) && !unauthored(doc)) return meta;
+  if (meta && PERSON_SHAPE.test(meta) && showsName(doc, meta) && !others) return meta;
   return undefined;
 }

@@ -4,8 +4,7 @@ import { byAttr, byJsonLd, byMeta, clean, type Doc, type Rule } from '../../shar
 import { select } from '../../shared/page/select.ts';
 import { toDate } from '../../shared/normalize/date.ts';
 import { bylinesInText } from './byline-text.ts';
-import type { Element } from 'domhandler';
-import { amongOthers, aroundHeadline } from './chrome.ts';
+import { ownPlaces } from './chrome.ts';
 import { elementText } from '../../shared/page/shown.ts';
 import { toAuthor } from '../../shared/normalize/author.ts';
 import { authored } from './authored.ts';
@@ -46,10 +45,9 @@ const shown =
 const ownText =
   (selector: string): Rule =>
   ({ $ }) => {
-    let wrappers: Set<Element> | undefined;
-    for (const el of select($, selector)) {
+    for (const el of ownPlaces($, selector)) {
       const text = clean(elementText(el));
-      if (text && !amongOthers(el, (wrappers ??= aroundHeadline(select($, 'h1')[0])))) return text;
+      if (text) return text;
     }
     return undefined;
   };

@@ -1,6 +1,8 @@
 // The parts of a page around its content (navigation, footers, sidebars, comments, archives, widgets): their dates
 // and names are other pages' or other people's, never the page's own (date-text.ts, author.ts).
+import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
+import { select } from '../../shared/page/select.ts';
 
 /** Elements that are never the page's own content. */
 export const CHROME_TAGS = new Set([
@@ -61,6 +63,13 @@ export function amongOthers(el: Element, wrappers: ReadonlySet<Element>): boolea
     if (namesWord(`${node.attribs.class ?? ''} ${node.attribs.id ?? ''}`, OTHERS_WORDS)) return true;
   }
   return false;
+}
+
+/** The elements matching a selector that stand where the page's own people are named (not among others'), in order. */
+export function* ownPlaces($: CheerioAPI, selector: string): Generator<Element> {
+  let wrappers: Set<Element> | undefined;
+  for (const el of select($, selector))
+    if (!amongOthers(el, (wrappers ??= aroundHeadline(select($, 'h1')[0])))) yield el;
 }
 
 /** The elements around a page's first headline (<h1>), up to the root: its layout, never a sidebar of it. */

@@ -1,6 +1,7 @@
 // The day a page's address states (`/2017/7/12/slug`, `…-20200113`, `/meldungen/29-10-2021`), as htmldate reads
 // it: a CMS writes the day of publishing into the address when the post is first saved, and keeps it.
 import type { Doc } from '../../shared/page/helpers.ts';
+import { pageAddresses } from '../../shared/normalize/site.ts';
 
 /** Full dates as addresses write them, each as year, month, day (named groups). */
 const IN_PATH = [
@@ -25,19 +26,12 @@ function dayOf(path: string, now: number): string | undefined {
   return undefined;
 }
 
-/** The addresses a page goes by: the one asked for, its canonical address and its `og:url`. */
-function addresses(doc: Doc): string[] {
-  const canonical = doc.$('link[rel~="canonical" i]').attr('href');
-  const og = doc.meta.byName.get('og:url')?.[0];
-  return [doc.url, canonical, og].filter((a): a is string => !!a);
-}
-
 /** The day the page's address states (docs/metadata.md, "date"), or undefined. */
 export function dayInAddress(doc: Doc, now = Date.now()): string | undefined {
-  for (const address of addresses(doc)) {
+  for (const address of pageAddresses(doc)) {
     let path: string;
     try {
-      path = new URL(address, doc.url).pathname;
+      path = new URL(address).pathname;
     } catch {
       continue;
     }

@@ -45,8 +45,21 @@ function hostNames(url: string): string[] {
     .map(key);
 }
 
-/** The page's own address as it states it (canonical link, og:url), and the address it was read from. */
+/** The page's own address as it states it (canonical link, og:url). */
 const addressRules: Rule[] = [byAttr('link[rel="canonical"]', 'href'), byMeta('og:url')];
+
+/** The addresses a page goes by: the one it was read from, then its canonical link and `og:url`, made absolute. */
+export function pageAddresses(doc: Doc): string[] {
+  return [
+    doc.url,
+    ...candidatesOf(
+      doc,
+      addressRules,
+      (v) => absoluteUrl(v, doc.url),
+      (v) => v,
+    ),
+  ];
+}
 
 /** The text of an <h1> that is a link to the site's home page: a blog's masthead, which names the blog. */
 function homeHeading({ $, url }: Doc): string[] {
@@ -65,16 +78,7 @@ function homeHeading({ $, url }: Doc): string[] {
 /** The names of the page's site (read once a page, through `doc.once`: the title and every author candidate ask). */
 function namesOf(doc: Doc): { given: string[]; all: string[] } {
   const given = [...candidatesOf(doc, SITE_NAMES, toPublisher, (v) => v)].map(key).filter((k) => k.length >= 2);
-  const addresses = [
-    doc.url,
-    ...candidatesOf(
-      doc,
-      addressRules,
-      (v) => absoluteUrl(v, doc.url),
-      (v) => v,
-    ),
-  ];
-  const all = [...given, ...addresses.flatMap(hostNames), ...homeHeading(doc)].filter((k) => k.length >= 2);
+  const all = [...given, ...pageAddresses(doc).flatMap(hostNames), ...homeHeading(doc)].filter((k) => k.length >= 2);
   return { given, all: [...new Set(all)] };
 }
 
