@@ -66,11 +66,10 @@ export function writtenBy(doc: Doc): string | undefined {
     const label = clean(doc.meta.byName.get(`twitter:label${n}`)?.[0]);
     if (!label || !WRITTEN_BY.test(label)) continue;
     const name = toAuthor(doc.meta.byName.get(`twitter:data${n}`)?.[0], doc, { site: false });
-    // The account that posted, where the page shows another person its structured data names as the author.
+    if (!name || showsName(doc, name)) return name;
+    // A name the page never shows is the account that posted, where the page shows the author(s) JSON-LD names.
     const declared = jsonLdAuthors(doc);
-    if (name && !showsName(doc, name) && declared && declared.split('; ').every((d) => showsName(doc, d)))
-      return undefined;
-    return name;
+    return declared?.split('; ').every((d) => showsName(doc, d)) ? undefined : name;
   }
   return undefined;
 }

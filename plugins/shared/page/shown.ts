@@ -23,7 +23,7 @@ const MAX_SHOWN = 500_000;
  * and where it ends (its text apart from its neighbours'); elements a reader never sees are skipped. The walk stops
  * once `visit` returns false.
  */
-export function walkShown(node: AnyNode, visit: (text: string) => boolean | void): void {
+export function walkShown(node: AnyNode, visit: (text: string) => unknown): void {
   let stopped = false;
   const walk = (n: AnyNode): void => {
     if (stopped) return;
