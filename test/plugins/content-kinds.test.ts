@@ -70,7 +70,6 @@ const KINDS: [string, string, (string | RegExp)[], string[]][] = [
       'also viewed',
       'Trawler Gloves',
       'retail_price_tier2',
-      'We ship island-wide',
     ],
   ],
   [

@@ -26,7 +26,7 @@ const ACTIONS =
 const OTHER_PRODUCTS =
   /^((explore|shop|discover|see|browse) )?(people who (viewed|bought) this( item)? also (viewed|bought)|customers (who (viewed|bought) this( item)? )?also (viewed|bought)|(frequently bought|often bought|goes well|pairs well) (together|with)|similar (items|products)|related (items|products)|(you|you might|you may) (also )?(like|love)|more from (this|the) (seller|shop|store|brand)|seller's other items|recently viewed( items| products)?|complete the look|shop the look)\b/i;
 /** A field's name as a template writes it (`retail_price_tier1`, `cat_thumb_Bone`): a shop's data, not its words. */
-const FIELD_CODE = /^[a-z][a-z0-9]*(_[a-z0-9-]+)+(:|\s|$)/i;
+const FIELD_CODE = /^[a-z][a-z0-9]*(_[a-z0-9]+)+(:|\s|$)/i;
 /** Names of a shelf's parts around its items (filters, sorting, pages) and of what floats over a page. */
 const SHELF_PARTS =
   /^(filters?|facets?|refinements?|sort|sort-by|sorting|toolbar|pagination|pager|announcement|announcement-bar|promo-bar|drawer|modal|popup|overlay|dialog|lightbox)$/;
