@@ -76,23 +76,17 @@ const headlineRules: Rule[] = [
     'h1[class*="entry-title" i], h2[class*="entry-title" i], h1[class*="post-title" i], h2[class*="post-title" i], h2[class*="post_title" i]',
   ),
 ];
-/** A quotation mark opening what follows (the rest of a title after an attribute's end). */
-const QUOTE = /^\s*["“„«‘']/;
 /** Titles of the page, most trusted first. */
 const titleTags: Rule[] = [byMeta('og:title'), byMeta('twitter:title'), byText('title')];
 
 /** The page's title as a person reads it (see above), or undefined when it has none. */
 export function pageTitle(doc: Doc): string | undefined {
-  let first = firstOf(doc, titleRules, toText);
+  const first = firstOf(doc, titleRules, toText);
   if (!first) return undefined;
-  const tags = [...candidatesOf(doc, titleTags, toText, (v) => v)];
-  // A meta tag cut at a quote its attribute did not escape (`content="… Biden de "incapacitado""`) is the longer
-  // title of the page that it begins and that goes on with that quote.
-  const cut = first;
-  first = tags.find((t) => t.length > cut.length && t.startsWith(cut) && QUOTE.test(t.slice(cut.length))) ?? first;
   const headlines = [...candidatesOf(doc, headlineRules, toText, (v) => v)];
   // A home page's "Home" is no title when the page has a headline of its own.
   const raw = GENERIC.test(first) && headlines[0] && !GENERIC.test(headlines[0]) ? headlines[0] : first;
+  const tags = [...candidatesOf(doc, titleTags, toText, (v) => v)];
   // Another title of the page that is one part of this one (og:title "X" beside <title> "X | Site") agrees on X.
   const plain = [...headlines, ...tags.filter((t) => !SEPARATOR.test(t))];
   const names = siteNames(doc);
