@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contentMarkdown, pageContent } from '../../plugins/shared/content/markdown.ts';
-import { contentHtml } from '../../plugins/shared/content/content-render.ts';
+import { contentHtml, contentText } from '../../plugins/shared/content/content-render.ts';
 
 const DIR = path.resolve(import.meta.dirname, '../../fixtures/sites/kinds');
 const read = (name: string) => {
@@ -197,6 +197,32 @@ test('an article stays an article, read as one container', () => {
   const md = contentMarkdown(content);
   assert.match(md, /The stream keeps flowing past stone number 7/);
   assert.not.match(md, /Most read/);
+});
+
+test('a script shell has no content: its title alone is not given as the text, nor its footer as the page', () => {
+  // An application page that draws everything from script: all a reader without script has is the site's footer.
+  const links = Array.from({ length: 30 }, (_, i) => `<a href="/help/${i}">Help topic ${i}</a>`).join(', ');
+  const html = `<html><head><title>Wool Rug | Rug Shop</title><meta property="og:type" content="product"></head><body><div id="root"></div><footer><dl><dt>Help</dt><dd>${links}</dd></dl></footer></body></html>`;
+  const content = pageContent(html, 'https://shop.example/products/wool-rug');
+  assert.is(contentMarkdown(content), '');
+  assert.is(contentText(content), '');
+  assert.is(contentHtml(content), '');
+  // The title is still the page's: only the content is empty.
+  assert.is(content.title, 'Wool Rug | Rug Shop');
+});
+
+test("a page's footer is left out however much of the page it holds, and so are its skip links", () => {
+  const card = (i: number) =>
+    `<li><a href="/kettles/${i}"><h3>Kettle model ${i}</h3></a><p>Holds ${i} litres.</p></li>`;
+  const notice = Array.from(
+    { length: 12 },
+    (_, i) => `<p>Legal notice paragraph ${i} about returns, taxes and the fine print of every order.</p>`,
+  ).join('');
+  const html = `<html><head><title>Kettles | Shop</title></head><body><a href="#main" class="skip">Skip to main content</a><main id="main"><h1>Kettles</h1><ul>${[1, 2, 3, 4, 5, 6].map(card).join('')}</ul></main><footer>${notice}</footer></body></html>`;
+  const md = contentMarkdown(pageContent(html, 'https://shop.example/collections/kettles'));
+  assert.match(md, /Kettle model 1[\s\S]*Kettle model 6/);
+  assert.not.match(md, /Legal notice paragraph/);
+  assert.not.match(md, /Skip to main content/);
 });
 
 test.run();

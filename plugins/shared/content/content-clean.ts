@@ -35,6 +35,9 @@ function absolutize(root: ParentNode, base: string): void {
   }
 }
 
+/** The words of a link that skips the page's furniture. */
+const SKIP = /^(skip|jump) (to|over|navigation|this|listing)\b|^go to (the )?(main )?content\b/i;
+
 /** Removes the noise of an element and makes its links absolute (the element is changed). */
 export function clean(root: Element, base: string): Element {
   // A form that holds much of the content is the page's (XenForo and ASP.NET pages live inside one); the content's
@@ -42,8 +45,12 @@ export function clean(root: Element, base: string): Element {
   const total = root.querySelector('form') ? words(root.textContent) : 0;
   for (const el of root.querySelectorAll(NOISE))
     if (el.tagName !== 'FORM' || words(el.textContent) < total * 0.3) el.remove();
-  // A link with nothing to click (its icon or thumbnail gone) would be `[](url)`.
-  for (const a of root.querySelectorAll('a')) if (!(a.textContent ?? '').trim() && !a.querySelector('img')) a.remove();
+  for (const a of root.querySelectorAll('a')) {
+    const text = (a.textContent ?? '').trim();
+    // A link with nothing to click (its icon or thumbnail gone) would be `[](url)`; a link within the page that skips
+    // its furniture (`Skip to main content`, for keyboards and screen readers) is the site's, never the content.
+    if ((!text && !a.querySelector('img')) || (SKIP.test(text) && a.getAttribute('href')?.startsWith('#'))) a.remove();
+  }
   absolutize(root, base);
   return root;
 }

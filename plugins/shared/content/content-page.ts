@@ -11,6 +11,8 @@ const NEVER = 'script, style, template, iframe, svg, canvas, button, input, sele
 /** Landmarks and parts of the site around the content. */
 const AROUND =
   'header, footer, aside, nav, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="menu"], [role="menubar"]';
+/** The site's footer: never the page, however much of it is left (a script shell's only text). */
+const FOOT = 'footer, [role="contentinfo"]';
 /** What a reader does not see until asked (a dialog, a modal): never the page, however long. */
 const UNSEEN = '[role="dialog"], [role="alertdialog"], [aria-modal="true"]';
 
@@ -72,7 +74,8 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
   if (mains.length === 1 && words(mains[0]!.textContent) >= all * 0.5) root = mains[0]!;
   for (const el of [...root.querySelectorAll(`${AROUND}, [hidden], [aria-hidden="true"]`)]) {
     // A landmark that holds most of the page is the page (a whole site inside one `<header>` or `<form>`).
-    if (root.contains(el) && words(el.textContent) < words(root.textContent) * 0.5) el.remove();
+    if (!root.contains(el)) continue;
+    if (el.matches(FOOT) || words(el.textContent) < words(root.textContent) * 0.5) el.remove();
   }
   dropNamed(root, kind);
   kindParts(root, kind);

@@ -71,6 +71,11 @@ export function prune(document: Document): void {
   for (const el of [...body.querySelectorAll('*')]) {
     if (!el.isConnected || el.tagName === 'BODY' || el.tagName === 'MAIN' || el.tagName === 'ARTICLE') continue;
     const role = el.getAttribute('role');
+    // The site's footer (not an article's own, within it) is never the content, however much of the page it holds.
+    if (el.localName === 'footer' && !el.parentElement?.closest('article, main')) {
+      el.remove();
+      continue;
+    }
     if (!rarelyContent(el) && !(role && ROLES.has(role))) continue;
     if (pageWords && paragraphWords(el) > pageWords * 0.3) continue;
     el.remove();

@@ -2,8 +2,13 @@
 // its `<h1>`, and plain text with blocks apart and no markup.
 import { headed, type PageContent } from './markdown.ts';
 
+/** Media that are content without words. */
+const MEDIA = 'img, picture, video, audio, iframe, embed, object';
+
 /** HTML of a page's content (links absolute), the title as its `<h1>`. */
 export function contentHtml(content: PageContent): string {
+  // A page with nothing to read (a script's empty shell) has no content: its title alone is no HTML of it.
+  if (!(content.root.textContent ?? '').trim() && !content.root.querySelector(MEDIA)) return '';
   const body = content.root.innerHTML.trim();
   if (!content.title || content.root.querySelector('h1')) return body;
   const escaped = content.title.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

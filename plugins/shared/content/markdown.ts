@@ -16,7 +16,7 @@ export function fragmentToMarkdown(html: string, base: string): string {
 /** Starts a text with its title (a heading in Markdown) unless the text already opens with it. */
 export function headed(title: string | undefined, body: string, heading: string): string {
   if (!title || body.startsWith(`${heading}${title}`) || (heading && body.startsWith(heading))) return body;
-  return body ? `${heading}${title}\n\n${body}` : `${heading}${title}`;
+  return body ? `${heading}${title}\n\n${body}` : '';
 }
 
 /** Markdown of a page's content, the title as its first heading, once. */
