@@ -39,6 +39,10 @@ const KINDS: [string, string, (string | RegExp)[], string[]][] = [
       'Log in',
       'Terms and rules',
       'Messages: 212',
+      // Threads listed after the thread's posts are other threads.
+      'Trending threads',
+      'frost_fan',
+      'Waterproofing an old canvas tent',
     ],
   ],
   [

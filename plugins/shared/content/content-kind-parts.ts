@@ -21,7 +21,7 @@ const POST_PARTS =
   /^(signature|signatures|post-signature|message-signature|sig|votecell|js-voting-container|voting|votes|vote|post-menu|js-post-menu|post-controls|post-actions|postcontrols|message-actionbar|actionbar|action-bar|reactions|reactionsbar|likes|like-button|badges|flair|user-stats|userstats|message-userextras|reputation|reputation-score|post-stats|topic-map|crawler-linkback-list|post-likes|signaturecontainer|postprofile)$/;
 /** The whole text of a post's buttons drawn as links: never what its author wrote. */
 const ACTIONS =
-  /^(share|improve this (answer|question)|follow|reply|quote|report|like|likes|flag|edit|permalink|click to expand\.*|add a comment|show \d+ more comments?|multi-?quote|bookmark|upvote|downvote|thanks|save|report post|reply with quote|link|cite|share this post|share on other sites)$/i;
+  /^(share|improve this (answer|question)|follow|reply|quote|report|like|likes|flag|edit|permalink|click to expand\.*|add a comment|show \d+ more comments?|multi-?quote|bookmark|upvote|downvote|thanks|save|report post|reply with quote|link|cite|share this post|share on other sites|link to (comment|post)|posted)$/i;
 /** Headings of a product page's sections that offer other products (a marketplace's shelves beside the item). */
 const OTHER_PRODUCTS =
   /^((explore|shop|discover|see|browse) )?(people who (viewed|bought) this( item)? also (viewed|bought)|customers (who (viewed|bought) this( item)? )?also (viewed|bought)|(frequently bought|often bought|goes well|pairs well) (together|with)|similar (items|products)|related (items|products)|(you|you might|you may) (also )?(like|love)|more from (this|the) (seller|shop|store|brand)|seller's other items|recently viewed( items| products)?|complete the look|shop the look)\b/i;

@@ -9,7 +9,7 @@ import { words, type El } from './content-text.ts';
 const DECLARED = '[itemprop="author"]';
 /** Class words of forum software's author names and user cards (XenForo, phpBB, vBulletin, Discourse, Reddit...). */
 const AUTHOR_NAMES =
-  /^(username|user-name|author|post-author|postauthor|poster|message-name|topic-author|comment-author|creator|names|first-post-author)$/;
+  /^(username|user-name|author|post-author|postauthor|poster|message-name|topic-author|comment-author|creator|names|first-post-author|cauthorpane_author)$/;
 /** Class words of a post's date. */
 const DATE_NAMES = /^(relativetime|post-date|postdate|post-time|posttime|timestamp|message-date|date|post-datetime)$/;
 /** What a date in an attribute looks like (ISO 8601, or Stack Exchange's `2011-03-03 17:58:19Z`). */
@@ -114,6 +114,19 @@ export function attributePosts(root: El): void {
     // The line says what the mark said (a name, "by … »", a date): the mark goes, unless it is the post itself.
     if (post !== mark && words(mark.textContent) <= MAX_MARK_WORDS) mark.remove();
   }
+}
+
+/**
+ * The part of a page that holds all of a thread's marked posts (two or more): the smallest element around them, without
+ * the threads listed beside and after them (trending, similar, the forum's other topics). Undefined when fewer than two
+ * posts are marked.
+ */
+export function threadOf(root: Element): Element | undefined {
+  const posts = [...root.querySelectorAll(`[${POST}]`)];
+  if (posts.length < 2) return undefined;
+  let around: Element | null = posts[0]!.parentElement;
+  while (around && around !== root && !posts.every((post) => around!.contains(post))) around = around.parentElement;
+  return around ?? undefined;
 }
 
 /** Writes each marked post's line at its start: `<p><strong>author</strong> · <time datetime>shown</time></p>`. */

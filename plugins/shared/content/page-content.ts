@@ -10,7 +10,7 @@ import { pageKind, type PageKind } from './content-kind.ts';
 import { dropUnseen, pageBody } from './content-page.ts';
 import { kindParts } from './content-kind-parts.ts';
 import { clean } from './content-clean.ts';
-import { attributePosts, writePostLines } from './content-posts.ts';
+import { attributePosts, threadOf, writePostLines } from './content-posts.ts';
 import { words } from './content-text.ts';
 import { revealStreamed } from './streamed.ts';
 
@@ -80,7 +80,7 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   const found = mainContent(document);
   const held = found ? words(found.root.textContent) : 0;
   if (found && kind !== 'product' && oneContainer(kind, held / (most || 1)))
-    return { title: found.title, root: clean(writePostLines(found.root), base), kind };
+    return { title: found.title, root: clean(writePostLines(thread(found.root, kind)), base), kind };
   // The search for an article changed the document it read: the body is read from the page as it came.
   const again = parse(html);
   if (again.body && kind === 'forum') attributePosts(again.body);
@@ -90,10 +90,19 @@ export function pageContent(raw: string, base: string, main = true): PageContent
       specifications(found.root, body);
       price(found.root, body);
     }
-    return { title: found.title, root: clean(writePostLines(found.root), base), kind };
+    return { title: found.title, root: clean(writePostLines(thread(found.root, kind)), base), kind };
   }
   const title = found?.title ?? titleOf(again.title, headlines(again));
-  return { title, root: clean(writePostLines(body ?? again.body), base), kind };
+  return { title, root: clean(writePostLines(thread(body ?? again.body, kind)), base), kind };
+}
+
+/**
+ * A thread's content is the part that holds its posts, without the threads listed after them (trending, similar),
+ * unless that part is a small share of the content (posts found in a sidebar's list).
+ */
+function thread(root: Element, kind: PageKind | undefined): Element {
+  const part = kind === 'forum' ? threadOf(root) : undefined;
+  return part && words(part.textContent) >= words(root.textContent) * 0.3 ? part : root;
 }
 
 /** Where a product's price stands: its microdata, or a part named as its price. */
