@@ -7,6 +7,8 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { contentMarkdown, pageContent } from '../../plugins/shared/content/markdown.ts';
+import { parseHTML } from 'refract-linkedom';
+import { pageBody } from '../../plugins/shared/content/content-page.ts';
 import { contentHtml, contentText } from '../../plugins/shared/content/content-render.ts';
 
 const DIR = path.resolve(import.meta.dirname, '../../fixtures/sites/kinds');
@@ -227,6 +229,25 @@ test("a page's footer is left out however much of the page it holds, and so are 
   assert.match(md, /Kettle model 1[\s\S]*Kettle model 6/);
   assert.not.match(md, /Legal notice paragraph/);
   assert.not.match(md, /Skip to main content/);
+});
+
+test("a page's sign-up and log-in forms are the site's, with their consent text and messages", () => {
+  const section = (i: number) =>
+    `<section><h2>Service ${i}</h2><p>We plan, build and look after city gardens of every size, season ${i} after season.</p></section>`;
+  const signup = `<form action="/join"><p>Be the first to hear when our spring planting slots open.</p><input type="email" name="contact_email"><p>By entering your address you agree to receive our letters.</p><p>Thanks for joining the list!</p></form>`;
+  const login = `<form action="/login"><p>Members sign in here to see their garden plans.</p><input type="password" name="pw"></form>`;
+  const { document } = parseHTML(
+    `<html><body><main>${[1, 2, 3, 4].map(section).join('')}${signup}${login}</main></body></html>`,
+  );
+  const text = pageBody(document as unknown as Document, 'service')?.textContent ?? '';
+  assert.match(text, /Service 1[\s\S]*Service 4/);
+  for (const gone of ['spring planting slots', 'By entering your address', 'Thanks for joining', 'Members sign in'])
+    assert.not.ok(text.includes(gone), `${gone}: ${text}`);
+  // A page inside one form (an ASP.NET site's) keeps its content.
+  const whole = parseHTML(
+    `<html><body><form action="/page"><input type="email" name="email">${[1, 2, 3].map(section).join('')}</form></body></html>`,
+  ).document as unknown as Document;
+  assert.match(pageBody(whole, 'service')?.textContent ?? '', /Service 1[\s\S]*Service 3/);
 });
 
 test.run();

@@ -8,6 +8,8 @@ import type { PageKind } from './content-kind.ts';
 
 /** Markup that is never content. */
 const NEVER = 'script, style, template, iframe, svg, canvas, button, input, select, textarea, option, dialog';
+/** The fields of a form that signs a reader up or in. */
+const ASKS = 'input[type="email"], input[type="password"], input[name*="email" i], input[autocomplete="email"]';
 /** Landmarks and parts of the site around the content. */
 const AROUND =
   'header, footer, aside, nav, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="menu"], [role="menubar"]';
@@ -55,6 +57,11 @@ const noscriptText = (el: El): string =>
 export function pageBody(document: Document, kind?: PageKind): El | undefined {
   const body = document.body as El | null;
   if (!body) return undefined;
+  // A form that asks for an address or a password (a newsletter's sign-up, a log-in) is the site's, with its consent
+  // text and its messages (`Thanks for subscribing!`), unless it holds much of the page (a page inside one form).
+  const all0 = words(body.textContent);
+  for (const form of [...body.querySelectorAll('form')])
+    if (form.querySelector(ASKS) && words(form.textContent) < all0 * 0.3) form.remove();
   for (const el of body.querySelectorAll(NEVER)) el.remove();
   // Hidden by its style: a reader never sees it (a menu's panel, a template, a tab's copy for another device), unless
   // it holds most of the page, which a script shows once the page has loaded (a shop's collection behind its gate).
