@@ -250,4 +250,16 @@ test("a page's sign-up and log-in forms are the site's, with their consent text 
   assert.match(pageBody(whole, 'service')?.textContent ?? '', /Service 1[\s\S]*Service 3/);
 });
 
+test("a page's messages to its reader (role status and alert) are no content, unless they hold much of it", () => {
+  const para = (i: number) =>
+    `<p>The walnut desk number ${i} is oiled by hand and ships flat with every fitting it needs to stand.</p>`;
+  const html = `<html><head><title>Walnut Desk | Shop</title><meta property="og:type" content="product"></head><body><main><h1>Walnut Desk</h1>${[1, 2, 3, 4].map(para).join('')}<div role="status" aria-live="polite">Loading the latest stock levels</div><div role="alert">Oops! Something went wrong, please try again.</div></main></body></html>`;
+  const md = contentMarkdown(pageContent(html, 'https://shop.example/products/walnut-desk'));
+  assert.match(md, /walnut desk number 1[\s\S]*walnut desk number 4/);
+  assert.not.match(md, /Loading the latest stock|Something went wrong/);
+  // A status region that holds the page (a live-updating board) is read.
+  const board = `<html><head><title>Departures</title></head><body><main><div role="status">${[1, 2, 3].map(para).join('')}</div></main></body></html>`;
+  assert.match(contentMarkdown(pageContent(board, 'https://station.example/departures')), /walnut desk number 3/);
+});
+
 test.run();

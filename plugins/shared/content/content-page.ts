@@ -17,6 +17,8 @@ const AROUND =
 const FOOT = 'footer, [role="contentinfo"]';
 /** What a reader does not see until asked (a dialog, a modal): never the page, however long. */
 const UNSEEN = '[role="dialog"], [role="alertdialog"], [aria-modal="true"]';
+/** A page's messages to its reader (`Loading…`, `No results`, `Something went wrong`): gone unless they hold much of it. */
+const MESSAGES = '[role="status"], [role="alert"]';
 
 /**
  * Removes what a reader does not see until asked: a terms-of-service modal at the end of a shop's page holds more
@@ -24,6 +26,9 @@ const UNSEEN = '[role="dialog"], [role="alertdialog"], [aria-modal="true"]';
  */
 export function dropUnseen(document: Document): void {
   for (const el of [...(document.body?.querySelectorAll(UNSEEN) ?? [])]) el.remove();
+  const all = words(document.body?.textContent);
+  for (const el of [...(document.body?.querySelectorAll(MESSAGES) ?? [])])
+    if (words(el.textContent) < all * 0.3) el.remove();
 }
 
 /**
