@@ -25,10 +25,13 @@ const MESSAGES = '[role="status"], [role="alert"]';
  * words than the product, and was taken for the content (by Readability too), whatever else the page held.
  */
 export function dropUnseen(document: Document): void {
-  for (const el of [...(document.body?.querySelectorAll(UNSEEN) ?? [])]) el.remove();
-  const all = words(document.body?.textContent);
-  for (const el of [...(document.body?.querySelectorAll(MESSAGES) ?? [])])
-    if (words(el.textContent) < all * 0.3) el.remove();
+  // One query for both (each query walks the whole page); the page's words are counted only when it has messages.
+  let all: number | undefined;
+  for (const el of [...(document.body?.querySelectorAll(`${UNSEEN}, ${MESSAGES}`) ?? [])]) {
+    if (!el.isConnected) continue;
+    if (el.matches(MESSAGES) && words(el.textContent) >= (all ??= words(document.body?.textContent)) * 0.3) continue;
+    el.remove();
+  }
 }
 
 /**
