@@ -5,7 +5,7 @@ import { contentMarkdown } from '../shared/content/markdown.ts';
 export default contentOutput({
   name: 'markdown',
   description:
-    "The page's main content as Markdown for language models: headings, lists, tables, code with its language, absolute links, the title first.",
+    "The page's main content as Markdown for language models: headings, lists, tables, code with its language, absolute links, the title first; empty when the page has nothing to read without a browser (use prerender).",
   render: contentMarkdown,
   type: 'text/markdown; charset=utf-8',
 });

@@ -116,15 +116,10 @@ export function attributePosts(root: El): void {
   }
 }
 
-/**
- * The part of a page that holds all of a thread's marked posts (two or more): the smallest element around them, without
- * the threads listed beside and after them (trending, similar, the forum's other topics). Undefined when fewer than two
- * posts are marked.
- */
+/** The smallest element around a thread's marked posts (two or more), without the threads listed after them. */
 export function threadOf(root: Element): Element | undefined {
   const posts = [...root.querySelectorAll(`[${POST}]`)];
-  if (posts.length < 2) return undefined;
-  let around: Element | null = posts[0]!.parentElement;
+  let around = posts.length > 1 ? posts[0]!.parentElement : null;
   while (around && around !== root && !posts.every((post) => around!.contains(post))) around = around.parentElement;
   return around ?? undefined;
 }
