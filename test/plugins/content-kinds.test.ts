@@ -215,6 +215,13 @@ test('a script shell has no content: its title alone is not given as the text, n
   assert.is(contentHtml(content), '');
   // The title is still the page's: only the content is empty.
   assert.is(content.title, 'Wool Rug | Rug Shop');
+  // A page that shows its heading alone has that to read: its title heads the outputs.
+  const heading = pageContent(
+    '<html><head><title>Page 3</title></head><body><h1>Page 3</h1></body></html>',
+    'https://site.example/3',
+  );
+  assert.is(contentMarkdown(heading), '# Page 3');
+  assert.is(contentText(heading), 'Page 3');
 });
 
 test("a page's footer is left out however much of the page it holds, and so are its skip links", () => {

@@ -1,14 +1,11 @@
 // The other renderings of a page's content (markdown.ts finds it and writes its Markdown): HTML with the title as
 // its `<h1>`, and plain text with blocks apart and no markup.
-import { headed, type PageContent } from './markdown.ts';
-
-/** Media that are content without words. */
-const MEDIA = 'img, picture, video, audio, iframe, embed, object';
+import { headed, readable, type PageContent } from './markdown.ts';
 
 /** HTML of a page's content (links absolute), the title as its `<h1>`. */
 export function contentHtml(content: PageContent): string {
   // A page with nothing to read (a script's empty shell) has no content: its title alone is no HTML of it.
-  if (!(content.root.textContent ?? '').trim() && !content.root.querySelector(MEDIA)) return '';
+  if (!readable(content.root)) return '';
   const body = content.root.innerHTML.trim();
   if (!content.title || content.root.querySelector('h1')) return body;
   const escaped = content.title.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -83,7 +80,8 @@ function plainText(root: Element): string {
   );
 }
 
-/** Plain text of a page's content, the title as its first line. */
+/** Plain text of a page's content, the title as its first line; empty when it has nothing to read. */
 export function contentText(content: PageContent): string {
+  if (!readable(content.root)) return '';
   return headed(content.title, plainText(content.root), '');
 }
