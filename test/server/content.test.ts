@@ -50,6 +50,12 @@ const ARTICLE = `<!doctype html><html lang="en"><head><title>Rivers of the North
 const SHOP = `<!doctype html><html><head><title>Kettles | Shop</title></head><body><nav><a href="/">Home</a></nav>
 <main><h1>Kettles</h1><ul><li>Steel kettle, 1.7 l, 39 EUR</li><li>Glass kettle, 1.5 l, 45 EUR</li></ul></main></body></html>`;
 
+/** A shop drawn by script: without a browser, all it has is its footer. */
+const SHELL = `<!doctype html><html><head><title>Wool Rug | Rug Shop</title></head><body><div id="root"></div>
+<footer><a href="/help">Help centre</a>, <a href="/returns">Returns</a>, <a href="/privacy">Privacy policy</a></footer>
+<script>document.getElementById('root').innerHTML = '<main><h1>Wool Rug</h1><p>A flat-woven rug of undyed wool, washable and made to order in four sizes.</p></main>';</script>
+</body></html>`;
+
 const STORY =
   '<p>The harbour was quiet that morning, and the boats lay still in the grey water while gulls circled overhead.</p><p>By noon the wind had changed and the fishermen hurried to their nets before the storm came in.</p>';
 /** The same story in every shape HTML allows: tags left out, a fragment, XHTML served as HTML, a frameset. */
@@ -69,6 +75,7 @@ test.before(async () => {
     '/kinds': (req, res) =>
       send(res, readFileSync(path.join(KINDS, `${new URL(req.url!, 'http://x').searchParams.get('k')}.html`), 'utf8')),
     '/shop': (_, res) => send(res, SHOP),
+    '/shell': (_, res) => send(res, SHELL),
     '/shape': (req, res) => send(res, SHAPES[new URL(req.url!, 'http://x').searchParams.get('s')!]!),
     '/notes.txt': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
@@ -129,6 +136,17 @@ test('markdown: the article for a language model, title once, structure kept, th
   assert.not.match(md, /\[\]\(/, 'no empty links');
   const rule = await call(app.freeUrl, `url=${url()}&data.body.attr=markdown&meta=false`);
   assert.is(rule.body.data.body, md, 'the data-rule form gives the same content');
+});
+
+test('a page drawn by script: empty outputs when it is fetched (nothing to read, its title in data.title), its content when a browser draws it', async () => {
+  const fetched = await call(app.freeUrl, `url=${q(`${fx.url}/shell`)}&markdown&text&html&prerender=false`);
+  assert.is(fetched.status, 200, JSON.stringify(fetched.body).slice(0, 300));
+  for (const output of ['markdown', 'text', 'html']) assert.is(fetched.body.data[output], '', output);
+  assert.match(fetched.body.data.title as string, /^Wool Rug/);
+  const drawn = await call(app.freeUrl, `url=${q(`${fx.url}/shell`)}&markdown&prerender=true&meta=false`);
+  assert.is(drawn.status, 200, JSON.stringify(drawn.body).slice(0, 300));
+  assert.match(drawn.body.data.markdown as string, /^# Wool Rug\n\nA flat-woven rug of undyed wool/);
+  assert.not.match(drawn.body.data.markdown as string, /Help centre|Privacy policy/);
 });
 
 test('text and html: the same content without markup, and as clean HTML', async () => {
