@@ -269,4 +269,14 @@ test("a page's messages to its reader (role status and alert) are no content, un
   assert.match(contentMarkdown(pageContent(board, 'https://station.example/departures')), /walnut desk number 3/);
 });
 
+test('a table of contents (links within the page) and its heading are no content; the sections it links to are', () => {
+  const section = (id: string) =>
+    `<h2 id="${id}">The ${id} season</h2><p>In the ${id} season the orchard is pruned, fed and watched for the first signs of blossom on the old trees.</p>`;
+  const toc = `<h2>Table of contents</h2><ul><li><a href="#spring">Spring</a></li><li><a href="#summer">Summer</a></li><li><a href="#autumn">Autumn</a></li></ul>`;
+  const html = `<html><head><title>The orchard year</title><meta property="og:type" content="article"></head><body><article><h1>The orchard year</h1>${toc}${['spring', 'summer', 'autumn'].map(section).join('')}<p><strong>On this page</strong></p></article></body></html>`;
+  const md = contentMarkdown(pageContent(html, 'https://garden.example/orchard-year'));
+  assert.match(md, /The spring season[\s\S]*The autumn season/);
+  assert.not.match(md, /Table of contents|\(#spring\)|On this page/i);
+});
+
 test.run();

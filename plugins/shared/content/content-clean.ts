@@ -38,6 +38,32 @@ function absolutize(root: ParentNode, base: string): void {
 /** The words of a link that skips the page's furniture. */
 const SKIP = /^(skip|jump) (to|over|navigation|this|listing)\b|^go to (the )?(main )?content\b/i;
 
+/** The headings of a table of contents. */
+const CONTENTS = /^(table of contents|contents|in this (article|post|guide|page)|on this page|jump to( section)?|sections?)$/i;
+
+/**
+ * Removes a table of contents: a list of three or more links that all lead within the page (`#section`), and the
+ * heading over it that names it. The sections it links to are the content.
+ */
+function tableOfContents(root: Element): void {
+  for (const list of [...root.querySelectorAll('ul, ol')]) {
+    if (!list.isConnected || list.parentElement?.closest('ul, ol')) continue;
+    const links = [...list.querySelectorAll('a')];
+    if (links.length < 3 || !links.every((a) => a.getAttribute('href')?.startsWith('#'))) continue;
+    const linked = links.reduce((n, a) => n + words(a.textContent), 0);
+    if (linked < words(list.textContent) * 0.9) continue;
+    const before = list.previousElementSibling;
+    if (before && CONTENTS.test((before.textContent ?? '').trim())) before.remove();
+    list.remove();
+  }
+  // Its heading left alone (the list went with the page's menus): it heads nothing of the content.
+  for (const el of [...root.querySelectorAll('h2, h3, h4, h5, h6, p, div, span, strong')])
+    if (!el.children.length && NAMED_CONTENTS.test((el.textContent ?? '').trim())) el.remove();
+}
+
+/** The unambiguous names of a table of contents, that head nothing else. */
+const NAMED_CONTENTS = /^(table of contents|in this (article|post|guide)|on this page)$/i;
+
 /** Removes the noise of an element and makes its links absolute (the element is changed). */
 export function clean(root: Element, base: string): Element {
   // A form that holds much of the content is the page's (XenForo and ASP.NET pages live inside one); the content's
@@ -51,6 +77,7 @@ export function clean(root: Element, base: string): Element {
     // its furniture (`Skip to main content`, for keyboards and screen readers) is the site's, never the content.
     if ((!text && !a.querySelector('img')) || (SKIP.test(text) && a.getAttribute('href')?.startsWith('#'))) a.remove();
   }
+  tableOfContents(root);
   absolutize(root, base);
   return root;
 }
