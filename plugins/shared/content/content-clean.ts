@@ -39,7 +39,8 @@ function absolutize(root: ParentNode, base: string): void {
 const SKIP = /^(skip|jump) (to|over|navigation|this|listing)\b|^go to (the )?(main )?content\b/i;
 
 /** The headings of a table of contents. */
-const CONTENTS = /^(table of contents|contents|in this (article|post|guide|page)|on this page|jump to( section)?|sections?)$/i;
+const CONTENTS =
+  /^(table of contents|contents|in this (article|post|guide|page)|on this page|jump to( section)?|sections?)$/i;
 
 /**
  * Removes a table of contents: a list of three or more links that all lead within the page (`#section`), and the
