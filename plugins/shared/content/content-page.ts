@@ -67,9 +67,10 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
   if (!body) return undefined;
   // A form that asks for an address or a password (a newsletter's sign-up, a log-in) is the site's, with its consent
   // text and its messages (`Thanks for subscribing!`), unless it holds much of the page (a page inside one form).
-  const all0 = words(body.textContent);
+  // The page's words are counted only when it has such a form.
+  let whole: number | undefined;
   for (const form of [...body.querySelectorAll('form')])
-    if (form.querySelector(ASKS) && words(form.textContent) < all0 * 0.3) form.remove();
+    if (form.querySelector(ASKS) && words(form.textContent) < (whole ??= words(body.textContent)) * 0.3) form.remove();
   for (const el of body.querySelectorAll(NEVER)) el.remove();
   // Hidden by its style: a reader never sees it (a menu's panel, a template, a tab's copy for another device), unless
   // it holds most of the page, which a script shows once the page has loaded (a shop's collection behind its gate).

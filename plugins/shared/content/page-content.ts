@@ -80,7 +80,7 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   const found = mainContent(document);
   const held = found ? words(found.root.textContent) : 0;
   if (found && kind !== 'product' && oneContainer(kind, held / (most || 1)))
-    return { title: found.title, root: clean(writePostLines(thread(found.root, kind)), base), kind };
+    return { title: found.title, root: settle(found.root, kind, base), kind };
   // The search for an article changed the document it read: the body is read from the page as it came.
   const again = parse(html);
   if (again.body && kind === 'forum') attributePosts(again.body);
@@ -90,10 +90,15 @@ export function pageContent(raw: string, base: string, main = true): PageContent
       specifications(found.root, body);
       price(found.root, body);
     }
-    return { title: found.title, root: clean(writePostLines(thread(found.root, kind)), base), kind };
+    return { title: found.title, root: settle(found.root, kind, base), kind };
   }
   const title = found?.title ?? titleOf(again.title, headlines(again));
-  return { title, root: clean(writePostLines(thread(body ?? again.body, kind)), base), kind };
+  return { title, root: settle(body ?? again.body, kind, base), kind };
+}
+
+/** The chosen content as it is answered: a thread's part, each post's line written, the noise cleaned, links absolute. */
+function settle(root: Element, kind: PageKind | undefined, base: string): Element {
+  return clean(writePostLines(thread(root, kind)), base);
 }
 
 /**
