@@ -279,4 +279,61 @@ test('a table of contents (links within the page) and its heading are no content
   assert.not.match(md, /Table of contents|\(#spring\)|On this page/i);
 });
 
+test('a thread says nothing twice: quotes of earlier posts and repeated signatures go, every post keeps its line', () => {
+  const post = (author: string, body: string, signature = '') =>
+    `<article class="message message--post" data-author="${author}"><header class="message-attribution"><time datetime="2025-02-01T10:00:00Z">Feb 1, 2025</time></header><div class="bbWrapper">${body}${signature}</div></article>`;
+  // A signature written into each post's body, where no class names it.
+  const sig = '<p>Paddling the northern lakes since 1998, one portage at a time.</p>';
+  const first = '<p>Which paddle length suits a touring kayak of five metres for a tall paddler on open water?</p>';
+  const html = `<html><head><title>Paddle length | Lake Forum</title><script type="application/ld+json">{"@type":"DiscussionForumPosting","headline":"Paddle length"}</script></head><body><main><h1>Paddle length</h1>${[
+    post('fern_paddler', first, sig),
+    post(
+      'gull_rower',
+      `<blockquote>${first}</blockquote><p>A tall paddler on open water is happiest with a paddle of two hundred and thirty centimetres.</p>`,
+    ),
+    post(
+      'fern_paddler',
+      '<p>Thanks, I tried a borrowed paddle of that length on Sunday and the stroke felt easy.</p>',
+      sig,
+    ),
+  ].join('')}</main></body></html>`;
+  const content = pageContent(html, 'https://forum.example/threads/paddle-length.12/');
+  assert.is(content.kind, 'forum');
+  const md = contentMarkdown(content);
+  const count = (re: RegExp) => md.match(new RegExp(re, 'g'))?.length ?? 0;
+  assert.is(count(/Which paddle length suits/), 1, md);
+  assert.is(count(/Paddling the northern lakes/), 1, md);
+  assert.match(md, /two hundred and thirty centimetres[\s\S]*borrowed paddle/);
+  // Both of one author's posts keep their line, though the two lines say the same.
+  assert.is(count(/\*\*fern\\_paddler\*\* · Feb 1, 2025/), 2, md);
+});
+
+test("a product's description drawn twice (for two screens) is read once; its specifications' repeated values stay", () => {
+  const description =
+    '<p>The cedar stool is turned from one log and finished with beeswax, so each one carries its own grain and knots.</p>';
+  const specs =
+    '<table><tr><th>Indoor use</th><td>Yes</td></tr><tr><th>Outdoor use</th><td>Yes</td></tr><tr><th>Height</th><td>45 cm</td></tr></table>';
+  const html = `<html><head><title>Cedar Stool | Shop</title><script type="application/ld+json">{"@type":"Product","name":"Cedar Stool"}</script></head><body><main><h1>Cedar Stool</h1><div class="desktop-only">${description}</div><div class="mobile-only">${description}</div>${specs}</main></body></html>`;
+  const content = pageContent(html, 'https://shop.example/products/cedar-stool');
+  assert.is(content.kind, 'product');
+  const md = contentMarkdown(content);
+  assert.is(md.match(/turned from one log/g)?.length, 1, md);
+  assert.match(md, /Indoor use \| Yes[\s\S]*Outdoor use \| Yes/);
+});
+
+test("a copy of the content (drawn twice) is read once; lines a page repeats on purpose (each plan's) stay", () => {
+  const para = (i: number) =>
+    `<p>Paragraph ${i} of the harbour story tells how the old pier was rebuilt stone by stone after the storm of that winter.</p>`;
+  const story = [1, 2, 3, 4].map(para).join('');
+  const article = `<html><head><title>The harbour</title><meta property="og:type" content="article"></head><body><article><h1>The harbour</h1>${story}<div class="print-version">${story}</div></article></body></html>`;
+  const md = contentMarkdown(pageContent(article, 'https://news.example/2026/the-harbour'));
+  assert.is(md.match(/Paragraph 3 of the harbour story/g)?.length, 1, md);
+  const features = '<ul><li>Unlimited projects</li><li>Email support within a day</li><li>Export to PDF</li></ul>';
+  const plan = (name: string, price: string) =>
+    `<section><h2>${name}</h2><p>${price} a month, billed yearly, for teams who plan their work together.</p>${features}</section>`;
+  const pricing = `<html><head><title>Pricing | Planner</title></head><body><main><h1>Pricing</h1>${plan('Basic', '$9')}${plan('Team', '$19')}${plan('Business', '$49')}</main></body></html>`;
+  const plans = contentMarkdown(pageContent(pricing, 'https://planner.example/pricing'));
+  assert.is(plans.match(/Email support within a day/g)?.length, 3, plans);
+});
+
 test.run();

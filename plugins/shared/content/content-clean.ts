@@ -1,4 +1,5 @@
-// The last step of every content output: noise removed, empty links dropped, links and media sources absolute.
+// The last step of every content output: noise removed, empty links dropped, links and media sources absolute, and
+// what the content says twice removed (repeats).
 import { NOISE } from './content.ts';
 import { words } from './content-text.ts';
 
@@ -81,4 +82,61 @@ export function clean(root: Element, base: string): Element {
   tableOfContents(root);
   absolutize(root, base);
   return root;
+}
+
+/** The elements that hold a block of text; one holding none of the others is a block of its own. */
+const BLOCKS = new Set(
+  'P H1 H2 H3 H4 H5 H6 LI BLOCKQUOTE DT DD FIGCAPTION DIV SECTION ARTICLE TD TH PRE ASIDE HEADER MAIN FORM TABLE UL OL'.split(
+    ' ',
+  ),
+);
+
+interface Block {
+  el: Element;
+  /** Its text, spaces collapsed, in lower case. */
+  key: string;
+  words: number;
+}
+
+/** The blocks of text of an element, in the page's order, outside code (where lines repeat by nature). */
+function blocks(root: Element): Block[] {
+  const out: Block[] = [];
+  const walk = (el: Element): boolean => {
+    let holds = false;
+    for (const child of [...el.children]) if (walk(child)) holds = true;
+    if (!BLOCKS.has(el.tagName)) return holds;
+    if (holds) return true;
+    const key = (el.textContent ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
+    const n = words(key);
+    if (n && !el.closest('pre, code')) out.push({ el, key, words: n });
+    return true;
+  };
+  walk(root);
+  return out;
+}
+
+/**
+ * Removes what the content says again. Every repeated block goes when `each` (a thread: quotes of earlier posts,
+ * signatures, the user card's lines; a product: its description drawn again for another screen, a card's buttons),
+ * except in tables and definition lists, where values repeat. Otherwise only a copy: a run of repeated blocks that
+ * holds 40 words and 15% of the content (a carousel's slides cloned, an article or a first post drawn twice);
+ * lines a page repeats on purpose (each plan's features, each card's note) stay.
+ */
+export function repeats(root: Element, each: boolean): void {
+  const all = blocks(root);
+  const total = all.reduce((n, b) => n + b.words, 0);
+  const seen = new Set<string>();
+  let run: Block[] = [];
+  const end = () => {
+    if (run.reduce((n, b) => n + b.words, 0) >= Math.max(40, total * 0.15)) for (const b of run) b.el.remove();
+    run = [];
+  };
+  for (const b of all) {
+    if (!seen.has(b.key)) {
+      end();
+      seen.add(b.key);
+    } else if (each && !b.el.closest('table, dl')) b.el.remove();
+    else run.push(b);
+  }
+  end();
 }

@@ -9,7 +9,7 @@ import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
 import { dropUnseen, pageBody } from './content-page.ts';
 import { kindParts } from './content-kind-parts.ts';
-import { clean } from './content-clean.ts';
+import { clean, repeats } from './content-clean.ts';
 import { attributePosts, threadOf, writePostLines } from './content-posts.ts';
 import { words } from './content-text.ts';
 import { revealStreamed } from './streamed.ts';
@@ -96,9 +96,14 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   return { title, root: settle(body ?? again.body, kind, base), kind };
 }
 
-/** The chosen content as it is answered: a thread's part, each post's line written, the noise cleaned, links absolute. */
+/**
+ * The chosen content as it is answered: a thread's part, the noise cleaned, links absolute, what it repeats removed
+ * (every repeated block of a thread or a product), then each post's line written (an author's line repeats by nature).
+ */
 function settle(root: Element, kind: PageKind | undefined, base: string): Element {
-  return clean(writePostLines(thread(root, kind)), base);
+  const cleaned = clean(thread(root, kind), base);
+  repeats(cleaned, kind === 'forum' || kind === 'product');
+  return writePostLines(cleaned);
 }
 
 /**
