@@ -1,5 +1,5 @@
-// The last step of every content output: noise removed, empty links dropped, links and media sources absolute, and
-// what the content says twice removed (repeats).
+// The last step of every content output: noise removed, empty links dropped, links and media sources absolute; and,
+// for the main content (not `.main=false`'s whole page), what it says twice removed (repeats, page-content.ts).
 import { NOISE } from './content.ts';
 import { words } from './content-text.ts';
 
