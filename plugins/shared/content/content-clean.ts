@@ -1,7 +1,7 @@
 // The last step of every content output: noise removed, empty links dropped, links and media sources absolute; and,
 // for the main content (not `.main=false`'s whole page), what it says twice removed (repeats, page-content.ts).
 import { NOISE } from './content.ts';
-import { words } from './content-text.ts';
+import { textOf, words } from './content-text.ts';
 
 /** Attributes that hold one URL, and the elements that carry them. */
 const URL_ATTRS =
@@ -106,7 +106,7 @@ function blocks(root: Element): Block[] {
     for (const child of [...el.children]) if (walk(child)) holds = true;
     if (!BLOCKS.has(el.tagName)) return holds;
     if (holds) return true;
-    const key = (el.textContent ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
+    const key = textOf(el).toLowerCase();
     const n = words(key);
     if (n && !el.closest('pre, code')) out.push({ el, key, words: n });
     return true;

@@ -3,7 +3,7 @@
 // page's furniture: each post is found here first, and its author and time are written at its start as one line of
 // plain text that the cleaning keeps (`**alder_walker** · Jan 10, 2025`, the date's exact value in the HTML's
 // `<time datetime>`).
-import { words, type El } from './content-text.ts';
+import { textOf as text, words, type El } from './content-text.ts';
 
 /** The element that declares a post's author (schema.org's itemprop): taken alone when the page has any. */
 const DECLARED = '[itemprop="author"]';
@@ -25,7 +25,6 @@ const MIN_POST_WORDS = 8;
 const MAX_MARK_WORDS = 16;
 
 const classWords = (el: Element): string[] => (el.getAttribute('class') ?? '').toLowerCase().split(/\s+/);
-const text = (el: Element | null | undefined): string => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
 
 /** The elements that name the posts' authors: the declared ones when there are any, else forum software's. */
 function authorMarks(root: El): Element[] {

@@ -42,6 +42,9 @@ export function words(text: string | null | undefined): number {
   return n;
 }
 
+/** An element's text as a reader sees it: runs of spaces as one, none at its ends. */
+export const textOf = (el: Element | null | undefined): string => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+
 /** The words of an element's text that are inside links, over all its words (0 when it has none). */
 export function linkDensity(el: El): number {
   const total = words(el.textContent);

@@ -3,7 +3,7 @@
 // the container after (link lists, captions, share bars, bylines, dangling headings), with the page's own JSON-LD
 // `articleBody`, when it has one, as evidence of which blocks are the article.
 import { Readability } from 'refract-readability';
-import { words, type El } from './content-text.ts';
+import { textOf, words, type El } from './content-text.ts';
 import { prune } from './content-prune.ts';
 import { refine } from './content-refine.ts';
 
@@ -69,7 +69,7 @@ export function mainContent(document: Document): MainContent | undefined {
 export function headlines(document: Document): string[] {
   return (
     [...document.querySelectorAll('h1')]
-      .map((h) => (h.textContent ?? '').replace(/\s+/g, ' ').trim())
+      .map((h) => textOf(h))
       // Two words or more; Chinese and Japanese write a headline without spaces (`新しい駅が開業`): four letters or more.
       .filter((t) => words(t) >= 2 || (t.match(CJK_LETTERS)?.length ?? 0) >= 4)
   );

@@ -11,7 +11,7 @@ import { dropUnseen, pageBody } from './content-page.ts';
 import { kindParts } from './content-kind-parts.ts';
 import { clean, repeats } from './content-clean.ts';
 import { attributePosts, threadOf, writePostLines } from './content-posts.ts';
-import { words } from './content-text.ts';
+import { textOf, words } from './content-text.ts';
 import { revealStreamed } from './streamed.ts';
 
 /** A page's content: its main content (or, for a page with no article, the page without its furniture), and its title. */
@@ -121,7 +121,7 @@ const PRICE = '[itemprop="price"], [class~="price"], [class~="product-price"], [
 /** A product's price that the container of its description left out: put before the description. */
 function price(root: Element, body: Element): void {
   for (const el of body.querySelectorAll(PRICE)) {
-    const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const text = textOf(el);
     if (!/\d/.test(text) || words(text) > 8) continue;
     if (!(root.textContent ?? '').includes(text)) root.prepend(el);
     return;
@@ -136,7 +136,7 @@ function specifications(root: Element, body: Element): void {
   const have = (root.textContent ?? '').replace(/\s+/g, ' ');
   for (const table of body.querySelectorAll('table, dl')) {
     if (table.parentElement?.closest('table, dl') || words(table.textContent) < 4) continue;
-    const text = (table.textContent ?? '').replace(/\s+/g, ' ').trim();
+    const text = textOf(table);
     if (have.includes(text.slice(0, 60))) continue;
     const heading = table.parentElement?.querySelector('h2, h3, h4');
     if (heading && !heading.contains(table)) root.append(heading);
