@@ -56,6 +56,15 @@ const SHELL = `<!doctype html><html><head><title>Wool Rug | Rug Shop</title></he
 <script>document.getElementById('root').innerHTML = '<main><h1>Wool Rug</h1><p>A flat-woven rug of undyed wool, washable and made to order in four sizes.</p></main>';</script>
 </body></html>`;
 
+/** A thread whose reply quotes the whole first post and whose author signs each post in its body. */
+const THREAD = (() => {
+  const first = '<p>Which paddle length suits a touring kayak of five metres for a tall paddler on open water?</p>';
+  const sig = '<p>Paddling the northern lakes since 1998, one portage at a time.</p>';
+  const post = (author: string, body: string) =>
+    `<article class="message message--post" data-author="${author}"><header class="message-attribution"><time datetime="2025-02-01T10:00:00Z">Feb 1, 2025</time></header><div class="bbWrapper">${body}</div></article>`;
+  return `<!doctype html><html><head><title>Paddle length | Lake Forum</title><script type="application/ld+json">{"@type":"DiscussionForumPosting","headline":"Paddle length"}</script></head><body><main><h1>Paddle length</h1>${post('fern_paddler', first + sig)}${post('gull_rower', `<blockquote>${first}</blockquote><p>A tall paddler on open water is happiest with a paddle of two hundred and thirty centimetres.</p>`)}${post('fern_paddler', `<p>Thanks, I tried a borrowed paddle of that length on Sunday and the stroke felt easy.</p>${sig}`)}</main></body></html>`;
+})();
+
 const STORY =
   '<p>The harbour was quiet that morning, and the boats lay still in the grey water while gulls circled overhead.</p><p>By noon the wind had changed and the fishermen hurried to their nets before the storm came in.</p>';
 /** The same story in every shape HTML allows: tags left out, a fragment, XHTML served as HTML, a frameset. */
@@ -76,6 +85,7 @@ test.before(async () => {
       send(res, readFileSync(path.join(KINDS, `${new URL(req.url!, 'http://x').searchParams.get('k')}.html`), 'utf8')),
     '/shop': (_, res) => send(res, SHOP),
     '/shell': (_, res) => send(res, SHELL),
+    '/thread': (_, res) => send(res, THREAD),
     '/shape': (req, res) => send(res, SHAPES[new URL(req.url!, 'http://x').searchParams.get('s')!]!),
     '/notes.txt': (_, res) => {
       res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
@@ -147,6 +157,21 @@ test('a page drawn by script: empty outputs when it is fetched (nothing to read,
   assert.is(drawn.status, 200, JSON.stringify(drawn.body).slice(0, 300));
   assert.match(drawn.body.data.markdown as string, /^# Wool Rug\n\nA flat-woven rug of undyed wool/);
   assert.not.match(drawn.body.data.markdown as string, /Help centre|Privacy policy/);
+});
+
+test('a thread through the server says nothing twice: the quoted post and the signature once, each post its author line', async () => {
+  const res = await call(app.freeUrl, `url=${q(`${fx.url}/thread`)}&markdown&text&html&meta=false`);
+  assert.is(res.status, 200, JSON.stringify(res.body).slice(0, 300));
+  const { pageType, markdown, text, html } = res.body.data;
+  assert.is(pageType, 'forum');
+  const count = (out: string, part: string) => out.split(part).length - 1;
+  for (const out of [markdown, text, html]) {
+    assert.is(count(out, 'Which paddle length suits'), 1, out);
+    assert.is(count(out, 'Paddling the northern lakes'), 1, out);
+    assert.ok(out.includes('two hundred and thirty centimetres') && out.includes('borrowed paddle'), out);
+  }
+  // Both of one author's posts keep their line, though the two lines say the same.
+  assert.is(count(markdown, '**fern\\_paddler** · Feb 1, 2025'), 2, markdown);
 });
 
 test('text and html: the same content without markup, and as clean HTML', async () => {
