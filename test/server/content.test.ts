@@ -172,6 +172,11 @@ test('a thread through the server says nothing twice: the quoted post and the si
   }
   // Both of one author's posts keep their line, though the two lines say the same.
   assert.is(count(markdown, '**fern\\_paddler** · Feb 1, 2025'), 2, markdown);
+  // The same when Debian's Chromium draws the page.
+  const drawn = await call(app.freeUrl, `url=${q(`${fx.url}/thread`)}&markdown&prerender=true&meta=false`);
+  assert.is(drawn.status, 200, JSON.stringify(drawn.body).slice(0, 300));
+  assert.is(count(drawn.body.data.markdown, 'Which paddle length suits'), 1, drawn.body.data.markdown);
+  assert.is(count(drawn.body.data.markdown, '**fern\\_paddler** · Feb 1, 2025'), 2, drawn.body.data.markdown);
 });
 
 test('text and html: the same content without markup, and as clean HTML', async () => {
