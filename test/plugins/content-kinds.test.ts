@@ -197,7 +197,7 @@ test('parts that one name marks are the content when together they hold most of 
 test('an article stays an article, read as one container', () => {
   const para = (w: string) =>
     `<p>${Array.from({ length: 8 }, (_, i) => `The ${w} keeps flowing past stone number ${i}.`).join(' ')}</p>`;
-  const html = `<html><head><title>The River | News</title><meta property="og:type" content="article"></head><body><nav><a href="/">Home</a></nav><article><h1>The River</h1>${para('river')}${para('stream')}</article><aside><p>Most read today elsewhere</p></aside></body></html>`;
+  const html = `<html><head><title>The River | News</title><meta property="og:type" content="article"><meta property="article:published_time" content="2026-05-02T08:00:00Z"></head><body><nav><a href="/">Home</a></nav><article><h1>The River</h1>${para('river')}${para('stream')}</article><aside><p>Most read today elsewhere</p></aside></body></html>`;
   const content = pageContent(html, 'https://news.example/2026/05/the-river');
   assert.is(content.kind, 'article');
   const md = contentMarkdown(content);
@@ -334,6 +334,56 @@ test("a copy of the content (drawn twice) is read once; lines a page repeats on 
   const pricing = `<html><head><title>Pricing | Planner</title></head><body><main><h1>Pricing</h1>${plan('Basic', '$9')}${plan('Team', '$19')}${plan('Business', '$49')}</main></body></html>`;
   const plans = contentMarkdown(pageContent(pricing, 'https://planner.example/pricing'));
   assert.is(plans.match(/Email support within a day/g)?.length, 3, plans);
+});
+
+test("og:type article is no article's sign on a page that states no time of publishing (a CMS's page): its sections are read", () => {
+  const long = (w: string) =>
+    `<p>${Array.from({ length: 5 }, (_, i) => `Our ${w} crew has looked after harbour towns for years, and knows tide ${i}, its currents and its storms by heart.`).join(' ')}</p>`;
+  const band = (inner: string) =>
+    `<div class="band"><div class="container"><div class="col">${inner}</div></div></div>`;
+  const block = (n: string) =>
+    band(
+      `<h2>${n}</h2><p>The ${n.toLowerCase()} work is planned with you, priced before we start, and done by our own crew in one visit.</p>`,
+    );
+  const page = (head: string, classes: string) =>
+    `<html><head><title>Harbour Repairs | Quayside Works</title><meta property="og:type" content="article">${head}</head><body class="${classes}">${band(`<h1>Harbour repairs done right</h1>${long('survey')}${long('repair')}`)}${['Slipways', 'Sea walls', 'Moorings', 'Pontoons', 'Pricing', 'Questions'].map(block).join('')}</body></html>`;
+  // WordPress's SEO plugins write og:type article on its pages too, with their time of change alone.
+  const cmsPage = pageContent(
+    page(
+      '<meta property="article:modified_time" content="2025-01-01T00:00:00Z">',
+      'page-template-default page page-id-12',
+    ),
+    'https://quayside.example/harbour-repairs/',
+  );
+  assert.is.not(cmsPage.kind, 'article');
+  assert.match(contentMarkdown(cmsPage), /The slipways work[\s\S]*The pricing work/, contentMarkdown(cmsPage));
+  assert.match(contentMarkdown(cmsPage), /storms by heart[\s\S]*The slipways work[\s\S]*The pricing work/);
+  // A post that states its time (meta tag, by property or by name, or microdata) or that WordPress marks as a post is
+  // an article: its one container.
+  for (const [head, classes] of [
+    ['<meta property="article:published_time" content="2025-01-01T00:00:00Z">', ''],
+    ['<meta name="article:published_time" content="2025-01-01T00:00:00Z">', ''],
+    ['', 'single single-post postid-12'],
+  ]) {
+    const post = pageContent(page(head!, classes!), 'https://quayside.example/harbour-repairs/');
+    assert.is(post.kind, 'article', head || classes);
+    assert.not.match(contentMarkdown(post), /The slipways work/);
+  }
+});
+
+test("a header of links (a mega menu) is the site's, however much of the page it holds", () => {
+  const links = Array.from(
+    { length: 40 },
+    (_, i) => `<li><a href="/products/${i}">Product line ${i} for teams of every size</a></li>`,
+  ).join('');
+  const section = (i: number) =>
+    `<section><h2>Plan ${i}</h2><p>Plan ${i} gives a team of up to ${i * 10} people its own board and weekly reports.</p></section>`;
+  const { document } = parseHTML(
+    `<html><body><header><div class="megamenu"><ul>${links}</ul></div></header>${[1, 2, 3].map(section).join('')}</body></html>`,
+  );
+  const text = pageBody(document as unknown as Document, 'service')?.textContent ?? '';
+  assert.match(text, /Plan 1[\s\S]*Plan 3/);
+  assert.not.match(text, /Product line/);
 });
 
 test.run();

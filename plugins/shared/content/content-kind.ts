@@ -81,6 +81,16 @@ function readMarkup(document: Document): Markup {
   return out;
 }
 
+/**
+ * Whether a page that says it is an article (`og:type`) is a post: it says when it was published (meta tag, by
+ * property or name, or microdata) or WordPress marks it so. WordPress's SEO plugins write `og:type` article on the
+ * site's pages as on its posts, and the time of publishing on its posts alone.
+ */
+const published = (document: Document): boolean =>
+  document.querySelector(PUBLISHED) !== null || /(^|\s)single-post(\s|$)/.test(document.body?.className ?? '');
+const PUBLISHED =
+  'meta[property="article:published_time"],meta[name="article:published_time"],[itemprop=datePublished]';
+
 /** The URL's shape: the forum, shop and documentation paths most software writes. */
 function kindOfUrl(url: URL): PageKind | undefined {
   const path = url.pathname.toLowerCase();
@@ -130,8 +140,10 @@ export function pageKind(document: Document, url: string): PageKind | undefined 
   }
   const byUrl = parsed && kindOfUrl(parsed);
   if (byUrl) return byUrl;
-  // Sites write `og:type` article on every page: a page of many teasers is their list.
-  if (og === 'article') return cards >= 8 ? 'listing' : 'article';
+  // Sites write `og:type` article on every page: a page of many teasers is their list, and one that never says when
+  // it was published is not known for an article (a CMS's service page, read then as its sections, not one).
+  if (og === 'article' && cards >= 8) return 'listing';
+  if (og === 'article' && published(document)) return 'article';
   if (found.has('service')) return 'service';
   if (cards >= 5) return 'listing';
   return undefined;

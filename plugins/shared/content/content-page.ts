@@ -1,7 +1,7 @@
 // The content of a page that is not one article (a forum thread, a product, a listing, a service page, a home page):
 // its body without the site around it. Readability keeps one container, which on these pages is one post, one card
 // or one section; here the page's own landmarks and the names of its parts decide what goes instead.
-import { createCounts, words, type El } from './content-text.ts';
+import { createCounts, linkDensity, words, type El } from './content-text.ts';
 import { nameOf } from './content-prune.ts';
 import { kindParts } from './content-kind-parts.ts';
 import type { PageKind } from './content-kind.ts';
@@ -89,9 +89,10 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
   );
   if (mains.length === 1 && words(mains[0]!.textContent) >= all * 0.5) root = mains[0]!;
   for (const el of [...root.querySelectorAll(`${AROUND}, [hidden], [aria-hidden="true"]`)]) {
-    // A landmark that holds most of the page is the page (a whole site inside one `<header>` or `<form>`).
+    // A landmark that holds most of the page is the page (a whole site inside one `<header>` or `<form>`), unless it
+    // is mostly links (a mega menu in the header).
     if (!root.contains(el)) continue;
-    if (el.matches(FOOT) || words(el.textContent) < words(root.textContent) * 0.5) el.remove();
+    if (el.matches(FOOT) || words(el.textContent) < words(root.textContent) * 0.5 || linkDensity(el) > 0.5) el.remove();
   }
   dropNamed(root, kind);
   kindParts(root, kind);
