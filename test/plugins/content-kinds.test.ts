@@ -386,4 +386,16 @@ test("a header of links (a mega menu) is the site's, however much of the page it
   assert.not.match(text, /Product line/);
 });
 
+test("what stands before a service page's one heading (a utility bar, an alert, an app's promotion) is the site's", () => {
+  const section = (i: number) =>
+    `<section><h2>Clinic ${i}</h2><p>Clinic ${i} sees adults and children for therapy, in person or by video, on weekdays and Saturdays.</p></section>`;
+  const utility = `<div class="utility"><div><span>Call us 555-0100</span><span>Translate</span><span>Careers</span></div><div class="notice"><p>Download our patient app to book visits and read your results from home.</p></div></div>`;
+  const { document } = parseHTML(
+    `<html><body>${utility}<div class="page"><h1>Mental health services</h1><p>Our clinics care for patients of every age, from a first visit to a long stay.</p>${[1, 2, 3].map(section).join('')}</div></body></html>`,
+  );
+  const text = pageBody(document as unknown as Document, 'service')?.textContent ?? '';
+  assert.match(text, /Mental health services[\s\S]*Clinic 1[\s\S]*Clinic 3/);
+  assert.not.match(text, /555-0100|Translate|patient app/, text);
+});
+
 test.run();

@@ -95,6 +95,7 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
     if (el.matches(FOOT) || words(el.textContent) < words(root.textContent) * 0.5 || linkDensity(el) > 0.5) el.remove();
   }
   dropNamed(root, kind);
+  if (kind !== 'forum') beforeHeading(root);
   kindParts(root, kind);
   const counts = createCounts();
   for (const el of [...root.querySelectorAll('ul, ol')]) {
@@ -134,4 +135,16 @@ function dropNamed(root: El, kind: PageKind | undefined): void {
     if (!theirs && outer.length >= 3 && outer.reduce((n, el) => n + words(el.textContent), 0) >= total * 0.5) continue;
     for (const el of els) if (root.contains(el)) el.remove();
   }
+}
+
+/** The content starts at the page's one `<h1>`: what stands before it (a utility bar, alerts, an app's promotion, a
+ * menu outside landmarks) goes, where it is under 40% of the page. Not on a thread (its `<h1>` may be a post's). */
+function beforeHeading(root: El): void {
+  const headings = root.querySelectorAll('h1');
+  if (headings.length !== 1) return;
+  const before: El[] = [];
+  for (let el: El = headings[0]!; el !== root && el.parentElement; el = el.parentElement)
+    for (let prior = el.previousElementSibling; prior; prior = prior.previousElementSibling) before.push(prior);
+  const held = before.reduce((n, el) => n + words(el.textContent), 0);
+  if (held < words(root.textContent) * 0.4) for (const el of before) el.remove();
 }
