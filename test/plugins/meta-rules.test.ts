@@ -184,6 +184,30 @@ field('author', [
   ['[class*=byline] that is not a date', '', '<div class="byline">By Byline Writer</div>', 'Byline Writer'],
   ['[class*=byline] that is a date refused', '', '<div class="byline">July 4, 2019</div>', null],
   [
+    'a part whose class says it has no byline (`no-byline`) is none: its breadcrumb is no name',
+    '',
+    '<h1>Consulting</h1><div class="post-meta no-byline"><span>Home » Consulting Services</span></div>',
+    null,
+  ],
+  [
+    "a customer quoted on a service page (testimonial, review card, quote, carousel) is not the page's author",
+    '',
+    '<h1>Cloud backup</h1><p>We back up your files.</p><div class="testimonial"><p>It saved us.</p><div class="author-details"><span class="author-name">Carlos Escobar, VP, RevMed</span></div></div><article class="review-card"><p>Great service.</p><p class="review-card_author">Laura Baker</p></article><div class="carousel"><div class="author">Tom Keller</div></div>',
+    null,
+  ],
+  [
+    "a quotation's attribution names who is quoted, not who wrote the page",
+    '',
+    '<h1>Quarterly news</h1><p>Our team grew.</p><blockquote><p>We grew fast.</p><footer><span class="author">Susan Hallam</span></footer></blockquote>',
+    null,
+  ],
+  [
+    'a byline beside a testimonial is still the byline',
+    '',
+    '<h1>Why we switched</h1><div class="byline">By Jane Doe</div><div class="testimonial"><span class="author">Tom Keller</span></div>',
+    'Jane Doe',
+  ],
+  [
     'beyond: a Japanese byline, labelled `記者：` in the text',
     '<meta property="og:locale" content="ja_JP">',
     '<h1>新しい駅が開業</h1><p>2025年3月12日</p><p>（記者：山田太郎）</p><p>本文です。</p>',

@@ -1,7 +1,6 @@
 // The author (docs/metadata.md): structured data, meta tags, bylines on the page, each only on a page that has one
 // (authored.ts); its normalisation is plugins/shared/normalize/author.ts's.
 import { byAttr, byJsonLd, byMeta, clean, type Doc, type Rule } from '../../shared/page/helpers.ts';
-import { select } from '../../shared/page/select.ts';
 import { toDate } from '../../shared/normalize/date.ts';
 import { bylinesInText } from './byline-text.ts';
 import { ownPlaces } from './chrome.ts';
@@ -21,9 +20,13 @@ const strict =
     return typeof value === 'string' && TWO_WORDS.test(value) ? value : undefined;
   };
 
-/** A byline's text, unless it is a date (`<div class="byline">July 4, 2019</div>`). */
+/**
+ * A byline's text, unless it is a date (`<div class="byline">July 4, 2019</div>`); a part whose class says it has no
+ * byline (`no-byline`) is none.
+ */
 const bylineNotDate: Rule = ({ $ }) => {
-  for (const el of select($, '[class*="byline" i]')) {
+  for (const el of ownPlaces($, '[class*="byline" i]')) {
+    if (!/(^|\s)(?!no[-_]|without[-_])[\w-]*byline/i.test(el.attribs.class ?? '')) continue;
     const text = clean(elementText(el));
     if (text && !toDate(text)) return text;
   }

@@ -45,13 +45,18 @@ function namesWord(names: string, words: RegExp): boolean {
   return false;
 }
 
-/** Parts where other people's names stand: comments, sidebars, widgets, related pages, menus. */
-const OTHERS_WORDS = /^(?:comments?|sidebar|widgets?|related|menu|navigation)$/i;
+/**
+ * Parts where other people's names stand: comments, sidebars, widgets, related pages, menus, and the quotes of
+ * customers (testimonials, reviews, quotes, their carousels and sliders).
+ */
+const OTHERS_WORDS =
+  /^(?:comments?|sidebar|widgets?|related|menu|navigation|testimonials?|reviews?|quotes?|blockquote|customers?|carousel|slider)$/i;
 
 /**
- * Whether an element stands where other people's names do (itself or any element around it): in navigation or in
- * a part named as above. Footers are not (many pages put their byline in an article's footer), nor the parts that
- * hold the page's headline (`content-sidebar-wrap` is a layout around everything: `wrappers`).
+ * Whether an element stands where other people's names do (itself or any element around it): in navigation, in a
+ * quotation (its attribution names who is quoted) or in a part named as above. Footers are not (many pages put their
+ * byline in an article's footer), nor the parts that hold the page's headline (`content-sidebar-wrap` is a layout
+ * around everything: `wrappers`).
  */
 export function amongOthers(el: Element, wrappers: ReadonlySet<Element>): boolean {
   for (
@@ -59,7 +64,7 @@ export function amongOthers(el: Element, wrappers: ReadonlySet<Element>): boolea
     node && node.type === 'tag' && !wrappers.has(node);
     node = node.parent as Element | null
   ) {
-    if (node.name === 'nav' || node.name === 'aside') return true;
+    if (node.name === 'nav' || node.name === 'aside' || node.name === 'blockquote') return true;
     if (namesWord(`${node.attribs.class ?? ''} ${node.attribs.id ?? ''}`, OTHERS_WORDS)) return true;
   }
   return false;
