@@ -190,9 +190,9 @@ field('author', [
     null,
   ],
   [
-    "a customer quoted on a service page (testimonial, review card, quote, carousel) is not the page's author",
+    "a customer quoted on a service page (testimonial, customer quote, carousel) is not the page's author",
     '',
-    '<h1>Cloud backup</h1><p>We back up your files.</p><div class="testimonial"><p>It saved us.</p><div class="author-details"><span class="author-name">Carlos Escobar, VP, RevMed</span></div></div><article class="review-card"><p>Great service.</p><p class="review-card_author">Laura Baker</p></article><div class="carousel"><div class="author">Tom Keller</div></div>',
+    '<h1>Cloud backup</h1><p>We back up your files.</p><div class="testimonial"><p>It saved us.</p><div class="author-details"><span class="author-name">Carlos Escobar, VP, RevMed</span></div></div><div class="customer-quotes"><p>Great service.</p><p class="quote-author">Laura Baker</p></div><div class="carousel"><div class="author">Tom Keller</div></div>',
     null,
   ],
   [
@@ -200,6 +200,12 @@ field('author', [
     '',
     '<h1>Quarterly news</h1><p>Our team grew.</p><blockquote><p>We grew fast.</p><footer><span class="author">Susan Hallam</span></footer></blockquote>',
     null,
+  ],
+  [
+    "a critic's review names its byline as the review's (`review-byline`): it is the page's author",
+    '',
+    '<div class="review-header"><h1>The album of the year</h1></div><div class="review-meta"><span class="review-byline">Jane Doe</span></div><p>It is loud.</p>',
+    'Jane Doe',
   ],
   [
     'a byline beside a testimonial is still the byline',

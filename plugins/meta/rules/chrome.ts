@@ -47,10 +47,11 @@ function namesWord(names: string, words: RegExp): boolean {
 
 /**
  * Parts where other people's names stand: comments, sidebars, widgets, related pages, menus, and the quotes of
- * customers (testimonials, reviews, quotes, their carousels and sliders).
+ * customers (testimonials, quotes, their carousels and sliders). Not `review`: a critic's review names its parts so
+ * (`review-byline`), and customers' reviews are read apart (REVIEW below, and pages of products have no byline).
  */
 const OTHERS_WORDS =
-  /^(?:comments?|sidebar|widgets?|related|menu|navigation|testimonials?|reviews?|quotes?|blockquote|customers?|carousel|slider)$/i;
+  /^(?:comments?|sidebar|widgets?|related|menu|navigation|testimonials?|quotes?|blockquote|customers?|carousel|slider)$/i;
 
 /**
  * Whether an element stands where other people's names do (itself or any element around it): in navigation, in a
