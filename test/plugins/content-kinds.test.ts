@@ -10,6 +10,7 @@ import { contentMarkdown, pageContent } from '../../plugins/shared/content/markd
 import { parseHTML } from 'refract-linkedom';
 import { pageBody } from '../../plugins/shared/content/content-page.ts';
 import { contentHtml, contentText } from '../../plugins/shared/content/content-render.ts';
+import { kindOfUrl } from '../../plugins/shared/content/content-kind-url.ts';
 
 const DIR = path.resolve(import.meta.dirname, '../../fixtures/sites/kinds');
 const read = (name: string) => {
@@ -396,6 +397,81 @@ test("what stands before a service page's one heading (a utility bar, an alert, 
   const text = pageBody(document as unknown as Document, 'service')?.textContent ?? '';
   assert.match(text, /Mental health services[\s\S]*Clinic 1[\s\S]*Clinic 3/);
   assert.not.match(text, /555-0100|Translate|patient app/, text);
+});
+
+test("a URL's shape names its kind by whole path segments and words, and a page served elsewhere by its own address", () => {
+  const kind = (url: string) => kindOfUrl(new URL(url));
+  // Threads: a thread's path segment on a forum's host or path.
+  assert.is(kind('https://community.shop.example/t/which-tent/1555'), 'forum');
+  assert.is(kind('https://www.reddit.com/r/science/comments/1rku5x9/hair/'), 'forum');
+  assert.is(kind('https://forum.example/showthread.php'), 'forum');
+  // Not a thread: a segment that only starts like one (`/top-7-…`, `/digital-marketing`), a word inside another
+  // (`keyboards`, `board-games`).
+  assert.is(kind('https://keys.example/blogs/mechanical-keyboards-101/top-7-hot-swappable'), undefined);
+  assert.is(kind('https://games.example/tabletop/2025/the-best-board-games'), undefined);
+  assert.is(kind('https://college.example/center-community-outreach/digital-marketing'), undefined);
+  // One product (a model number, or four words or more) and a shelf of them (a kind of thing).
+  assert.is(kind('https://shop.example/products/sennheiser-hd-600'), 'product');
+  assert.is(kind('https://shop.example/products/beatrice-tan-tufted-rug'), 'product');
+  assert.is(kind('https://www.amazon.example/Wireless-Headphones/dp/B0D1PC8551'), 'product');
+  assert.is(kind('https://shop.example/products/monitor-arms'), undefined);
+  assert.is(kind('https://shop.example/products/mounts/multi-monitor-mounts'), undefined);
+  // A guide is an article as often as documentation; `/docs/` is documentation.
+  assert.is(kind('https://energy.example/guides/choosing-an-ev'), undefined);
+  assert.is(kind('https://db.example/docs/current/sql-select.html'), 'documentation');
+  // A page read at an address of no shape (a mirror, a short link) is known by the address it declares.
+  const thread = (head: string) =>
+    pageContent(
+      `<html><head>${head}</head><body><div><p>Has anyone pitched a tent on the ridge in winter, and how did it hold?</p></div></body></html>`,
+      'http://127.0.0.1:1/p/1/',
+    ).kind;
+  assert.is(thread('<link rel="canonical" href="https://www.reddit.com/r/camping/comments/1abc/ridge/">'), 'forum');
+  assert.is(thread('<meta property="og:url" content="https://community.camp.example/t/ridge/12">'), 'forum');
+  assert.is(thread(''), undefined);
+});
+
+test('a documentation page is read whole when its largest section is half of it; its bare <pre> blocks are code', () => {
+  const section = (name: string, inner: string) =>
+    `<div class="sect1"><h2>${name}</h2><div class="sectionbody">${inner}</div></div>`;
+  const para = (text: string) => `<div class="paragraph"><p>${text}</p></div>`;
+  const options = Array.from(
+    { length: 30 },
+    (_, i) =>
+      `<dt class="hdlist1"><code>--option-${i}</code></dt><dd><p>Option ${i} changes how the record is written, which fields it keeps and when the change is saved to disk.</p></dd>`,
+  ).join('');
+  const list = (what: string) =>
+    `<div class="ulist"><ul>${Array.from({ length: 12 }, (_, i) => `<li>${what} ${i} is kept with the record, read back by every tool, and shown in the log beside its author</li>`).join('')}</ul></div>`;
+  const sphinx = `<div class="highlight-python notranslate"><div class="highlight"><pre><span></span><span class="kn">import</span> tool\ntool.record(all=True)</pre></div></div>`;
+  const html = `<html><head><title>tool-record - Documentation</title></head><body><nav class="sidebar"><ul><li><a href="/a">Reference</a></li><li><a href="/b">Guides</a></li></ul></nav><div id="main"><h1>tool-record(1)</h1>${section('Name', para('tool-record - Record changes to the store, with their author and their message, for every tool that reads it.'))}${section('Synopsis', '<pre class="content">tool record [-a] --message "*first*" &lt;path&gt;...</pre>')}${section('Description', para('Creates a new record containing the current contents of the index and the given message describing the changes. The new record is a direct child of the current head, and the head moves to it.') + para('The content to be recorded can be given in several ways: by adding paths first, by naming them here, or by asking for every tracked file. A record with no change is refused unless asked for.'))}${section('Options', `<div class="dlist"><dl>${options}</dl></div>`)}${section('Examples', para('When recording your own work, the contents of modified files in your working tree are first stored in a staging area called the index, then written as one record.') + sphinx)}${section('Fields', list('Field'))}${section('Discussion', para('Though not required, it is a good idea to begin the message with a single short line summing up the change, then a blank line, then a more thorough description of why it was made.'))}</div></body></html>`;
+  const content = pageContent(html, 'https://tools.example/docs/tool-record');
+  const md = contentMarkdown(content);
+  assert.is(content.kind, 'documentation');
+  // Every section, not the options alone (the one container Readability finds, half of the page).
+  assert.match(
+    md,
+    /## Name[\s\S]*## Synopsis[\s\S]*## Description[\s\S]*## Options[\s\S]*## Examples[\s\S]*## Fields[\s\S]*## Discussion/,
+    md,
+  );
+  assert.not.match(md, /Reference|Guides/);
+  // A `<pre>` without `<code>` is a fenced block, its text as written; Sphinx's block keeps its language.
+  assert.match(md, /```\ntool record \[-a\] --message "\*first\*" <path>\.\.\.\n```/);
+  assert.match(md, /```python\nimport tool\ntool\.record\(all=True\)\n```/);
+});
+
+test("a form with nothing to fill in is a wrapper: a thread's comments written inside one each are its content", () => {
+  const comment = (name: string, text: string) =>
+    `<div class="thing comment"><p class="tagline"><a class="author" href="/u/${name}">${name}</a> <time datetime="2025-03-01T10:00:00Z">3 hours ago</time></p><form action="#" class="usertext"><input type="hidden" name="thing_id" value="t1_${name}"><div class="md"><p>${text}</p></div></form><ul class="buttons"><li><a href="#">reply</a></li></ul></div>`;
+  const html = `<html><head><title>Winter on the ridge : camping</title><link rel="canonical" href="https://www.reddit.com/r/camping/comments/1abc/winter_on_the_ridge/"></head><body><div class="content" role="main"><div class="sitetable"><p class="title"><a href="/r/camping/comments/1abc/">Winter on the ridge</a></p></div><div class="commentarea">${comment('alder_walker', 'Pitched on the ridge twice in January: the wind is the problem, not the cold, so bring more guy lines than you think.')}${comment('birch_camper', 'A four season dome held for me at forty knots, but only after I buried the snow stakes and faced the door away from it.')}${['cedar_ranger', 'dune_hiker', 'elm_trekker'].map((name) => comment(name, `${name} here: a closed cell foam pad under the inflatable one kept the cold of the snow out all night.`)).join('')}</div><form class="search" action="/search"><input name="q" placeholder="Search"><p>Search the whole site for threads and comments on camping</p></form></div></body></html>`;
+  const content = pageContent(html, 'http://127.0.0.1:1/p/1/');
+  const md = contentMarkdown(content);
+  assert.is(content.kind, 'forum');
+  assert.match(
+    md,
+    /\*\*alder\\_walker\*\* · 3 hours ago\n\nPitched on the ridge[\s\S]*\*\*birch\\_camper\*\* · 3 hours ago\n\nA four season dome[\s\S]*\*\*elm\\_trekker\*\* · 3 hours ago\n\nelm\\_trekker here/,
+    md,
+  );
+  // A form with a field is still a form (a search box is the site's).
+  assert.not.match(md, /Search the whole site/);
 });
 
 test.run();

@@ -4,6 +4,7 @@
 // a page of another kind differently (content.ts); callers get the kind as `pageType`.
 import type { El } from './content-text.ts';
 import { FORUM_POST_CLASSES } from '../page/forum.ts';
+import { kindOfAddress } from './content-kind-url.ts';
 
 export type PageKind = 'article' | 'forum' | 'product' | 'collection' | 'listing' | 'documentation' | 'service';
 export const PAGE_KINDS: readonly PageKind[] = [
@@ -91,26 +92,6 @@ const published = (document: Document): boolean =>
 const PUBLISHED =
   'meta[property="article:published_time"],meta[name="article:published_time"],[itemprop=datePublished]';
 
-/** The URL's shape: the forum, shop and documentation paths most software writes. */
-function kindOfUrl(url: URL): PageKind | undefined {
-  const path = url.pathname.toLowerCase();
-  const host = url.hostname.toLowerCase();
-  if (
-    /\/(t|d|threads?|topics?|questions|showthread\.php|viewtopic\.php|comments|post|discussion|discussions)\/?[^/]*/.test(
-      path,
-    ) &&
-    /^(forums?|community|discuss|discussion|boards?|answers|talk|users)\.|forum|community|board|discuss|stackexchange|stackoverflow|superuser|serverfault|askubuntu|reddit|lemmy/.test(
-      host + path,
-    )
-  )
-    return 'forum';
-  if (/^(docs?|developers?|devdocs|api|wiki|learn|manual|help)\./.test(host)) return 'documentation';
-  if (/\/(docs?|documentation|reference|manual|api-reference|guides?)\//.test(path)) return 'documentation';
-  if (/\/(products?|dp|item|items|shop\/product)\/[^/]+/.test(path)) return 'product';
-  if (/\/(collections?|categories|category|c|shop|store|catalog|browse)(\/|$)/.test(path)) return 'collection';
-  return undefined;
-}
-
 /**
  * The kind of a page, from its declared types first (the page's own word), then the markup of forum and
  * documentation software, its Open Graph type, the shape of its URL and repeated cards; `undefined` when nothing
@@ -132,13 +113,7 @@ export function pageKind(document: Document, url: string): PageKind | undefined 
   const og = document.querySelector('meta[property="og:type"]')?.getAttribute('content')?.toLowerCase() ?? '';
   if (/product/.test(og)) return 'product';
   if (found.has('article')) return 'article';
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    /* no URL shape */
-  }
-  const byUrl = parsed && kindOfUrl(parsed);
+  const byUrl = kindOfAddress(document, url);
   if (byUrl) return byUrl;
   // Sites write `og:type` article on every page: a page of many teasers is their list, and one that never says when
   // it was published is not known for an article (a CMS's service page, read then as its sections, not one).

@@ -90,3 +90,24 @@ export function adoptStrays(document: Document): void {
     if (node.nodeType === 1 || (node.nodeType === 3 && node.textContent?.trim())) body.appendChild(node);
   }
 }
+
+/** A field a reader fills in or presses: what makes a `<form>` a form. */
+const FIELDS = 'input:not([type="hidden"]), textarea, select, button';
+
+/**
+ * A `<form>` with nothing to fill in or press is a wrapper (Reddit writes each comment's text in one, for its
+ * author to edit it in place): it becomes a `<div>` with its class and id, which the rules for forms (a sign-up, a
+ * search box: the site's) then leave alone.
+ */
+export function unwrapFieldless(document: Document): void {
+  for (const form of [...document.querySelectorAll('form')]) {
+    if (form.querySelector(FIELDS)) continue;
+    const div = document.createElement('div');
+    for (const name of ['class', 'id']) {
+      const value = form.getAttribute(name);
+      if (value !== null) div.setAttribute(name, value);
+    }
+    div.append(...form.childNodes);
+    form.replaceWith(div);
+  }
+}

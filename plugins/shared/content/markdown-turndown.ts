@@ -26,18 +26,17 @@ function turndown(): TurndownService {
   });
   // GFM: struck text, task lists and highlighted code from the plugin; tables by rules of our own.
   service.use([highlightedCodeBlock, strikethrough, taskListItems, tables]);
-  // A fenced block keeps its language, read from the `language-*` / `lang-*` class highlighters use.
+  // A fenced block keeps its language, read from the classes highlighters write on the code, the `<pre>` or the
+  // block around it (`language-*`, `lang-*`, Sphinx's `highlight-python`, GitHub's `highlight-source-js`). A `<pre>`
+  // without `<code>` (Sphinx, Pygments, AsciiDoc) is code as well: as text, its brackets and stars were escaped.
   service.addRule('fencedWithLanguage', {
-    filter: (node) => node.nodeName === 'PRE' && node.firstChild?.nodeName === 'CODE',
+    filter: 'pre',
     replacement: (_content, node) => {
-      const code = node.firstChild as HTMLElement;
-      const lang =
-        /(?:^|\s)(?:language|lang)-([\w+#-]+)/.exec(
-          `${code.getAttribute('class') ?? ''} ${(node as HTMLElement).getAttribute('class') ?? ''}`,
-        )?.[1] ?? '';
+      const pre = node as HTMLElement;
+      const code = pre.firstElementChild?.nodeName === 'CODE' ? pre.firstElementChild : pre;
       const text = (code.textContent ?? '').replace(/\n$/, '');
       const fence = text.includes('```') ? '~~~' : '```';
-      return `\n\n${fence}${lang}\n${text}\n${fence}\n\n`;
+      return `\n\n${fence}${languageOf(code, pre)}\n${text}\n${fence}\n\n`;
     },
   });
   // List items with one space after the marker ("- item", "1. item"), as people and most renderers write them.
@@ -99,3 +98,16 @@ const PICTURE = /!\[[^\]]*\]\([^)]*\)/g;
 /** Block elements that make a link a card (see the `blockLink` rule). */
 const CARD_BLOCKS =
   'p, div, section, article, header, footer, figure, h1, h2, h3, h4, h5, h6, ul, ol, li, table, blockquote';
+
+/** The class words that name a code block's language, and the words there that name none. */
+const LANGUAGE = /(?:^|\s)(?:language|lang|highlight(?:-source|-text)?)-([\w+#-]+)/;
+const NO_LANGUAGE = /^(default|none|text|plain|plaintext|notranslate)$/;
+
+/** A code block's language, from its classes, its `<pre>`'s or those of the block around it (Sphinx's div). */
+function languageOf(code: Element, pre: Element): string {
+  for (const el of [code, pre, pre.parentElement, pre.parentElement?.parentElement]) {
+    const lang = LANGUAGE.exec(el?.getAttribute('class') ?? '')?.[1];
+    if (lang && !NO_LANGUAGE.test(lang)) return lang;
+  }
+  return '';
+}

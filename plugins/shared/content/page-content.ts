@@ -4,7 +4,7 @@
 // cleaned body the one container holds.
 import { parseHTML } from 'refract-linkedom';
 import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
-import { adoptStrays, deeperThan, wholeDocument } from './document.ts';
+import { adoptStrays, deeperThan, unwrapFieldless, wholeDocument } from './document.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
 import { dropUnseen, pageBody } from './content-page.ts';
@@ -23,7 +23,7 @@ export interface PageContent {
 }
 
 /** Kinds of page whose content is one container, found as an article's is; the others' is their body, cleaned. */
-const ONE_CONTAINER = new Set<PageKind | undefined>(['article', 'documentation']);
+const ONE_CONTAINER = new Set<PageKind | undefined>(['article']);
 
 /**
  * Whether the container Readability found is the page's content, from the share of the cleaned body's words it
@@ -44,6 +44,7 @@ function parse(html: string): Document {
   adoptStrays(document);
   revealStreamed(document);
   dropUnseen(document);
+  unwrapFieldless(document);
   return document;
 }
 
