@@ -282,7 +282,7 @@ test('a table of contents (links within the page) and its heading are no content
 
 test('a thread says nothing twice: quotes of earlier posts and repeated signatures go, every post keeps its line', () => {
   const post = (author: string, body: string, signature = '') =>
-    `<article class="message message--post" data-author="${author}"><header class="message-attribution"><time datetime="2025-02-01T10:00:00Z">Feb 1, 2025</time></header><div class="bbWrapper">${body}${signature}</div></article>`;
+    `<article class="message message--post" data-author="${author}"><header class="message-attribution"><time datetime="2025-02-01T10:00:00Z">Feb 1, 2025</time></header><div class="votes"><div class="count">${author.length * 3}</div></div><div class="bbWrapper">${body}${signature}</div><p class="post-number">${author.length}</p></article>`;
   // A signature written into each post's body, where no class names it.
   const sig = '<p>Paddling the northern lakes since 1998, one portage at a time.</p>';
   const first = '<p>Which paddle length suits a touring kayak of five metres for a tall paddler on open water?</p>';
@@ -307,6 +307,9 @@ test('a thread says nothing twice: quotes of earlier posts and repeated signatur
   assert.match(md, /two hundred and thirty centimetres[\s\S]*borrowed paddle/);
   // Both of one author's posts keep their line, though the two lines say the same.
   assert.is(count(/\*\*fern\\_paddler\*\* · Feb 1, 2025/), 2, md);
+  // A post's votes and its number, blocks of one number alone, are the forum's; the years in its text stay.
+  assert.not.match(md, /^(36|30|12|10)$/m, md);
+  assert.match(md, /since 1998/);
 });
 
 test("a product's description drawn twice (for two screens) is read once; its specifications' repeated values stay", () => {

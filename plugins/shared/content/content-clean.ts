@@ -84,6 +84,9 @@ export function clean(root: Element, base: string): Element {
   return root;
 }
 
+/** A block that is one number alone (`17`, `1,204`, `+3`, `2.5k`). */
+const COUNT = /^[+-]?\d[\d,.]*k?$/;
+
 /** The elements that hold a block of text; one holding none of the others is a block of its own. */
 const BLOCKS = new Set(
   'P H1 H2 H3 H4 H5 H6 LI BLOCKQUOTE DT DD FIGCAPTION DIV SECTION ARTICLE TD TH PRE ASIDE HEADER MAIN FORM TABLE UL OL'.split(
@@ -120,7 +123,8 @@ function blocks(root: Element): Block[] {
  * signatures, the user card's lines; a product: its description drawn again for another screen, a card's buttons),
  * except in tables and definition lists, where values repeat. Otherwise only a copy: a run of repeated blocks that
  * holds 40 words and 15% of the content (a carousel's slides cloned, an article or a first post drawn twice);
- * lines a page repeats on purpose (each plan's features, each card's note) stay.
+ * lines a page repeats on purpose (each plan's features, each card's note) stay. When `each`, a block that is a lone
+ * number goes too (a post's votes, its number in the thread, a card's count of reviews), outside tables and code.
  */
 export function repeats(root: Element, each: boolean): void {
   const all = blocks(root);
@@ -132,7 +136,8 @@ export function repeats(root: Element, each: boolean): void {
     run = [];
   };
   for (const b of all) {
-    if (!seen.has(b.key)) {
+    if (each && COUNT.test(b.key) && !b.el.closest('table, dl')) b.el.remove();
+    else if (!seen.has(b.key)) {
       end();
       seen.add(b.key);
     } else if (each && !b.el.closest('table, dl')) b.el.remove();
