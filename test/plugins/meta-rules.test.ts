@@ -190,6 +190,12 @@ field('author', [
     null,
   ],
   [
+    'a wrapper whose class says what its layout has (`has-byline`) is not the byline: the byline inside it is',
+    '',
+    '<article class="post has-byline"><h1>Tide tables</h1><p class="byline">Maren Holt</p><p>The tide turns twice a day along this coast.</p></article>',
+    'Maren Holt',
+  ],
+  [
     "a customer quoted on a service page (testimonial, customer quote, carousel) is not the page's author",
     '',
     '<h1>Cloud backup</h1><p>We back up your files.</p><div class="testimonial"><p>It saved us.</p><div class="author-details"><span class="author-name">Carlos Escobar, VP, RevMed</span></div></div><div class="customer-quotes"><p>Great service.</p><p class="quote-author">Laura Baker</p></div><div class="carousel"><div class="author">Tom Keller</div></div>',

@@ -3,7 +3,7 @@
 import { byAttr, byJsonLd, byMeta, clean, type Doc, type Rule } from '../../shared/page/helpers.ts';
 import { toDate } from '../../shared/normalize/date.ts';
 import { bylinesInText } from './byline-text.ts';
-import { ownPlaces } from './chrome.ts';
+import { MODIFIER, ownPlaces } from './chrome.ts';
 import { elementText } from '../../shared/page/shown.ts';
 import { toAuthor } from '../../shared/normalize/author.ts';
 import { authored } from './authored.ts';
@@ -26,7 +26,7 @@ const strict =
  */
 const bylineNotDate: Rule = ({ $ }) => {
   for (const el of ownPlaces($, '[class*="byline" i]')) {
-    if (!/(^|\s)(?!no[-_]|without[-_])[\w-]*byline/i.test(el.attribs.class ?? '')) continue;
+    if (!(el.attribs.class ?? '').split(/\s+/).some((name) => /byline/i.test(name) && !MODIFIER.test(name))) continue;
     const text = clean(elementText(el));
     if (text && !toDate(text)) return text;
   }

@@ -32,7 +32,8 @@ export function chromeName(names: string): boolean {
   return namesWord(names, CHROME_WORDS);
 }
 
-const MODIFIER = /^(?:has|with|no|without)[-_]/i;
+/** A modifier class says what the layout has beside a part (`has-sidebar`, `no-byline`), not what the part is. */
+export const MODIFIER = /^(?:has|with|no|without)[-_]/i;
 
 /** Whether one word of the classes and ids `names` is one of `words`, read in a BEM name's block only (above). */
 function namesWord(names: string, words: RegExp): boolean {
