@@ -477,4 +477,14 @@ test("a form with nothing to fill in is a wrapper: a thread's comments written i
   assert.not.match(md, /Search the whole site/);
 });
 
+test("what Bootstrap's d-none hides is no content, unless a breakpoint shows it (d-none d-md-block)", () => {
+  const card = (i: number) =>
+    `<div class="card"><h3><a href="/lights/${i}">Trail light ${i}</a></h3><p>Trail light ${i} throws ${i * 100} lumens for ${i + 2} hours on one charge.</p></div>`;
+  const html = `<html><head><title>Bike lights</title></head><body><div class="d-none submenu"><ul><li><a href="/a">Helmets for road and trail riding</a></li><li><a href="/b">Gloves for cold and wet days</a></li></ul></div><main><h1>Bike lights</h1><p class="d-none d-md-block">Every light here is charged over USB and sealed against rain.</p><div class="grid">${[1, 2, 3, 4, 5].map(card).join('')}</div><div class="d-none"><p>Subscription to receive back-in-stock text messages failed, please try again in a few minutes.</p></div></main></body></html>`;
+  const md = contentMarkdown(pageContent(html, 'https://lights.example/c/bike-lights'));
+  assert.match(md, /Trail light 1[\s\S]*Trail light 5/);
+  assert.match(md, /charged over USB/);
+  assert.not.match(md, /Helmets for road|Subscription to receive/, md);
+});
+
 test.run();

@@ -1,7 +1,8 @@
 // The page as a browser builds it, before linkedom reads it: the tags HTML lets a page leave out put back, a frameset
-// given a body, and how deep a tree nests.
+// given a body, how deep a tree nests, forms that are wrappers, and what Bootstrap hides.
 import { parse, serialize } from 'parse5';
 import { parseHtml } from '../../../engine/index.ts';
+import { words } from './content-text.ts';
 
 /** A document that writes out its `<html>`, `<head>` and `<body>` start tags (any attributes), as nearly every page does. */
 function writesTags(html: string): boolean {
@@ -109,5 +110,23 @@ export function unwrapFieldless(document: Document): void {
     }
     div.append(...form.childNodes);
     form.replaceWith(div);
+  }
+}
+
+/** Bootstrap's class that hides an element, and those that show it again from a breakpoint on (`d-md-block`). */
+const HIDDEN = '[class~="d-none"]';
+const SHOWN_AT =
+  /(^|\s)d-(sm|md|lg|xl|xxl)-(block|flex|inline|inline-block|inline-flex|grid|table|table-cell|contents)(\s|$)/;
+
+/**
+ * Removes what Bootstrap's `d-none` hides at every width (a menu's submenus, a form's error messages, a stock
+ * notice), unless it holds much of the page (a page hidden until its script has run; a store of text a script
+ * shows in tabs). The page's words are counted only when it has such an element.
+ */
+export function dropHidden(document: Document): void {
+  let all: number | undefined;
+  for (const el of [...(document.body?.querySelectorAll(HIDDEN) ?? [])]) {
+    if (!el.isConnected || SHOWN_AT.test(el.getAttribute('class') ?? '')) continue;
+    if (words(el.textContent) < (all ??= words(document.body?.textContent)) * 0.3) el.remove();
   }
 }

@@ -4,7 +4,7 @@
 // cleaned body the one container holds.
 import { parseHTML } from 'refract-linkedom';
 import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
-import { adoptStrays, deeperThan, unwrapFieldless, wholeDocument } from './document.ts';
+import { adoptStrays, deeperThan, dropHidden, unwrapFieldless, wholeDocument } from './document.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
 import { dropUnseen, pageBody } from './content-page.ts';
@@ -44,6 +44,7 @@ function parse(html: string): Document {
   adoptStrays(document);
   revealStreamed(document);
   dropUnseen(document);
+  dropHidden(document);
   unwrapFieldless(document);
   return document;
 }
