@@ -47,6 +47,18 @@ field('title', [
   ['whitespace condensed', '<title>  A \n  title  </title>', '', 'A title'],
   ['straight quotes made typographic', '<title>The "best" page isn\'t here</title>', '', 'The “best” page isn’t here'],
   ['over 2,000 characters refused', `<title>${'a'.repeat(2001)}</title>`, '', null],
+  [
+    'an og:title cut short at a quote the page left unescaped is the <title> that says it whole',
+    '<meta property="og:title" content="Senator calls the plan "unworkable"" /><title>Senator calls the plan "unworkable"</title>',
+    '',
+    'Senator calls the plan “unworkable”',
+  ],
+  [
+    'an og:title that only begins the <title> (no quote after it) stays the title',
+    '<meta property="og:title" content="Senator calls the plan"><title>Senator calls the plan unworkable</title>',
+    '',
+    'Senator calls the plan',
+  ],
 ]);
 
 field('description', [

@@ -81,12 +81,15 @@ const titleTags: Rule[] = [byMeta('og:title'), byMeta('twitter:title'), byText('
 
 /** The page's title as a person reads it (see above), or undefined when it has none. */
 export function pageTitle(doc: Doc): string | undefined {
-  const first = firstOf(doc, titleRules, toText);
-  if (!first) return undefined;
+  const declared = firstOf(doc, titleRules, toText);
+  if (!declared) return undefined;
   const headlines = [...candidatesOf(doc, headlineRules, toText, (v) => v)];
+  const tags = [...candidatesOf(doc, titleTags, toText, (v) => v)];
+  // A title attribute cut short where the page left a quote unescaped (`content="… Biden de "incapacitado""`) is
+  // the beginning of another title of the page, which says it whole.
+  const first = tags.find((t) => t.startsWith(declared) && /^\s*["“„«]/.test(t.slice(declared.length))) ?? declared;
   // A home page's "Home" is no title when the page has a headline of its own.
   const raw = GENERIC.test(first) && headlines[0] && !GENERIC.test(headlines[0]) ? headlines[0] : first;
-  const tags = [...candidatesOf(doc, titleTags, toText, (v) => v)];
   // Another title of the page that is one part of this one (og:title "X" beside <title> "X | Site") agrees on X.
   const plain = [...headlines, ...tags.filter((t) => !SEPARATOR.test(t))];
   const names = siteNames(doc);
