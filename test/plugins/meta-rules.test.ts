@@ -54,6 +54,12 @@ field('title', [
     'Senator calls the plan “unworkable”',
   ],
   [
+    'a generic part at an end of the title (a section called News, Blog Archive) goes as the site name does',
+    '<title>News - Digital cameras return | Blog Archive</title>',
+    '',
+    'Digital cameras return',
+  ],
+  [
     'an og:title that only begins the <title> (no quote after it) stays the title',
     '<meta property="og:title" content="Senator calls the plan"><title>Senator calls the plan unworkable</title>',
     '',

@@ -31,12 +31,13 @@ const titleRules: Rule[] = [
 /** Separators between a headline and the site's name: a bar, dash, guillemet, arrow, dot or slashes set apart by spaces. */
 const SEPARATOR = /\s+(?:\||-|–|—|»|«|›|‹|·|•|::|\/\/|~)\s+/;
 /** A title that names no page of its own, as home pages have them. */
-const GENERIC = /^(home|homepage|start|startseite|accueil|inicio|willkommen|welcome|index|untitled|news|blog)$/i;
+const GENERIC =
+  /^(home|homepage|start|startseite|accueil|inicio|willkommen|welcome|index|untitled|news|blog|blog archive)$/i;
 
 /**
  * A title without the site's name at either end: parts set apart by a separator are dropped from the ends while they
- * name the site; what is left is joined as written. When a part is the page's own headline (its <h1>, or another
- * title of the page without separators), that part is the title.
+ * name the site or a generic section (`News`, `Blog Archive`); what is left is joined as written. When a part is the
+ * page's own headline (its <h1>, or another title of the page without separators), that part is the title.
  */
 export function withoutSiteName(raw: string, names: readonly string[], headlines: readonly string[]): string {
   const parts = raw.split(SEPARATOR);
@@ -47,8 +48,9 @@ export function withoutSiteName(raw: string, names: readonly string[], headlines
   if (own) return own.trim();
   let first = 0;
   let last = parts.length - 1;
-  while (last > first && isSiteName(parts[last]!, names)) last--;
-  while (first < last && isSiteName(parts[first]!, names)) first++;
+  const aside = (part: string) => isSiteName(part, names) || GENERIC.test(part.trim());
+  while (last > first && aside(parts[last]!)) last--;
+  while (first < last && aside(parts[first]!)) first++;
   let text = parts[first]!;
   for (let i = first + 1; i <= last; i++) text += seps[i - 1]! + parts[i]!;
   return text.trim();
