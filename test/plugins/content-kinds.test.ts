@@ -487,4 +487,14 @@ test("what Bootstrap's d-none hides is no content, unless a breakpoint shows it 
   assert.not.match(md, /Helmets for road|Subscription to receive/, md);
 });
 
+test('a link drawn as a button (btn, button, cta, role button) is an action, not content; a link in the text stays', () => {
+  const section = (name: string) =>
+    `<section><h2>${name}</h2><p>Our ${name.toLowerCase()} team plans the work with you and reports on it every week, in one place.</p><a class="btn btn-primary" href="/start">Get started</a></section>`;
+  const html = `<html><head><title>Services</title></head><body><main><h1>Bookkeeping services</h1><p>Read <a href="/guide">our guide to the tax year</a> before your first call.</p>${['Payroll', 'Tax returns', 'Audits'].map(section).join('')}<div class="hero-cta"><a class="cta-link" href="/book">Book your discovery call</a><a role="button" href="/plans">See plans</a></div></main></body></html>`;
+  const md = contentMarkdown(pageContent(html, 'https://books.example/services'));
+  assert.match(md, /Payroll[\s\S]*Tax returns[\s\S]*Audits/);
+  assert.match(md, /\[our guide to the tax year\]\(https:\/\/books\.example\/guide\)/);
+  assert.not.match(md, /Get started|Book your discovery call|See plans/, md);
+});
+
 test.run();

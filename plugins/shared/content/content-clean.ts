@@ -36,8 +36,9 @@ function absolutize(root: ParentNode, base: string): void {
   }
 }
 
-/** The words of a link that skips the page's furniture. */
+/** The words of a link that skips the page's furniture; a link's class or role word that draws it as a button. */
 const SKIP = /^(skip|jump) (to|over|navigation|this|listing)\b|^go to (the )?(main )?content\b/i;
+const BUTTON = /(^|\s|[-_])(btn|button|cta)([-_\s]|$)/i;
 
 /** The headings of a table of contents. */
 const CONTENTS =
@@ -78,6 +79,8 @@ export function clean(root: Element, base: string): Element {
     // A link with nothing to click (its icon or thumbnail gone) would be `[](url)`; a link within the page that skips
     // its furniture (`Skip to main content`, for keyboards and screen readers) is the site's, never the content.
     if ((!text && !a.querySelector('img')) || (SKIP.test(text) && a.getAttribute('href')?.startsWith('#'))) a.remove();
+    // A link drawn as a button (class `btn`, `button`, `cta`, role button: Get started, See plans) is an action.
+    else if (BUTTON.test(`${a.getAttribute('class')} ${a.getAttribute('role')}`) && words(text) <= 6) a.remove();
   }
   tableOfContents(root);
   absolutize(root, base);
