@@ -15,25 +15,6 @@ const AROUND =
   'header, footer, aside, nav, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="menu"], [role="menubar"]';
 /** The site's footer: never the page, however much of it is left (a script shell's only text). */
 const FOOT = 'footer, [role="contentinfo"]';
-/** What a reader does not see until asked (a dialog, a modal): never the page, however long. */
-const UNSEEN = '[role="dialog"], [role="alertdialog"], [aria-modal="true"]';
-/** A page's messages to its reader (`Loading…`, `No results`, `Something went wrong`): gone unless they hold much of it. */
-const MESSAGES = '[role="status"], [role="alert"]';
-
-/**
- * Removes what a reader does not see until asked: a terms-of-service modal at the end of a shop's page holds more
- * words than the product, and was taken for the content (by Readability too), whatever else the page held.
- */
-export function dropUnseen(document: Document): void {
-  // One query for both (each query walks the whole page); the page's words are counted only when it has messages.
-  let all: number | undefined;
-  for (const el of [...(document.body?.querySelectorAll(`${UNSEEN}, ${MESSAGES}`) ?? [])]) {
-    if (!el.isConnected) continue;
-    if (el.matches(MESSAGES) && words(el.textContent) >= (all ??= words(document.body?.textContent)) * 0.3) continue;
-    el.remove();
-  }
-}
-
 /**
  * What a page shows a reader whose browser runs no script: an application page (Discourse, Flarum) writes its
  * content for such readers inside `<noscript>`, and the rest of its body is an empty shell. A `<noscript>` that

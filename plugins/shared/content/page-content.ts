@@ -4,10 +4,10 @@
 // cleaned body the one container holds.
 import { parseHTML } from 'refract-linkedom';
 import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
-import { adoptStrays, deeperThan, dropHidden, unwrapFieldless, wholeDocument } from './document.ts';
+import { adoptStrays, deeperThan, dropUnseen, unwrapFieldless, wholeDocument } from './document.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
-import { dropUnseen, pageBody } from './content-page.ts';
+import { pageBody } from './content-page.ts';
 import { kindParts } from './content-kind-parts.ts';
 import { clean, repeats } from './content-clean.ts';
 import { attributePosts, threadOf, writePostLines } from './content-posts.ts';
@@ -44,7 +44,6 @@ function parse(html: string): Document {
   adoptStrays(document);
   revealStreamed(document);
   dropUnseen(document);
-  dropHidden(document);
   unwrapFieldless(document);
   return document;
 }
