@@ -403,25 +403,27 @@ test("what stands before a service page's one heading (a utility bar, an alert, 
 });
 
 test("a URL's shape names its kind by whole path segments and words, and a page served elsewhere by its own address", () => {
-  const kind = (url: string) => kindOfUrl(new URL(url));
-  // Threads: a thread's path segment on a forum's host or path.
-  assert.is(kind('https://community.shop.example/t/which-tent/1555'), 'forum');
-  assert.is(kind('https://www.reddit.com/r/science/comments/1rku5x9/hair/'), 'forum');
-  assert.is(kind('https://forum.example/showthread.php'), 'forum');
-  // Not a thread: a segment that only starts like one (`/top-7-…`, `/digital-marketing`), a word inside another
-  // (`keyboards`, `board-games`).
-  assert.is(kind('https://keys.example/blogs/mechanical-keyboards-101/top-7-hot-swappable'), undefined);
-  assert.is(kind('https://games.example/tabletop/2025/the-best-board-games'), undefined);
-  assert.is(kind('https://college.example/center-community-outreach/digital-marketing'), undefined);
-  // One product (a model number, or four words or more) and a shelf of them (a kind of thing).
-  assert.is(kind('https://shop.example/products/sennheiser-hd-600'), 'product');
-  assert.is(kind('https://shop.example/products/beatrice-tan-tufted-rug'), 'product');
-  assert.is(kind('https://www.amazon.example/Wireless-Headphones/dp/B0D1PC8551'), 'product');
-  assert.is(kind('https://shop.example/products/monitor-arms'), undefined);
-  assert.is(kind('https://shop.example/products/mounts/multi-monitor-mounts'), undefined);
-  // A guide is an article as often as documentation; `/docs/` is documentation.
-  assert.is(kind('https://energy.example/guides/choosing-an-ev'), undefined);
-  assert.is(kind('https://db.example/docs/current/sql-select.html'), 'documentation');
+  const shapes: [string, string | undefined][] = [
+    // Threads: a thread's path segment on a forum's host or path.
+    ['https://community.shop.example/t/which-tent/1555', 'forum'],
+    ['https://www.reddit.com/r/science/comments/1rku5x9/hair/', 'forum'],
+    ['https://forum.example/showthread.php', 'forum'],
+    // Not a thread: a segment that only starts like one (`/top-7-…`, `/digital-marketing`), a word inside another
+    // (`keyboards`, `board-games`).
+    ['https://keys.example/blogs/mechanical-keyboards-101/top-7-hot-swappable', undefined],
+    ['https://games.example/tabletop/2025/the-best-board-games', undefined],
+    ['https://college.example/center-community-outreach/digital-marketing', undefined],
+    // One product (a model number, or four words or more) and a shelf of them (a kind of thing).
+    ['https://shop.example/products/sennheiser-hd-600', 'product'],
+    ['https://shop.example/products/beatrice-tan-tufted-rug', 'product'],
+    ['https://www.amazon.example/Wireless-Headphones/dp/B0D1PC8551', 'product'],
+    ['https://shop.example/products/monitor-arms', undefined],
+    ['https://shop.example/products/mounts/multi-monitor-mounts', undefined],
+    // A guide is an article as often as documentation; `/docs/` is documentation.
+    ['https://energy.example/guides/choosing-an-ev', undefined],
+    ['https://db.example/docs/current/sql-select.html', 'documentation'],
+  ];
+  for (const [url, kind] of shapes) assert.is(kindOfUrl(new URL(url)), kind, url);
   // A page read at an address of no shape (a mirror, a short link) is known by the address it declares.
   const thread = (head: string) =>
     pageContent(
