@@ -174,6 +174,18 @@ field('author', [
     '',
     null,
   ],
+  [
+    "beyond: a scholarly page's citation tags: every author, in order, surname-first turned (not a name and its degree)",
+    '<meta name="dc.creator" content="Ann Lee"><meta name="citation_author" content="Lee, Ann"><meta name="citation_author" content="Bo Chen"><meta name="citation_author" content="Jane Roe, MD">',
+    '<p>Ann Lee, Bo Chen and Jane Roe, MD</p>',
+    'Ann Lee; Bo Chen; Jane Roe',
+  ],
+  [
+    'beyond: citation_authors, one list of several',
+    '<meta name="citation_authors" content="Ann Lee; Bo Chen">',
+    '',
+    'Ann Lee; Bo Chen',
+  ],
   ['meta author', '<meta name="author" content="Meta Name">', '<p>Meta Name</p>', 'Meta Name'],
   ['article:author', '<meta property="article:author" content="Art Author">', '<p>Art Author</p>', 'Art Author'],
   [

@@ -79,9 +79,29 @@ export function writtenBy(doc: Doc): string | undefined {
 
 export { declaredPerson } from './author-jsonld.ts';
 
+/** A name as a citation writes it, surname first (`Kaufman, Jeff T.`), but not a name and its degree (`Jane Doe, MD`). */
+const SURNAME_FIRST = /^([^,]+),(?!\s*(?:jr|sr|ii|iii|iv|phd|ph\.d|md|m\.d)\b)\s*([^,]+)$/i;
+
+/**
+ * The authors a scholarly page declares in its citation tags, as Google Scholar reads them (`<meta
+ * name="citation_author">`, one a person; `citation_authors`, a list): every one, in order, joined as JSON-LD's are,
+ * each written as a byline writes it (`Jeff T. Kaufman`).
+ */
+export function citationAuthors(doc: Doc): string | undefined {
+  const given = [
+    ...(doc.meta.byName.get('citation_author') ?? []),
+    ...(doc.meta.byName.get('citation_authors') ?? []).flatMap((v) => String(v).split(/\s*;\s*/)),
+  ];
+  const names = given
+    .map((v) => toAuthor(clean(v)?.replace(SURNAME_FIRST, '$2 $1'), doc, { site: false }))
+    .filter((n): n is string => !!n);
+  return names.length ? [...new Set(names)].join('; ') : undefined;
+}
+
 /** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
 export const author: Rule[] = [
   jsonLdAuthors,
+  citationAuthors,
   authored((doc: Doc) => {
     const name = clean(byJsonLd('author', personName)(doc));
     return name && (/\s/.test(name) || showsName(doc, name)) ? name : undefined;
