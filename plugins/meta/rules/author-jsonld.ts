@@ -13,7 +13,7 @@ export const personName = (v: unknown): unknown => {
 };
 
 /** Several authors as people write them in a list: `A; B; C`. */
-function joinNames(names: string[]): string {
+export function joinNames(names: string[]): string {
   return names.join('; ');
 }
 

@@ -7,7 +7,7 @@ import { MODIFIER, ownPlaces } from './chrome.ts';
 import { elementText } from '../../shared/page/shown.ts';
 import { toAuthor } from '../../shared/normalize/author.ts';
 import { authored } from './authored.ts';
-import { jsonLdAuthors, personName, showsName } from './author-jsonld.ts';
+import { joinNames, jsonLdAuthors, personName, showsName } from './author-jsonld.ts';
 import { threadStarter } from './thread.ts';
 import { authorBox, BOX } from './author-box.ts';
 
@@ -90,12 +90,12 @@ const SURNAME_FIRST = /^([^,]+),(?!\s*(?:jr|sr|ii|iii|iv|phd|ph\.d|md|m\.d)\b)\s
 export function citationAuthors(doc: Doc): string | undefined {
   const given = [
     ...(doc.meta.byName.get('citation_author') ?? []),
-    ...(doc.meta.byName.get('citation_authors') ?? []).flatMap((v) => String(v).split(/\s*;\s*/)),
+    ...(doc.meta.byName.get('citation_authors') ?? []).flatMap((v) => v.split(/\s*;\s*/)),
   ];
   const names = given
     .map((v) => toAuthor(clean(v)?.replace(SURNAME_FIRST, '$2 $1'), doc, { site: false }))
     .filter((n): n is string => !!n);
-  return names.length ? [...new Set(names)].join('; ') : undefined;
+  return names.length ? joinNames([...new Set(names)]) : undefined;
 }
 
 /** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
