@@ -86,7 +86,8 @@ test('two workers share an 80-page crawl through Redis; one is killed mid-page; 
     assert.ok(holder === 'a' || holder === 'b', `the held page is active on a worker: ${holder}`);
     workers[holder].kill('SIGKILL');
     assert.is(await workers[holder].exited, -1);
-    const survivor = workers[holder === 'a' ? 'b' : 'a'];
+    const survivorName = holder === 'a' ? 'b' : 'a';
+    const survivor = workers[survivorName];
 
     assert.is(await coordinator.exited, 0, coordinator.stderrText());
     const lines = jsonLines<Line>(out);
@@ -107,7 +108,6 @@ test('two workers share an 80-page crawl through Redis; one is killed mid-page; 
     assert.is(await client.xlen('refract:crawl:two-workers:results'), PAGES);
     const completed = await queue.getJobs(['completed'], 0, -1);
     assert.is(completed.length, PAGES);
-    const survivorName = holder === 'a' ? 'b' : 'a';
     const redone = completed.find((j) => (j.data as { url: string }).url === pageUrl(fx.url, HELD));
     assert.is(redone?.processedBy, survivorName, 'the survivor completed the page the killed worker held');
     for (const j of completed) assert.ok(j.processedBy === 'a' || j.processedBy === 'b', String(j.processedBy));
