@@ -536,4 +536,15 @@ test('before Readability looks, landmark roles, navigation and hidden parts go, 
   assert.match(text, /stone number 7/);
 });
 
+test("utility classes that set how a box scrolls or clips (overflow-hidden, scroll-mt-2) do not drop it as the site's", () => {
+  const code = (name: string) =>
+    `<div class="group mt-2 scroll-mt-2 overflow-hidden md:overflow-x-scroll rounded"><div class="highlight"><pre><code class="language-yaml">services:\n  ${name}:\n    image: ${name}:18</code></pre></div></div>`;
+  const out = md(
+    `<article><h1>The River Story</h1>${para(4)}${code('postgres')}${para(3, 'stream')}<div class="overflow-hidden"><p>The gauge by the weir reads the level of the water every hour, day and night, for the whole valley.</p></div>${code('redis')}${para(3, 'brook')}</article>`,
+  );
+  assert.match(out, /```yaml\nservices:\n {2}postgres:\n {4}image: postgres:18\n```/, out);
+  assert.match(out, /image: redis:18/);
+  assert.match(out, /The gauge by the weir/);
+});
+
 test.run();

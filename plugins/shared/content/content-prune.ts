@@ -69,7 +69,9 @@ export function prune(document: Document): void {
   // One walk with plain attribute reads (the selectors `[role]` and RARELY ran css-select on every element, twice).
   // Not getElementsByTagName('*'): linkedom answers it with nothing (this walk removed nothing).
   for (const el of [...body.querySelectorAll('*')]) {
-    if (!el.isConnected || el.tagName === 'BODY' || el.tagName === 'MAIN' || el.tagName === 'ARTICLE') continue;
+    if (!el.isConnected) continue;
+    layoutOnly(el);
+    if (el.tagName === 'BODY' || el.tagName === 'MAIN' || el.tagName === 'ARTICLE') continue;
     const role = el.getAttribute('role');
     // The site's footer (not an article's own, within it) is never the content, however much of the page it holds.
     if (el.localName === 'footer' && !el.parentElement?.closest('article, main')) {
@@ -80,6 +82,23 @@ export function prune(document: Document): void {
     if (pageWords && paragraphWords(el) > pageWords * 0.3) continue;
     el.remove();
   }
+}
+
+/**
+ * Utility class names that set only how a box scrolls or clips (Tailwind's and Bootstrap's `overflow-hidden`,
+ * `overflow-x-scroll`, `scroll-mt-2`, `scroll-smooth`, `snap-x`), with their screen variants (`md:overflow-hidden`).
+ * Readability reads `hidden` and `scroll` in a class as the site around an article and drops the box, a code block
+ * or a section with it: they say nothing of what the box holds.
+ */
+const LAYOUT_ONLY =
+  /^([\w-]+:)*-?(overflow(-[xy])?-(hidden|scroll|auto|clip|visible)|scroll-(smooth|auto|[mp][trblxyse]?-\S+)|overscroll-\S+|snap-\S+)$/;
+
+/** Takes an element's layout-only class names away (see LAYOUT_ONLY). */
+function layoutOnly(el: El): void {
+  const names = el.getAttribute('class');
+  if (!names || !/overflow|scroll|snap/.test(names)) return;
+  const kept = names.split(/\s+/).filter((name) => name && !LAYOUT_ONLY.test(name));
+  el.setAttribute('class', kept.join(' '));
 }
 
 /** The words of an element's paragraphs. */
