@@ -463,6 +463,22 @@ test('a documentation page is read whole when its largest section is half of it;
   assert.match(md, /```python\nimport tool\ntool\.record\(all=True\)\n```/);
 });
 
+test('a documentation page is read whole though its body holds most of its words: the intro and its code above it stay', () => {
+  const long = Array.from(
+    { length: 14 },
+    (_, i) =>
+      `<p>Step ${i} of the guide explains how the store keeps every record, which fields it writes to disk, and when a change reaches its readers.</p>`,
+  ).join('');
+  const html = `<html><head><title>open_store() - store 2.0 documentation</title></head><body><div class="sphinxsidebar"><ul><li><a href="/a">Index</a></li><li><a href="/b">Modules</a></li></ul></div><main><div class="layout__header"><section class="intro"><h1>open_store()</h1><p>The open_store() function opens a store in a folder and returns it.</p><div class="code-example"><pre class="brush: python">store = open_store("data")</pre></div></section></div><div class="layout__body"><section><h2>Concepts</h2>${long}</section><section><h2>See also</h2><p>The guide to writing records, and the guide to reading them back.</p></section></div></main></body></html>`;
+  const content = pageContent(html, 'https://store.example/en/latest/open_store.html');
+  const md = contentMarkdown(content);
+  assert.is(content.kind, 'documentation');
+  assert.match(md, /Step 13 of the guide/);
+  assert.match(md, /function opens a store in a folder/, md);
+  assert.match(md, /store = open_store\("data"\)/);
+  assert.not.match(md, /Index|Modules/);
+});
+
 test("a form with nothing to fill in is a wrapper: a thread's comments written inside one each are its content", () => {
   const comment = (name: string, text: string) =>
     `<div class="thing comment"><p class="tagline"><a class="author" href="/u/${name}">${name}</a> <time datetime="2025-03-01T10:00:00Z">3 hours ago</time></p><form action="#" class="usertext"><input type="hidden" name="thing_id" value="t1_${name}"><div class="md"><p>${text}</p></div></form><ul class="buttons"><li><a href="#">reply</a></li></ul></div>`;

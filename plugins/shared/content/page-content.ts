@@ -28,10 +28,12 @@ const ONE_CONTAINER = new Set<PageKind | undefined>(['article']);
 /**
  * Whether the container Readability found is the page's content, from the share of the cleaned body's words it
  * holds: a fifth or less is one post of a thread, one card of a list (whatever the page says it is); less than
- * 70% on a page that does not say it is an article or documentation is one section of several.
+ * 70% on a page that does not say it is an article is one section of several. Documentation is read whole, its
+ * generator's sidebar and table of contents aside (content-page.ts): Readability's container drops its headings
+ * and code blocks (their class names read as the site's), though it holds nearly all of its words.
  */
 function oneContainer(kind: PageKind | undefined, share: number): boolean {
-  if (share < 0.2) return false;
+  if (share < 0.2 || kind === 'documentation') return false;
   return share >= 0.7 || ONE_CONTAINER.has(kind);
 }
 
