@@ -103,14 +103,49 @@ async function ipOf(container: string): Promise<string> {
   ).trim();
 }
 
-/** Waits (polling, within a deadline) until `check` holds. */
-async function until(what: string, check: () => Promise<boolean>, ms = 180_000): Promise<void> {
+/**
+ * Waits (polling, within a deadline) until `check` holds; past the deadline, throws with what the last check found
+ * and, for each container named, its state and the tail of its log.
+ */
+async function until(
+  what: string,
+  check: () => Promise<boolean>,
+  containers: string[] = [],
+  ms = 180_000,
+): Promise<void> {
   const end = Date.now() + ms;
+  let last = '';
   while (Date.now() < end) {
-    if (await check().catch(() => false)) return;
+    try {
+      if (await check()) return;
+      last = 'the check did not hold';
+    } catch (err) {
+      last = `${(err as Error).message} ${(err as Error).cause ?? ''}`;
+    }
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-  throw new Error(`${what}: not within ${ms / 1000} s`);
+  const seen = await Promise.all(
+    containers.map(async (name) => {
+      const state = await run('podman', [
+        'inspect',
+        name,
+        '--format',
+        '{{.State.Status}} exit {{.State.ExitCode}}, restarts {{.RestartCount}}',
+      ]).catch((err: Error) => err.message);
+      const log = await run('podman', ['logs', '--tail', '30', name]).catch((err: Error) => err.message);
+      return `--- ${name}: ${state.trim()}\n${log.slice(-3000)}`;
+    }),
+  );
+  throw new Error(`${what}: not within ${ms / 1000} s (last: ${last})\n${seen.join('\n')}`);
+}
+
+/** Whether an API process answers its readiness check (its address read again each time: a restart may change it). */
+async function ready(container: string, port = 3000): Promise<boolean> {
+  const ip = await ipOf(container);
+  if (!ip) throw new Error(`${container} has no address (not running)`);
+  const res = await fetch(`http://${ip}:${port}/readyz`);
+  if (!res.ok) throw new Error(`${container}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  return true;
 }
 
 test.before(async () => {
@@ -137,11 +172,14 @@ test.before(async () => {
   await compose('up', '-d', '--no-build', 'redis', 's3', 'browser-1', 'browser-2', 'api-1', 'api-2', 'api-3', 'proxy');
   // Each API process itself first, then nginx: nginx is asked once the processes answer, as a deployment's health
   // check would, and its first answers are the processes' own.
+  const around = ['redis', 's3', 'browser-1', 'browser-2'].map((name) => `${PROJECT}_${name}_1`);
   for (const n of [1, 2, 3]) {
-    const ip = await ipOf(`${PROJECT}_api-${n}_1`);
-    await until(`api-${n} ready`, async () => (await fetch(`http://${ip}:3000/readyz`)).ok);
+    const api = `${PROJECT}_api-${n}_1`;
+    await until(`api-${n} ready`, () => ready(api), [api, ...around]);
   }
-  await until('the scale profile ready through nginx', async () => (await fetch('http://127.0.0.1:8080/readyz')).ok);
+  await until('the scale profile ready through nginx', async () => (await fetch('http://127.0.0.1:8080/readyz')).ok, [
+    `${PROJECT}_proxy_1`,
+  ]);
 });
 
 test.after(async () => {
@@ -181,7 +219,9 @@ test('a screenshot through nginx lands in the bucket, and its link works from ev
 
 test('the single profile beside it: one process on :3000, its files in its own volume', async () => {
   await compose('up', '-d', '--no-build', 'refract');
-  await until('the single process ready', async () => (await fetch('http://127.0.0.1:3000/readyz')).ok);
+  await until('the single process ready', async () => (await fetch('http://127.0.0.1:3000/readyz')).ok, [
+    `${PROJECT}_refract_1`,
+  ]);
   const res = await fetch(
     `http://127.0.0.1:3000/?url=${q(`${fx.url}/sites/article/index.html?single`)}&screenshot&meta=false`,
   );
@@ -208,7 +248,7 @@ test('a crawl job made on one API process is read on another', async () => {
       r.json(),
     );
     return job.data?.status === 'completed';
-  });
+  }, [`${PROJECT}_api-1_1`, `${PROJECT}_api-2_1`]);
   assert.equal(job.data.pages, { done: 1, failed: 0, queued: 0 });
 });
 
