@@ -279,6 +279,11 @@ test('podman stop (SIGTERM) with a request in flight: the request is answered, t
   assert.is(answer.status, 200);
   assert.is(answer.body.data.title, 'Slow');
   const shot = await capture;
+  // What the process logged while it drained, when the capture was not answered (the container is gone after).
+  if (shot.status !== 200) {
+    await stopping.catch(() => '');
+    console.log((await run('podman', ['logs', '--tail', '40', NAME]).catch((err: Error) => err.message)).slice(-4000));
+  }
   assert.is(shot.status, 200, JSON.stringify(shot.body).slice(0, 300));
   assert.ok(shot.body.data.screenshot?.url, `a capture: ${JSON.stringify(shot.body.warnings ?? null)}`);
   await stopping;
