@@ -142,13 +142,18 @@ async function until(
 /** How long one readiness poll may take: a connection that hangs is a failed poll, not the whole wait's deadline. */
 const POLL_MS = 5000;
 
+/** Whether `origin` answers its readiness check; when it does not, throws with the status and what it said. */
+async function readyAt(origin: string): Promise<boolean> {
+  const res = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(POLL_MS) });
+  if (!res.ok) throw new Error(`${origin}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+  return true;
+}
+
 /** Whether an API process answers its readiness check (its address read again each time: a restart may change it). */
-async function ready(container: string, port = 3000): Promise<boolean> {
+async function ready(container: string): Promise<boolean> {
   const ip = await ipOf(container);
   if (!ip) throw new Error(`${container} has no address (not running)`);
-  const res = await fetch(`http://${ip}:${port}/readyz`, { signal: AbortSignal.timeout(POLL_MS) });
-  if (!res.ok) throw new Error(`${container}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return true;
+  return readyAt(`http://${ip}:3000`);
 }
 
 test.before(async () => {
@@ -180,11 +185,7 @@ test.before(async () => {
     const api = `${PROJECT}_api-${n}_1`;
     await until(`api-${n} ready`, () => ready(api), [api, ...around]);
   }
-  await until(
-    'the scale profile ready through nginx',
-    async () => (await fetch('http://127.0.0.1:8080/readyz', { signal: AbortSignal.timeout(POLL_MS) })).ok,
-    [`${PROJECT}_proxy_1`],
-  );
+  await until('the scale profile ready through nginx', () => readyAt('http://127.0.0.1:8080'), [`${PROJECT}_proxy_1`]);
 });
 
 test.after(async () => {
@@ -224,11 +225,7 @@ test('a screenshot through nginx lands in the bucket, and its link works from ev
 
 test('the single profile beside it: one process on :3000, its files in its own volume', async () => {
   await compose('up', '-d', '--no-build', 'refract');
-  await until(
-    'the single process ready',
-    async () => (await fetch('http://127.0.0.1:3000/readyz', { signal: AbortSignal.timeout(POLL_MS) })).ok,
-    [`${PROJECT}_refract_1`],
-  );
+  await until('the single process ready', () => readyAt('http://127.0.0.1:3000'), [`${PROJECT}_refract_1`]);
   const res = await fetch(
     `http://127.0.0.1:3000/?url=${q(`${fx.url}/sites/article/index.html?single`)}&screenshot&meta=false`,
   );
