@@ -15,7 +15,7 @@ import {
   type MonitorsOptions,
 } from './monitors.ts';
 import { closeInTime, connect } from './redis-connect.ts';
-import { nextRun } from './monitor-request.ts';
+import { nextRun, type MonitorSpec } from './monitor-request.ts';
 import type { createWebhook } from './webhooks.ts';
 
 const QUEUE = 'refract-monitors';
@@ -27,6 +27,12 @@ const AT_ONCE = 2;
 const LOCK_MS = 30_000;
 /** How long closing the queue may take (Redis away: BullMQ's close waits for connections that keep reconnecting). */
 const CLOSE_MS = 4000;
+/** How long a schedule's due job may be taken with no next job scheduled before another process schedules it. */
+const TAKEN_MS = 1000;
+/** How often each process looks for such a schedule, and how many it looks at (most overdue first), a page at a time. */
+const SWEEP_MS = 500;
+const SWEEP_MAX = 20;
+const SWEEP_PAGE = 4;
 
 export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: string }): Promise<Monitors> {
   const { clock, engine } = opts;
@@ -49,7 +55,8 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
     async (job) => {
       const id = (job.data as { id: string }).id;
       const k = await load(id);
-      if (!k) return;
+      // A monitor deleted while its schedule was being mended (see `sweep`) leaves no schedule behind.
+      if (!k) return void (await queue.removeJobScheduler(id));
       // When the scheduler's next job is due, as the monitor tells it (BullMQ counts it the same way).
       k.monitor.nextRunAt = new Date(nextRun(k.monitor, clock.now())).toISOString();
       const ran = structuredClone(k);
@@ -73,6 +80,19 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
     { connection: blocking, concurrency: AT_ONCE, lockDuration: LOCK_MS },
   );
   worker.on('error', (err) => engine.logger.warn('monitor worker', { error: err.message }));
+  const schedule = (id: string, spec: Pick<MonitorSpec, 'every' | 'cron'>, immediately: boolean) =>
+    queue.upsertJobScheduler(id, spec.every ? { every: spec.every } : { pattern: spec.cron!, tz: 'UTC', immediately }, {
+      name: 'read',
+      data: { id },
+    });
+  const sweeping = sweepEvery(SWEEP_MS, () =>
+    sweep(queue, async (id) => {
+      const k = await load(id);
+      if (!k) return;
+      await schedule(id, k.monitor, false);
+      engine.logger.info('a monitor schedule whose due read was taken and not followed was scheduled again', { id });
+    }).catch((err: Error) => engine.logger.warn('monitor schedules sweep', { error: err.message })),
+  );
   const mine = async (owner: string, id: string) => {
     const k = await load(id);
     return k && k.owner === owner ? k : undefined;
@@ -84,11 +104,7 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
       const k = newKept(owner, spec, clock, policy);
       const { id } = k.monitor;
       await redis.multi().set(KEY(id), JSON.stringify(k)).sadd(OWNED(owner), id).exec();
-      await queue.upsertJobScheduler(
-        id,
-        spec.every ? { every: spec.every } : { pattern: spec.cron!, tz: 'UTC', immediately: true },
-        { name: 'read', data: { id } },
-      );
+      await schedule(id, spec, true);
       return k.monitor;
     },
     async list(owner, cursor, count) {
@@ -113,6 +129,7 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
       return true;
     },
     async close() {
+      sweeping.stop();
       const cut = () => {
         blocking.disconnect();
         redis.disconnect();
@@ -125,4 +142,43 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
       saving.disconnect();
     },
   };
+}
+
+/**
+ * BullMQ schedules a job scheduler's next job from the worker's JavaScript just after the worker takes the due one
+ * (moveToActive, then updateJobScheduler: two round trips, not one script). A process killed between the two leaves the
+ * schedule with no next job until its taken job is found stalled, 30 to 60 s later (lock and stalled check), and every
+ * tick of that time is lost: the CI run of 2924e13 saw 3 reads in 36 s on a 2 s schedule after a SIGKILL. Each process
+ * therefore looks for schedules whose due job is still taken (active) or gone TAKEN_MS after it was due, and
+ * `reschedule`s them (upsertJobScheduler: the next tick is the one after the taken job's, so none is lost). A slow
+ * process that is still alive is harmless: its own scheduling then finds the schedule moved on and adds nothing.
+ * The due job's id is BullMQ's `repeat:<scheduler>:<due ms>`; test/server/monitors-redis.test.ts checks it.
+ */
+export async function sweep(queue: Queue, reschedule: (id: string) => Promise<void>): Promise<void> {
+  const before = Date.now() - TAKEN_MS;
+  for (let start = 0; start < SWEEP_MAX; start += SWEEP_PAGE) {
+    const page = await queue.getJobSchedulers(start, start + SWEEP_PAGE - 1, true);
+    for (const s of page) {
+      if (s.next === undefined || s.next > before) return;
+      const state = await queue.getJobState(`repeat:${s.key}:${s.next}`);
+      // Waiting or delayed: every process is busy and it will be read in turn.
+      if (state === 'active' || state === 'unknown' || state === 'completed' || state === 'failed')
+        await reschedule(s.key);
+    }
+    if (page.length < SWEEP_PAGE) return;
+  }
+}
+
+/** Runs `run` every `ms`, one at a time, without keeping the process alive. */
+function sweepEvery(ms: number, run: () => Promise<unknown>): { stop(): void } {
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void run().finally(() => {
+      busy = false;
+    });
+  }, ms);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
