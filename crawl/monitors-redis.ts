@@ -152,7 +152,9 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
  * therefore looks for schedules whose due job is still taken (active) or gone TAKEN_MS after it was due, and
  * `reschedule`s them (upsertJobScheduler: the next tick is the one after the taken job's, so none is lost). A slow
  * process that is still alive is harmless: its own scheduling then finds the schedule moved on and adds nothing.
- * The due job's id is BullMQ's `repeat:<scheduler>:<due ms>`; test/server/monitors-redis.test.ts checks it.
+ * The due job's id is BullMQ's `repeat:<scheduler>:<due ms>` (JobScheduler's getSchedulerNextJobId in BullMQ 6.7). No
+ * test checks it yet: were it to change, every overdue schedule would read as gone and be scheduled again, which only
+ * reorders the waiting reads.
  */
 export async function sweep(queue: Queue, reschedule: (id: string) => Promise<void>): Promise<void> {
   const before = Date.now() - TAKEN_MS;
