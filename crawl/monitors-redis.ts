@@ -28,7 +28,7 @@ const LOCK_MS = 30_000;
 /** How long closing the queue may take (Redis away: BullMQ's close waits for connections that keep reconnecting). */
 const CLOSE_MS = 4000;
 /** How long a schedule's due job may be taken with no next job scheduled before another process schedules it. */
-const TAKEN_MS = 1000;
+export const TAKEN_MS = 1000;
 /** How often each process looks for such a schedule, and how many it looks at (most overdue first), a page at a time. */
 const SWEEP_MS = 500;
 const SWEEP_MAX = 20;
@@ -152,9 +152,8 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
  * therefore looks for schedules whose due job is still taken (active) or gone TAKEN_MS after it was due, and
  * `reschedule`s them (upsertJobScheduler: the next tick is the one after the taken job's, so none is lost). A slow
  * process that is still alive is harmless: its own scheduling then finds the schedule moved on and adds nothing.
- * The due job's id is BullMQ's `repeat:<scheduler>:<due ms>` (JobScheduler's getSchedulerNextJobId in BullMQ 6.7). No
- * test checks it yet: were it to change, every overdue schedule would read as gone and be scheduled again, which only
- * reorders the waiting reads.
+ * The due job's id is BullMQ's `repeat:<scheduler>:<due ms>` (JobScheduler's getSchedulerNextJobId in BullMQ 6.7):
+ * test/crawl/monitors-sweep.test.ts checks it, since a change would make every overdue schedule read as gone.
  */
 export async function sweep(queue: Queue, reschedule: (id: string) => Promise<void>): Promise<void> {
   const before = Date.now() - TAKEN_MS;
