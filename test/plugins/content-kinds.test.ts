@@ -515,4 +515,17 @@ test('a link drawn as a button (btn, button, cta, role button) is an action, not
   assert.not.match(md, /Get started|Book your discovery call|See plans/, md);
 });
 
+test("a card drawn in its article's header is content, and so is a teaser link hidden from screen readers alone", () => {
+  const card = (i: number) =>
+    `<article class="river"><a href="/news/${i}" aria-hidden="true" tabindex="-1"><img src="/t/${i}.jpg" alt=""></a><header><h2><a href="/news/${i}">Headphones story number ${i} of the week</a></h2><p class="desc"><a href="/news/${i}" aria-hidden="true" tabindex="-1">The teaser of story ${i} says what changed in this model and what it costs now.</a></p><div class="aux"><a href="/editor/${i}">Writer ${i}</a></div></header></article>`;
+  const html = `<html><head><title>Headphones</title></head><body><header class="site"><nav><a href="/">Home</a><a href="/deals">Deals</a></nav></header><main><h1>Headphones</h1>${[1, 2, 3, 4, 5, 6].map(card).join('')}<div aria-hidden="true"><p>Advertisement placeholder text for the leaderboard slot.</p></div></main></body></html>`;
+  const text = contentText(pageContent(html, 'https://news.example/topic/headphones'));
+  for (const i of [1, 6]) {
+    assert.match(text, `Headphones story number ${i} of the week`, text);
+    assert.match(text, `The teaser of story ${i} says what changed`, text);
+  }
+  // The site's header and a block hidden from screen readers (an ad's placeholder) stay out.
+  assert.not.match(text, /Deals|Advertisement placeholder/, text);
+});
+
 test.run();

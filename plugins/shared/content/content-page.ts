@@ -69,10 +69,10 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
     (el) => !el.parentElement?.closest('main, [role="main"]'),
   );
   if (mains.length === 1 && words(mains[0]!.textContent) >= all * 0.5) root = mains[0]!;
-  for (const el of [...root.querySelectorAll(`${AROUND}, [hidden], [aria-hidden="true"]`)]) {
+  for (const el of [...root.querySelectorAll(`${AROUND}, [hidden], [aria-hidden="true"]:not(a)`)]) {
     // A landmark that holds most of the page is the page (a whole site inside one `<header>` or `<form>`), unless it
     // is mostly links (a mega menu in the header).
-    if (!root.contains(el)) continue;
+    if (!root.contains(el) || cardHeader(el)) continue;
     if (el.matches(FOOT) || words(el.textContent) < words(root.textContent) * 0.5 || linkDensity(el) > 0.5) el.remove();
   }
   dropNamed(root, kind);
@@ -89,6 +89,16 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
     }
   }
   return root;
+}
+
+/**
+ * A `<header>` that holds (nearly) all of its `<article>`'s words is that article drawn as a card (a news river's
+ * headline, teaser and byline written in each card's header), not the site's.
+ */
+function cardHeader(el: El): boolean {
+  if (el.tagName !== 'HEADER') return false;
+  const card = el.parentElement?.closest('article');
+  return !!card && words(el.textContent) >= words(card.textContent) * 0.8;
 }
 
 /**

@@ -4,13 +4,19 @@ import { words, type El } from './content-text.ts';
 
 /** Markup that is never content. */
 const NEVER = 'script, style, noscript, template, iframe, svg, canvas, button, input, select, textarea';
-/** Markup that is rarely content: dropped unless it holds much of the page's text (a page inside a `<form>`). */
+/**
+ * Markup that is rarely content: dropped unless it holds much of the page's text (a page inside a `<form>`). A link
+ * hidden from screen readers alone (`aria-hidden` on the `<a>`) is shown to everyone else: a card's teaser written a
+ * second time as a link to the story, which a screen reader would read twice.
+ */
 const RARELY_TAGS = ['form', 'nav'];
-const RARELY = `${RARELY_TAGS.join(', ')}, [aria-hidden="true"], [hidden]`;
+const RARELY = `${RARELY_TAGS.join(', ')}, [aria-hidden="true"]:not(a), [hidden]`;
 export const NOISE = `${NEVER}, ${RARELY}, [role="navigation"]`;
 /** RARELY, tested on one element with plain reads (css-select on every element of the page cost more). */
 const rarelyContent = (el: El): boolean =>
-  RARELY_TAGS.includes(el.localName) || el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('hidden');
+  RARELY_TAGS.includes(el.localName) ||
+  (el.getAttribute('aria-hidden') === 'true' && el.localName !== 'a') ||
+  el.hasAttribute('hidden');
 
 /** Names (class or id words) of the parts of a page around an article. */
 const BOILERPLATE =
