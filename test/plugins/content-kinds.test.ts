@@ -362,12 +362,27 @@ test("og:type article is no article's sign on a page that states no time of publ
   assert.is.not(cmsPage.kind, 'article');
   assert.match(contentMarkdown(cmsPage), /The slipways work[\s\S]*The pricing work/, contentMarkdown(cmsPage));
   assert.match(contentMarkdown(cmsPage), /storms by heart[\s\S]*The slipways work[\s\S]*The pricing work/);
+  // A WordPress Page (not a post) whose SEO plugin declares it an Article, with a time of publishing, is no article
+  // either.
+  const declared = pageContent(
+    page(
+      '<meta property="article:published_time" content="2025-01-01T00:00:00Z"><script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":"Article","headline":"Harbour repairs"},{"@type":"WebPage"}]}</script>',
+      'wp-singular page-template-default page page-id-9572 elementor-page',
+    ),
+    'https://quayside.example/harbour-repairs/',
+  );
+  assert.is.not(declared.kind, 'article');
+  assert.match(contentMarkdown(declared), /storms by heart[\s\S]*The slipways work[\s\S]*The pricing work/);
   // A post that states its time (meta tag, by property or by name, or microdata) or that WordPress marks as a post is
   // an article: its one container.
   for (const [head, classes] of [
     ['<meta property="article:published_time" content="2025-01-01T00:00:00Z">', ''],
     ['<meta name="article:published_time" content="2025-01-01T00:00:00Z">', ''],
     ['', 'single single-post postid-12'],
+    [
+      '<script type="application/ld+json">{"@type":"Article","headline":"Harbour repairs"}</script>',
+      'single postid-12',
+    ],
   ]) {
     const post = pageContent(page(head!, classes!), 'https://quayside.example/harbour-repairs/');
     assert.is(post.kind, 'article', head || classes);

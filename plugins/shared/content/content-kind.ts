@@ -93,6 +93,16 @@ const PUBLISHED =
   'meta[property="article:published_time"],meta[name="article:published_time"],[itemprop=datePublished]';
 
 /**
+ * Whether WordPress marks the page as one of the site's Pages (body classes `page` and `page-id-N`), not a post: an
+ * SEO plugin declares such a page an `Article` (JSON-LD, `og:type`, a time of publishing) as it does its posts, and a
+ * service page built of a page builder's sections was then read as one container, its hero alone.
+ */
+const wordpressPage = (document: Document): boolean => {
+  const names = document.body?.className ?? '';
+  return /(^|\s)page(\s|$)/.test(names) && /(^|\s)page-id-\d+(\s|$)/.test(names);
+};
+
+/**
  * The kind of a page, from its declared types first (the page's own word), then the markup of forum and
  * documentation software, its Open Graph type, the shape of its URL and repeated cards; `undefined` when nothing
  * says (page-content.ts then weighs the page's two readings by their size alone).
@@ -112,13 +122,14 @@ export function pageKind(document: Document, url: string): PageKind | undefined 
   if (docs) return 'documentation';
   const og = document.querySelector('meta[property="og:type"]')?.getAttribute('content')?.toLowerCase() ?? '';
   if (/product/.test(og)) return 'product';
-  if (found.has('article')) return 'article';
+  const post = !wordpressPage(document);
+  if (found.has('article') && post) return 'article';
   const byUrl = kindOfAddress(document, url);
   if (byUrl) return byUrl;
   // Sites write `og:type` article on every page: a page of many teasers is their list, and one that never says when
   // it was published is not known for an article (a CMS's service page, read then as its sections, not one).
   if (og === 'article' && cards >= 8) return 'listing';
-  if (og === 'article' && published(document)) return 'article';
+  if (og === 'article' && post && published(document)) return 'article';
   if (found.has('service')) return 'service';
   if (cards >= 5) return 'listing';
   return undefined;
