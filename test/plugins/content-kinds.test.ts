@@ -530,6 +530,41 @@ test('a link drawn as a button (btn, button, cta, role button) is an action, not
   assert.not.match(md, /Get started|Book your discovery call|See plans/, md);
 });
 
+test("a product's description declared in its JSON-LD is read when the page's markup lacks it (a script's shell)", () => {
+  const description =
+    '<h4>DARK ROAST FOR LONG DAYS.</h4><p>Our blend of arabica beans for a smooth flavour and robusta for strength is roasted dark in small batches, every week.</p>';
+  const ld = (text: string) =>
+    `<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'Product', name: 'Harbour Roast', description: text, offers: { '@type': 'Offer', price: '19.99' } })}</script>`;
+  const page = (head: string, main: string) =>
+    `<html><head><title>Harbour Roast</title><meta property="og:type" content="product">${head}</head><body><div class="promo"><p>SAVE 40% ON CANNED LATTES WITH CODE EXTRA10 THIS WEEK ONLY</p></div><main><h1>Harbour Roast</h1>${main}<p class="price">$19.99</p></main></body></html>`;
+  const shell = pageContent(page(ld(description), ''), 'https://roast.example/products/harbour-roast');
+  assert.is(shell.kind, 'product');
+  const md = contentMarkdown(shell);
+  assert.match(md, /Harbour Roast[\s\S]*DARK ROAST FOR LONG DAYS\.[\s\S]*roasted dark in small batches/, md);
+  // Written as plain text (lines) or URL-encoded, it is read too.
+  for (const text of [
+    'Dark roast for long days.\nOur blend of arabica beans for a smooth flavour and robusta for strength is roasted dark in small batches.',
+    encodeURIComponent(
+      'Our blend of arabica beans for a smooth flavour and robusta for strength is roasted dark in small batches.',
+    ),
+  ])
+    assert.match(
+      contentMarkdown(pageContent(page(ld(text), ''), 'https://roast.example/products/harbour-roast')),
+      /robusta for strength is roasted dark in small batches/,
+    );
+  // Shown on the page already (worded as the page words it), it is not said twice.
+  const shown = contentMarkdown(
+    pageContent(
+      page(
+        ld(description),
+        '<div class="description"><h4>Dark roast for long days</h4><p>Our blend of arabica beans for a smooth flavour &amp; robusta for strength is roasted dark in small batches, each week.</p></div>',
+      ),
+      'https://roast.example/products/harbour-roast',
+    ),
+  );
+  assert.is(shown.match(/in small batches/g)?.length, 1, shown);
+});
+
 test("a card drawn in its article's header is content, and so is a teaser link hidden from screen readers alone", () => {
   const card = (i: number) =>
     `<article class="river"><a href="/news/${i}" aria-hidden="true" tabindex="-1"><img src="/t/${i}.jpg" alt=""></a><header><h2><a href="/news/${i}">Headphones story number ${i} of the week</a></h2><p class="desc"><a href="/news/${i}" aria-hidden="true" tabindex="-1">The teaser of story ${i} says what changed in this model and what it costs now.</a></p><div class="aux"><a href="/editor/${i}">Writer ${i}</a></div></header></article>`;

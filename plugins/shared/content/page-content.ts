@@ -11,8 +11,9 @@ import { pageBody } from './content-page.ts';
 import { kindParts } from './content-kind-parts.ts';
 import { clean, repeats } from './content-clean.ts';
 import { attributePosts, threadOf, writePostLines } from './content-posts.ts';
-import { textOf, words } from './content-text.ts';
+import { words } from './content-text.ts';
 import { revealStreamed } from './streamed.ts';
+import { addDescription, declaredDescription, price, specifications } from './content-product.ts';
 
 /** A page's content: its main content (or, for a page with no article, the page without its furniture), and its title. */
 export interface PageContent {
@@ -66,6 +67,7 @@ export function pageContent(raw: string, base: string, main = true): PageContent
     main = false;
   }
   const kind = pageKind(document, base);
+  const described = kind === 'product' ? declaredDescription(document) : undefined;
   if (!main) {
     const title = document.title?.replace(/\s+/g, ' ').trim() || undefined;
     for (const el of document.querySelectorAll('header, footer, aside')) el.remove();
@@ -93,18 +95,20 @@ export function pageContent(raw: string, base: string, main = true): PageContent
       specifications(found.root, body);
       price(found.root, body);
     }
-    return { title: found.title, root: settle(found.root, kind, base), kind };
+    return { title: found.title, root: settle(found.root, kind, base, described), kind };
   }
   const title = found?.title ?? titleOf(again.title, headlines(again));
-  return { title, root: settle(body ?? again.body, kind, base), kind };
+  return { title, root: settle(body ?? again.body, kind, base, described), kind };
 }
 
 /**
  * The chosen content as it is answered: a thread's part, the noise cleaned, links absolute, what it repeats removed
  * (every repeated block of a thread or a product), then each post's line written (an author's line repeats by nature).
  */
-function settle(root: Element, kind: PageKind | undefined, base: string): Element {
-  const cleaned = clean(thread(root, kind), base);
+function settle(root: Element, kind: PageKind | undefined, base: string, described?: string): Element {
+  const part = thread(root, kind);
+  addDescription(part, described);
+  const cleaned = clean(part, base);
   repeats(cleaned, kind === 'forum' || kind === 'product');
   return writePostLines(cleaned);
 }
@@ -116,33 +120,4 @@ function settle(root: Element, kind: PageKind | undefined, base: string): Elemen
 function thread(root: Element, kind: PageKind | undefined): Element {
   const part = kind === 'forum' ? threadOf(root) : undefined;
   return part && words(part.textContent) >= words(root.textContent) * 0.3 ? part : root;
-}
-
-/** Where a product's price stands: its microdata, or a part named as its price. */
-const PRICE = '[itemprop="price"], [class~="price"], [class~="product-price"], [class~="price-box"], [id="price"]';
-
-/** A product's price that the container of its description left out: put before the description. */
-function price(root: Element, body: Element): void {
-  for (const el of body.querySelectorAll(PRICE)) {
-    const text = textOf(el);
-    if (!/\d/.test(text) || words(text) > 8) continue;
-    if (!(root.textContent ?? '').includes(text)) root.prepend(el);
-    return;
-  }
-}
-
-/**
- * A product's specifications (its tables and definition lists) that the container of its description left out
- * (they sit in a tab beside it): appended to the content, each under its heading when it has one.
- */
-function specifications(root: Element, body: Element): void {
-  const have = (root.textContent ?? '').replace(/\s+/g, ' ');
-  for (const table of body.querySelectorAll('table, dl')) {
-    if (table.parentElement?.closest('table, dl') || words(table.textContent) < 4) continue;
-    const text = textOf(table);
-    if (have.includes(text.slice(0, 60))) continue;
-    const heading = table.parentElement?.querySelector('h2, h3, h4');
-    if (heading && !heading.contains(table)) root.append(heading);
-    root.append(table);
-  }
 }
