@@ -275,6 +275,8 @@ test('pageType beside the content: each kind of page says its kind, and the thre
     docs: ['documentation', 'streamkit read data.csv', 'On this page'],
     // A product that React's server rendering streamed in after the shell (hidden until its script moves it).
     streamed: ['product', 'grips wet rock', 'Loading the product skeleton'],
+    // A shop drawn by script: its description is the one its JSON-LD declares (its buy box stays out).
+    'shell-product': ['product', 'roasted dark in small batches', 'Add to cart'],
   };
   for (const [file, [kind, inside, outside]] of Object.entries(want)) {
     const res = await call(app.freeUrl, `url=${q(`${fx.url}/kinds?k=${file}`)}&markdown&text&html&meta=false`);
