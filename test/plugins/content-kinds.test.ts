@@ -530,6 +530,15 @@ test('a link drawn as a button (btn, button, cta, role button) is an action, not
   assert.not.match(md, /Get started|Book your discovery call|See plans/, md);
 });
 
+test("every tab's panel is the page's content, shown or not; a popover (drawn only when opened) is not", () => {
+  const panel = (lang: string, shown: string) =>
+    `<div role="tabpanel" id="tab-${lang}" ${shown}><pre><code class="language-${lang}">client.messages.create(to="+15550100", body="sent from ${lang}")</code></pre></div>`;
+  const html = `<html><head><title>Send a message</title></head><body><div class="docs-content"><h1>Send your first message</h1><p>Each helper library sends a message with one call, once your account's keys are set in the environment.</p><div role="tablist"><button role="tab">Python</button><button role="tab">Ruby</button><button role="tab">Go</button></div>${panel('python', '')}${panel('ruby', 'hidden')}${panel('go', 'style="display:none"')}<p>The call answers the message's id, which its status page reads.</p></div><i-card popover id="push-prompt"><div role="tablist"><button>Chrome</button></div><div role="tabpanel"><p>Allow notifications in Chrome from the lock icon beside the address, then reload this page.</p></div></i-card></body></html>`;
+  const md = contentMarkdown(pageContent(html, 'https://docs.example/docs/messaging/quickstart'));
+  for (const lang of ['python', 'ruby', 'go']) assert.match(md, `\`\`\`${lang}\nclient.messages.create`, md);
+  assert.not.match(md, /Allow notifications/, md);
+});
+
 test("a product's description declared in its JSON-LD is read when the page's markup lacks it (a script's shell)", () => {
   const description =
     '<h4>DARK ROAST FOR LONG DAYS.</h4><p>Our blend of arabica beans for a smooth flavour and robusta for strength is roasted dark in small batches, every week.</p>';

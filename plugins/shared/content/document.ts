@@ -113,8 +113,11 @@ export function unwrapFieldless(document: Document): void {
   }
 }
 
-/** What a reader does not see until asked (a dialog, a modal): never the page, however long. */
-const UNSEEN = '[role="dialog"], [role="alertdialog"], [aria-modal="true"]';
+/**
+ * What a reader does not see until asked (a dialog, a modal, a popover: HTML's `popover` element is drawn only when a
+ * control opens it): never the page, however long.
+ */
+const UNSEEN = '[role="dialog"], [role="alertdialog"], [aria-modal="true"], [popover]';
 /** A page's messages to its reader (`Loading…`, `No results`, `Something went wrong`): gone unless they hold much of it. */
 const MESSAGES = '[role="status"], [role="alert"]';
 /** Bootstrap's class that hides an element, and those that show it again from a breakpoint on (`d-md-block`). */
@@ -139,5 +142,23 @@ export function dropUnseen(document: Document): void {
     if (message && much(el)) continue;
     if (!message && !el.matches(UNSEEN) && (SHOWN_AT.test(el.getAttribute('class') ?? '') || much(el))) continue;
     el.remove();
+  }
+}
+
+/**
+ * A tab's panel is shown when its tab is chosen: its content is the page's whatever tab is chosen when the page loads
+ * (a manual's code in each language, a product's specifications, a service's capabilities). Panels hidden until then
+ * are shown (`hidden`, `aria-hidden`, `display: none` taken off).
+ */
+export function showTabs(document: Document): void {
+  for (const el of document.body?.querySelectorAll('[role="tabpanel"]') ?? []) {
+    el.removeAttribute('hidden');
+    if (el.getAttribute('aria-hidden') === 'true') el.removeAttribute('aria-hidden');
+    const style = el.getAttribute('style');
+    if (style && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style))
+      el.setAttribute(
+        'style',
+        style.replace(/(display\s*:\s*none|visibility\s*:\s*hidden)\s*(!important)?\s*;?/gi, ''),
+      );
   }
 }

@@ -4,7 +4,7 @@
 // cleaned body the one container holds.
 import { parseHTML } from 'refract-linkedom';
 import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
-import { adoptStrays, deeperThan, dropUnseen, unwrapFieldless, wholeDocument } from './document.ts';
+import { adoptStrays, deeperThan, dropUnseen, showTabs, unwrapFieldless, wholeDocument } from './document.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
 import { pageBody } from './content-page.ts';
@@ -46,6 +46,7 @@ function parse(html: string): Document {
   const document = parseHTML(html).document as unknown as Document;
   adoptStrays(document);
   revealStreamed(document);
+  showTabs(document);
   dropUnseen(document);
   unwrapFieldless(document);
   return document;
