@@ -4,7 +4,8 @@
 // cleaned body the one container holds.
 import { parseHTML } from 'refract-linkedom';
 import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
-import { adoptStrays, deeperThan, dropUnseen, showTabs, unwrapFieldless, wholeDocument } from './document.ts';
+import { adoptStrays, deeperThan, unwrapFieldless, wholeDocument } from './document.ts';
+import { dropUnseen, showTabs } from './content-seen.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
 import { pageBody } from './content-page.ts';

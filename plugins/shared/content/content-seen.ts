@@ -1,0 +1,53 @@
+// What a reader of the page sees: what stays unseen until asked (a dialog, a popover, Bootstrap's `d-none`, the
+// page's messages) goes, and what a tab shows once chosen is shown.
+import { words } from './content-text.ts';
+
+/**
+ * What a reader does not see until asked (a dialog, a modal, a popover: HTML's `popover` element is drawn only when a
+ * control opens it): never the page, however long.
+ */
+const UNSEEN = '[role="dialog"], [role="alertdialog"], [aria-modal="true"], [popover]';
+/** A page's messages to its reader (`Loading…`, `No results`, `Something went wrong`): gone unless they hold much of it. */
+const MESSAGES = '[role="status"], [role="alert"]';
+/** Bootstrap's class that hides an element, and those that show it again from a breakpoint on (`d-md-block`). */
+const HIDDEN = '[class~="d-none"]';
+const SHOWN_AT =
+  /(^|\s)d-(sm|md|lg|xl|xxl)-(block|flex|inline|inline-block|inline-flex|grid|table|table-cell|contents)(\s|$)/;
+
+/**
+ * Removes what a reader does not see: a dialog whatever its size (a terms-of-service modal at the end of a shop's page
+ * held more words than the product, and was taken for the content, by Readability too); the page's messages and what
+ * Bootstrap's `d-none` hides at every width (a menu's submenus, a form's error messages, a stock notice) unless they
+ * hold 30% of the page (a page hidden until its script runs, a store of text a script shows in tabs) or a breakpoint
+ * shows the hidden part again.
+ */
+export function dropUnseen(document: Document): void {
+  // One query for all three (each query walks the whole page); the page's words are counted only when one is asked.
+  let all: number | undefined;
+  const much = (el: Element) => words(el.textContent) >= (all ??= words(document.body?.textContent)) * 0.3;
+  for (const el of [...(document.body?.querySelectorAll(`${UNSEEN}, ${MESSAGES}, ${HIDDEN}`) ?? [])]) {
+    if (!el.isConnected) continue;
+    const message = el.matches(MESSAGES);
+    if (message && much(el)) continue;
+    if (!message && !el.matches(UNSEEN) && (SHOWN_AT.test(el.getAttribute('class') ?? '') || much(el))) continue;
+    el.remove();
+  }
+}
+
+/**
+ * A tab's panel is shown when its tab is chosen: its content is the page's whatever tab is chosen when the page loads
+ * (a manual's code in each language, a product's specifications, a service's capabilities). Panels hidden until then
+ * are shown (`hidden`, `aria-hidden`, `display: none` taken off).
+ */
+export function showTabs(document: Document): void {
+  for (const el of document.body?.querySelectorAll('[role="tabpanel"]') ?? []) {
+    el.removeAttribute('hidden');
+    if (el.getAttribute('aria-hidden') === 'true') el.removeAttribute('aria-hidden');
+    const style = el.getAttribute('style');
+    if (style && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style))
+      el.setAttribute(
+        'style',
+        style.replace(/(display\s*:\s*none|visibility\s*:\s*hidden)\s*(!important)?\s*;?/gi, ''),
+      );
+  }
+}
