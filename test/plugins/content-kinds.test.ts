@@ -539,6 +539,15 @@ test("every tab's panel is the page's content, shown or not; a popover (drawn on
   assert.not.match(md, /Allow notifications/, md);
 });
 
+test("a service page's FAQ answers, closed in their accordion (aria-controls), are its content; a dialog opened so is not", () => {
+  const qa = (i: number, closed: string) =>
+    `<h3><button aria-expanded="false" aria-controls="faq-${i}">How long does job ${i} take?</button></h3><div id="faq-${i}" class="accordion__panel" ${closed}><p>Job ${i} takes about ${i} weeks from the first survey to the last coat of paint, weather allowing.</p></div>`;
+  const html = `<html><head><title>Painting services</title></head><body><div class="page"><h1>House painting</h1><p>We paint houses inside and out, with our own crews, and guarantee the work for five years.</p><h2>Questions</h2>${qa(1, 'hidden')}${qa(2, 'aria-hidden="true"')}${qa(3, 'style="display: none;"')}<button aria-expanded="false" aria-controls="chat">Chat</button><div id="chat" role="dialog" hidden><p>Hello! Our assistant answers questions about quotes and visits at any hour.</p></div></div></body></html>`;
+  const text = contentText(pageContent(html, 'https://paint.example/services/house-painting'));
+  for (const i of [1, 2, 3]) assert.match(text, `Job ${i} takes about ${i} weeks`, text);
+  assert.not.match(text, /Our assistant answers/, text);
+});
+
 test("a product's description declared in its JSON-LD is read when the page's markup lacks it (a script's shell)", () => {
   const description =
     '<h4>DARK ROAST FOR LONG DAYS.</h4><p>Our blend of arabica beans for a smooth flavour and robusta for strength is roasted dark in small batches, every week.</p>';

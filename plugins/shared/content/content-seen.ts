@@ -1,5 +1,5 @@
 // What a reader of the page sees: what stays unseen until asked (a dialog, a popover, Bootstrap's `d-none`, the
-// page's messages) goes, and what a tab shows once chosen is shown.
+// page's messages) goes, and what a tab or a disclosure shows once chosen is shown.
 import { words } from './content-text.ts';
 
 /**
@@ -35,12 +35,20 @@ export function dropUnseen(document: Document): void {
 }
 
 /**
- * A tab's panel is shown when its tab is chosen: its content is the page's whatever tab is chosen when the page loads
- * (a manual's code in each language, a product's specifications, a service's capabilities). Panels hidden until then
- * are shown (`hidden`, `aria-hidden`, `display: none` taken off).
+ * A tab's panel, and what a disclosure control opens (an accordion's answer, a "Read more": the element its
+ * `aria-controls` names, with `aria-expanded` saying whether it is open), are the page's content whichever is open when
+ * the page loads: a manual's code in each language, a product's specifications, a service page's FAQ answers. Those
+ * closed are shown (`hidden`, `aria-hidden`, `display: none` taken off). A dialog one opens stays unseen (dropUnseen
+ * runs after).
  */
-export function showTabs(document: Document): void {
-  for (const el of document.body?.querySelectorAll('[role="tabpanel"]') ?? []) {
+export function showPanels(document: Document): void {
+  const panels = new Set(document.body?.querySelectorAll('[role="tabpanel"]') ?? []);
+  for (const control of document.body?.querySelectorAll('[aria-expanded][aria-controls]') ?? [])
+    for (const id of (control.getAttribute('aria-controls') ?? '').split(/\s+/)) {
+      const panel = id ? document.getElementById(id) : null;
+      if (panel) panels.add(panel);
+    }
+  for (const el of panels) {
     el.removeAttribute('hidden');
     if (el.getAttribute('aria-hidden') === 'true') el.removeAttribute('aria-hidden');
     const style = el.getAttribute('style');

@@ -5,7 +5,7 @@
 import { parseHTML } from 'refract-linkedom';
 import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
 import { adoptStrays, deeperThan, unwrapFieldless, wholeDocument } from './document.ts';
-import { dropUnseen, showTabs } from './content-seen.ts';
+import { dropUnseen, showPanels } from './content-seen.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
 import { pageBody } from './content-page.ts';
@@ -47,7 +47,7 @@ function parse(html: string): Document {
   const document = parseHTML(html).document as unknown as Document;
   adoptStrays(document);
   revealStreamed(document);
-  showTabs(document);
+  showPanels(document);
   dropUnseen(document);
   unwrapFieldless(document);
   return document;
