@@ -10,9 +10,17 @@ export interface Stored {
 /** Cross-process locks (Redis), so that one process computes what all of them asked for at once. */
 export interface CacheLocks {
   acquire(key: string, ttlMs: number): Promise<boolean>;
+  renew(key: string, ttlMs: number): Promise<void>;
   release(key: string): Promise<void>;
   wait(key: string, timeoutMs: number): Promise<void>;
 }
+
+/**
+ * How long a process's lock on computing an entry outlives the process: it renews the lock while it computes, so a
+ * process killed mid-computation (SIGKILL) holds up the others' requests for the same entry this long, not for the
+ * whole computation's deadline (its timeout and 5 s more: a monitor's reads on another process stopped for 35 s).
+ */
+export const HOLD_MS = 5000;
 
 /** The response cache: Keyv over a byte-bounded LRU in memory (or another Keyv store), with coalescing. */
 export interface Cache<E extends Stored = Stored> {
@@ -120,15 +128,20 @@ export function createCache<E extends Stored = Stored>(opts: {
     const locks = opts.locks!;
     const deadline = Date.now() + waitMs;
     for (;;) {
-      if (await locks.acquire(key, waitMs)) {
+      if (await locks.acquire(key, HOLD_MS)) {
+        // Renewed while this process computes: killed, it lets the lock lapse within HOLD_MS.
+        const renewing = setInterval(() => void locks.renew(key, HOLD_MS).catch(() => undefined), HOLD_MS / 3);
+        renewing.unref();
         try {
           return await compute();
         } finally {
+          clearInterval(renewing);
           await locks.release(key);
         }
       }
-      // Another process is computing it: wait for its release, then read what it stored.
-      await locks.wait(key, Math.max(1, deadline - Date.now()));
+      // Another process is computing it: wait for its release, then read what it stored. Asked again every HOLD_MS:
+      // a holder that was killed releases nothing, and its lock lapses.
+      await locks.wait(key, Math.max(1, Math.min(HOLD_MS, deadline - Date.now())));
       const stored = await cache.get(key);
       if (stored) return stored;
       if (Date.now() >= deadline) return compute();

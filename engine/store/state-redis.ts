@@ -111,6 +111,9 @@ export async function redisLocks(client: Redis): Promise<{ locks: Locks; close()
     async acquire(key, ttlMs) {
       return (await client.set(`${PREFIX}lock:${key}`, '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX')) === 'OK';
     },
+    async renew(key, ttlMs) {
+      await client.pexpire(`${PREFIX}lock:${key}`, Math.max(1, Math.round(ttlMs)));
+    },
     async release(key) {
       await client.del(`${PREFIX}lock:${key}`);
       await client.publish(channel, key);

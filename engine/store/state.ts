@@ -19,6 +19,8 @@ export interface Counters {
 export interface Locks {
   /** True when this caller now holds the lock (it expires by itself after `ttlMs`). */
   acquire(key: string, ttlMs: number): Promise<boolean>;
+  /** Keeps the lock this caller holds for `ttlMs` more. */
+  renew(key: string, ttlMs: number): Promise<void>;
   /** Releases the lock and wakes the waiters. */
   release(key: string): Promise<void>;
   /** Resolves when the holder releases the lock (or at once if nobody holds it), at the latest after `timeoutMs`. */
@@ -122,6 +124,11 @@ export async function createState(redisUrl: string | undefined, clock: Clock, lo
       link.attempt(
         () => remote.acquire(key, ttlMs),
         () => true,
+      ),
+    renew: (key, ttlMs) =>
+      link.attempt(
+        () => remote.renew(key, ttlMs),
+        () => undefined,
       ),
     release: (key) =>
       link.attempt(
