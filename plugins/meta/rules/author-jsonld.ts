@@ -4,7 +4,8 @@ import { clean, type Doc } from '../../shared/page/helpers.ts';
 import { cleanByline } from '../../shared/normalize/byline.ts';
 import { comparable } from '../../shared/page/shown.ts';
 import { toAuthor } from '../../shared/normalize/author.ts';
-import { OTHERS_TYPES, typesOf, unauthored } from './authored.ts';
+import { OTHERS_TYPES, unauthored } from './authored.ts';
+import { typesOf } from '../../shared/page/jsonld.ts';
 
 export const personName = (v: unknown): unknown => {
   if (typeof v === 'string') return v;

@@ -5,6 +5,7 @@
 // `og:type`) and the shape of its address, as the content's kinds are (content-kind.ts), at no cost of a walk.
 import type { Doc } from '../../shared/page/doc.ts';
 import type { Rule } from '../../shared/page/helpers.ts';
+import { typesOf } from '../../shared/page/jsonld.ts';
 
 /** Types of a page's subject that nobody in particular writes (a business, LocalBusiness, is the site's owner, declared on its blog too). */
 const UNAUTHORED_TYPES =
@@ -14,12 +15,6 @@ const AUTHORED_TYPES =
   /^(Article|NewsArticle|BlogPosting|Blog|Report|ScholarlyArticle|TechArticle|AnalysisNewsArticle|OpinionNewsArticle|ReviewNewsArticle|Recipe|HowTo|DiscussionForumPosting|QAPage|Question|SocialMediaPosting|Book|Chapter|Thesis|CreativeWork|MedicalWebPage|APIReference|LiveBlogPosting|VideoObject|PodcastEpisode)$/;
 /** Types of the parts of a page that name other people: their authors are not the page's. */
 export const OTHERS_TYPES = /^(Review|Comment|Answer|Rating|AggregateRating|Offer|Question|Product|Event|JobPosting)$/;
-
-/** An object's schema.org types, their namespaces taken off. */
-export const typesOf = (obj: Record<string, unknown>): string[] =>
-  (Array.isArray(obj['@type']) ? obj['@type'] : [obj['@type']])
-    .filter((t): t is string => typeof t === 'string')
-    .map((t) => t.replace(/^.*[/:]/, ''));
 
 /** Paths of a shop's products and shelves, of lists of stories (topics, tags, categories, archives), and the home. */
 const UNAUTHORED_PATH =

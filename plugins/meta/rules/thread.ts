@@ -5,7 +5,7 @@ import type { Doc, Rule } from '../../shared/page/helpers.ts';
 import { clean } from '../../shared/page/helpers.ts';
 import { select } from '../../shared/page/select.ts';
 import { elementText } from '../../shared/page/shown.ts';
-import { typesOf } from './authored.ts';
+import { typesOf } from '../../shared/page/jsonld.ts';
 import { FORUM_POST_CLASSES } from '../../shared/page/forum.ts';
 
 /** A post as forum software marks it (plugins/shared/page/forum.ts). */

@@ -2,26 +2,11 @@
 // specifications (in a tab beside the description), and its own description as it declares it in JSON-LD
 // (`Product.description`): a shop drawn by script sends its description there and in its script's data, and its
 // markup holds a promotion banner and the buy box.
-import { jsonrepair } from 'jsonrepair';
+import { parseJsonLd, typesOf } from '../page/jsonld.ts';
 import { textOf, words, type El } from './content-text.ts';
 
 /** The types of the product a page is about. */
 const PRODUCT = /^(Product|ProductGroup|IndividualProduct|ProductModel|Car|Vehicle|Book)$/;
-
-/** Every object of a JSON-LD value and of its `@graph`, in order. */
-function* nodes(value: unknown): Generator<Record<string, unknown>> {
-  if (Array.isArray(value)) {
-    for (const v of value) yield* nodes(v);
-    return;
-  }
-  if (!value || typeof value !== 'object') return;
-  const obj = value as Record<string, unknown>;
-  yield obj;
-  if (obj['@graph']) yield* nodes(obj['@graph']);
-}
-
-const typed = (node: Record<string, unknown>, re: RegExp): boolean =>
-  [node['@type']].flat().some((t) => typeof t === 'string' && re.test(t.replace(/^.*[/:]/, '')));
 
 /**
  * The description the page declares for its product (the longest, of 12 words or more), as markup when it is
@@ -30,21 +15,11 @@ const typed = (node: Record<string, unknown>, re: RegExp): boolean =>
 export function declaredDescription(document: Document): string | undefined {
   let best: string | undefined;
   for (const script of document.querySelectorAll('script[type="application/ld+json"]')) {
-    const raw = (script.textContent ?? '').trim();
+    const raw = script.textContent ?? '';
     if (!raw.includes('description')) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      try {
-        value = JSON.parse(jsonrepair(raw));
-      } catch {
-        continue;
-      }
-    }
-    for (const node of nodes(value)) {
+    for (const node of parseJsonLd(raw)) {
       const text = readable(node.description);
-      if (!typed(node, PRODUCT) || !text || words(text) < 12) continue;
+      if (!typesOf(node).some((t) => PRODUCT.test(t)) || !text || words(text) < 12) continue;
       if (!best || text.length > best.length) best = text;
     }
   }

@@ -28,21 +28,34 @@ export function readJsonLd($: CheerioAPI): Record<string, unknown>[] {
     // An untyped script is code but for this slip: its start is read before its whole text is.
     const start = el.children[0]?.type === 'text' ? (el.children[0] as Text).data.slice(0, 200).trimStart() : '';
     if (type === undefined && !LINKED_DATA.test(start)) continue;
-    const raw = $(el).text().trim();
-    if (!raw) continue;
+    out.push(...parseJsonLd($(el).text()));
+  }
+  return out;
+}
+
+/** The objects of one JSON-LD block's text (`@graph` members included); none when it cannot be read. */
+export function parseJsonLd(text: string): Record<string, unknown>[] {
+  const raw = text.trim();
+  const out: Record<string, unknown>[] = [];
+  if (!raw) return out;
+  try {
+    flatten(JSON.parse(raw), out);
+  } catch {
+    // Publishers ship broken JSON-LD (`"width": ,`, control characters, trailing commas): repair, else a miss.
     try {
-      flatten(JSON.parse(raw), out);
+      flatten(JSON.parse(jsonrepair(raw)), out);
     } catch {
-      // Publishers ship broken JSON-LD (`"width": ,`, control characters, trailing commas): repair, else a miss.
-      try {
-        flatten(JSON.parse(jsonrepair(raw)), out);
-      } catch {
-        /* unparsable block: a miss */
-      }
+      /* unparsable block: a miss */
     }
   }
   return out;
 }
+
+/** An object's schema.org types, their namespaces taken off. */
+export const typesOf = (obj: Record<string, unknown>): string[] =>
+  (Array.isArray(obj['@type']) ? obj['@type'] : [obj['@type']])
+    .filter((t): t is string => typeof t === 'string')
+    .map((t) => t.replace(/^.*[/:]/, ''));
 
 /** The first non-empty value at `path`, looking into every member of a list on the way. */
 function pick(value: unknown, path: string[]): unknown {
