@@ -596,4 +596,25 @@ test("a card drawn in its article's header is content, and so is a teaser link h
   assert.not.match(text, /Deals|Advertisement placeholder/, text);
 });
 
+test("readers' comments are the content of a page that has little else (a link's discussion), not of a post", () => {
+  const comment = (who: string, i: number) =>
+    `<li class="comments_subtree"><div class="comment"><div class="byline"><a href="/~${who}">${who}</a></div><div class="comment_text"><p>${who} has run the new scheduler on ${i + 2} machines for a month and the tail latency fell by half against the old one.</p></div></div></li>`;
+  const thread = ['ash', 'bay', 'cob', 'dew', 'elk'].map(comment).join('');
+  const page = (own: string) =>
+    `<html><head><title>A new scheduler</title></head><body><header><a href="/">Links</a></header><div class="story"><a href="https://elsewhere.example/scheduler">A new scheduler</a> <span class="domain">elsewhere.example</span></div>${own}<ol class="comments">${thread}</ol></body></html>`;
+  const link = contentText(pageContent(page(''), 'https://links.example/s/abc/a_new_scheduler'));
+  for (const who of ['ash', 'bay', 'cob', 'dew', 'elk'])
+    assert.match(link, new RegExp(`${who} has run the new scheduler`), link);
+  // A post of its own: the comments on it are the readers', not the page's.
+  const text = Array.from({ length: 12 }, (_, i) => `The scheduler keeps run queue ${i} short by stealing work early.`);
+  const post = contentText(
+    pageContent(
+      page(`<div class="post"><p>${text.join(' ')}</p></div>`),
+      'https://links.example/s/abc/a_new_scheduler',
+    ),
+  );
+  assert.match(post, /stealing work early/);
+  assert.not.match(post, /has run the new scheduler/, post);
+});
+
 test.run();

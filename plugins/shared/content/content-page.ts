@@ -4,6 +4,7 @@
 import { createCounts, linkDensity, words, type El } from './content-text.ts';
 import { nameOf } from './content-prune.ts';
 import { kindParts } from './content-kind-parts.ts';
+import { discussion } from './content-comments.ts';
 import type { PageKind } from './content-kind.ts';
 
 /** Markup that is never content. */
@@ -104,11 +105,13 @@ function cardHeader(el: El): boolean {
 /**
  * Removes the parts named as the site's (content-prune.ts), each under a third of the page, unless the parts one name
  * marks hold half the page together: they are its content, repeated (a page builder's widgets, a thread's posts named
- * `comment`; readers' comments are a thread's content, never another page's).
+ * `comment`; readers' comments are a thread's content, and a discussion's (content-comments.ts), never another page's).
  */
 function dropNamed(root: El, kind: PageKind | undefined): void {
   const total = words(root.textContent);
   const marked = new Map<string, El[]>();
+  // Whether the comments are the page (read once, when a part is named so).
+  let talk: boolean | undefined;
   for (const el of root.querySelectorAll('[class], [id]')) {
     const name = nameOf(el);
     if (!name || words(el.textContent) >= total * 0.3) continue;
@@ -122,8 +125,9 @@ function dropNamed(root: El, kind: PageKind | undefined): void {
       for (let up = el.parentElement; up; up = up.parentElement) if (all.has(up)) return false;
       return true;
     });
-    const theirs = kind !== 'forum' && /^comments?$/.test(name);
-    if (!theirs && outer.length >= 3 && outer.reduce((n, el) => n + words(el.textContent), 0) >= total * 0.5) continue;
+    const held = outer.reduce((n, el) => n + words(el.textContent), 0);
+    const theirs = kind !== 'forum' && /^comments?$/.test(name) && !(talk ??= discussion(root, total));
+    if (!theirs && outer.length >= 3 && held >= total * 0.5) continue;
     for (const el of els) if (root.contains(el)) el.remove();
   }
 }
