@@ -617,4 +617,26 @@ test("readers' comments are the content of a page that has little else (a link's
   assert.not.match(post, /has run the new scheduler/, post);
 });
 
+test("a thread's replies named comments are its posts; a question's comments, under each answer, are not", () => {
+  const url = 'https://forum.example.org/discussion/42/the-mill-pond';
+  const reply = (who: string, i: number) =>
+    `<li class="Item ItemComment"><div class="Comment"><span class="Author"><a class="Username" href="/profile/${who}">${who}</a></span><time datetime="2025-03-0${i + 1}T10:00:00Z">March 2025</time><div class="Message"><p>${who} skated the mill pond on day ${i + 3} and the ice held, though the far end by the sluice gate creaked all afternoon.</p></div></div></li>`;
+  const opening = Array.from({ length: 10 }, (_, i) => `The old mill pond froze over on day ${i} this winter.`);
+  const vanilla = `<html><head><title>The mill pond</title></head><body><main><div class="Discussion"><span class="Author"><a class="Username" href="/profile/linc">linc</a></span><time datetime="2025-03-01T09:00:00Z">March 2025</time><div class="Message"><p>${opening.join(' ')}</p></div></div><div class="CommentsWrap"><h2>Comments</h2><ul class="MessageList Comments">${['ash', 'bay', 'cob'].map(reply).join('')}</ul></div></main></body></html>`;
+  const thread = contentText(pageContent(vanilla, url));
+  for (const who of ['ash', 'bay', 'cob']) assert.match(thread, new RegExp(`${who} skated the mill pond`), thread);
+  // No author marked in the replies at all (Lemmy's): the replies are still the thread's.
+  const bare = contentText(pageContent(vanilla.replace(/<span class="Author">.*?<\/time>/g, ''), url));
+  assert.match(bare, /cob skated the mill pond/, bare);
+  // Answers of their own, each with readers' remarks under it: the remarks go.
+  const remark = (who: string) =>
+    `<li class="comment"><span class="comment-copy">Did you try it with a larger pot first, ${who}? Mine overflowed twice and the brine ran all over the floor of the garage before I gave up on it.</span> <a class="comment-author" href="/u/${who}">${who}</a> <time datetime="2025-03-02T10:00:00Z">Mar 2</time></li>`;
+  const answer = (who: string, i: number) =>
+    `<div class="answer"><div class="answercell"><div class="post-text"><p>${who} answers: ${Array.from({ length: 8 }, (_, j) => `brine the bird for ${i + j} hours in cold salted water.`).join(' ')}</p></div><div class="user-info"><a class="username" href="/u/${who}">${who}</a> <time datetime="2025-03-01T09:00:00Z">Mar 1</time></div></div><div class="comments"><ul>${remark(`${who}x`)}${remark(`${who}y`)}</ul></div></div>`;
+  const qa = `<html><head><title>How long to brine?</title></head><body><main><div class="question"><p>How long should a turkey sit in brine before it is roasted for a crowd of forty?</p><a class="username" href="/u/asker">asker</a></div>${['dew', 'elk', 'fir'].map(answer).join('')}</main></body></html>`;
+  const answers = contentText(pageContent(qa, 'https://answers.example.org/questions/7/how-long-to-brine'));
+  assert.match(answers, /fir answers: brine the bird/);
+  assert.not.match(answers, /larger pot first/, answers);
+});
+
 test.run();

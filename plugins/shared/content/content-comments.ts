@@ -2,6 +2,7 @@
 // page that has little else (a link aggregator's discussion of a link: a title, a domain and the comments).
 import { nameOf } from './content-prune.ts';
 import { words, type El } from './content-text.ts';
+import { postsOf } from './content-posts.ts';
 
 /** The outermost parts under `root` that a class or id word names as comments (`comments`, `comment-list`...). */
 export function commentsOf(root: El): El[] {
@@ -20,4 +21,19 @@ export function commentsOf(root: El): El[] {
 export function discussion(root: El, total = words(root.textContent)): boolean {
   const comments = commentsOf(root);
   return comments.length > 0 && total - comments.reduce((n, el) => n + words(el.textContent), 0) < 100;
+}
+
+/**
+ * Whether a thread's parts named `comments` are its replies: every post of it but one (its opening post) is one of
+ * them or is inside one (Vanilla names each reply `Comment`), or no post is found at all (Lemmy's replies, with no
+ * author's mark this reading knows). A thread with more posts of its own (a question's answers) holds readers'
+ * remarks on each of them, written under the post (Stack Exchange's comments): not its content.
+ */
+export function replies(root: El, comments: El[]): boolean {
+  const posts = postsOf(root);
+  const theirs = (post: Element) =>
+    comments.some(
+      (c) => c.contains(post) || (post.contains(c) && words(c.textContent) >= words(post.textContent) * 0.8),
+    );
+  return posts.filter((post) => !theirs(post)).length <= 1;
 }

@@ -4,7 +4,7 @@
 import { createCounts, linkDensity, words, type El } from './content-text.ts';
 import { nameOf } from './content-prune.ts';
 import { kindParts } from './content-kind-parts.ts';
-import { discussion } from './content-comments.ts';
+import { discussion, replies } from './content-comments.ts';
 import type { PageKind } from './content-kind.ts';
 
 /** Markup that is never content. */
@@ -126,7 +126,10 @@ function dropNamed(root: El, kind: PageKind | undefined): void {
       return true;
     });
     const held = outer.reduce((n, el) => n + words(el.textContent), 0);
-    const theirs = kind !== 'forum' && /^comments?$/.test(name) && !(talk ??= discussion(root, total));
+    const comments = /^comments?$/.test(name);
+    // A thread's replies named comments are its posts, whatever share of the page they hold.
+    if (comments && kind === 'forum' && replies(root, els)) continue;
+    const theirs = comments && kind !== 'forum' && !(talk ??= discussion(root, total));
     if (!theirs && outer.length >= 3 && held >= total * 0.5) continue;
     for (const el of els) if (root.contains(el)) el.remove();
   }

@@ -86,9 +86,9 @@ function dateIn(el: Element): PostDate | undefined {
 }
 
 /**
- * Marks each post with its author and time (its line is written by writePostLines), in place. A post is the largest element around an author's mark
- * that holds no other author's mark, with words of its own; a thread whose posts cannot be told apart this way is
- * left as it is.
+ * Marks each post with its author and time (its line is written by writePostLines), in place. A post is the largest
+ * element around an author's mark that holds no other mark, with words of its own; a thread whose posts cannot be
+ * told apart this way is left as it is.
  */
 export function attributePosts(root: El): void {
   const marks = authorMarks(root);
@@ -115,9 +115,11 @@ export function attributePosts(root: El): void {
   }
 }
 
+/** The posts marked under `root` (attributePosts), their lines not yet written. */
+export const postsOf = (root: Element): Element[] => [...root.querySelectorAll(`[${POST}]`)];
 /** The smallest element around a thread's marked posts (two or more), without the threads listed after them. */
 export function threadOf(root: Element): Element | undefined {
-  const posts = [...root.querySelectorAll(`[${POST}]`)];
+  const posts = postsOf(root);
   let around = posts.length > 1 ? posts[0]!.parentElement : null;
   while (around && around !== root && !posts.every((post) => around!.contains(post))) around = around.parentElement;
   return around ?? undefined;
