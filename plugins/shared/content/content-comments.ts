@@ -1,25 +1,13 @@
 // Readers' comments: another page's furniture (an article's comment section), a thread's content, and the content of a
 // page that has little else (a link aggregator's discussion of a link: a title, a domain and the comments).
-import { nameOf } from './content-prune.ts';
 import { words, type El } from './content-text.ts';
 import { postsOf } from './content-posts.ts';
 
-/** The outermost parts under `root` that a class or id word names as comments (`comments`, `comment-list`...). */
-export function commentsOf(root: El): El[] {
-  const found: El[] = [];
-  for (const el of root.querySelectorAll('[class], [id]')) {
-    const name = nameOf(el);
-    if (name && /^comments?$/.test(name) && !found.some((up) => up.contains(el))) found.push(el);
-  }
-  return found;
-}
-
 /**
- * Whether the page under `root` is a discussion: readers' comments with fewer than 100 words of its own beside them
- * (`total` words in all). A post, however short, says more than its title.
+ * Whether a page of `total` words is a discussion: its readers' comments (`comments`, the outermost parts a class or id
+ * word names so) with fewer than 100 words of its own beside them. A post, however short, says more than its title.
  */
-export function discussion(root: El, total = words(root.textContent)): boolean {
-  const comments = commentsOf(root);
+export function discussion(comments: El[], total: number): boolean {
   return comments.length > 0 && total - comments.reduce((n, el) => n + words(el.textContent), 0) < 100;
 }
 

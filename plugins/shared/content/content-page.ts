@@ -110,10 +110,12 @@ function cardHeader(el: El): boolean {
 function dropNamed(root: El, kind: PageKind | undefined): void {
   const total = words(root.textContent);
   const marked = new Map<string, El[]>();
-  // Whether the comments are the page (read once, when a part is named so).
+  // The outermost parts named comments, whatever their size, and whether they are the page (read once, when asked).
+  const talking: El[] = [];
   let talk: boolean | undefined;
   for (const el of root.querySelectorAll('[class], [id]')) {
     const name = nameOf(el);
+    if (name && /^comments?$/.test(name) && !talking.some((up) => up.contains(el))) talking.push(el);
     if (!name || words(el.textContent) >= total * 0.3) continue;
     const same = marked.get(name);
     if (same) same.push(el);
@@ -129,7 +131,7 @@ function dropNamed(root: El, kind: PageKind | undefined): void {
     const comments = /^comments?$/.test(name);
     // A thread's replies named comments are its posts, whatever share of the page they hold.
     if (comments && kind === 'forum' && replies(root, els)) continue;
-    const theirs = comments && kind !== 'forum' && !(talk ??= discussion(root, total));
+    const theirs = comments && kind !== 'forum' && !(talk ??= discussion(talking, total));
     if (!theirs && outer.length >= 3 && held >= total * 0.5) continue;
     for (const el of els) if (root.contains(el)) el.remove();
   }
