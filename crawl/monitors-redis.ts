@@ -21,6 +21,8 @@ import type { createWebhook } from './webhooks.ts';
 const QUEUE = 'refract-monitors';
 const KEY = (id: string) => `refract:monitor:${id}`;
 const OWNED = (owner: string) => `refract:monitors:${owner}`;
+/** Held for half a tick by the read that began it: a second job of the same tick finds it and reads nothing. */
+const READING = (id: string) => `refract:monitor:${id}:reading`;
 /** Reads of monitors one process makes at once. */
 const AT_ONCE = 2;
 /** How long a read may hold its job before another process takes it up (BullMQ renews it while the read runs). */
@@ -57,8 +59,16 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
       const k = await load(id);
       // A monitor deleted while its schedule was being mended (see `sweep`) leaves no schedule behind.
       if (!k) return void (await queue.removeJobScheduler(id));
+      // One read a tick, whatever the queue hands out: a read killed with its process (SIGKILL) is handed out again
+      // once its lock lapses (BullMQ's stalled jobs), and a schedule mended by `sweep` while its late process was
+      // still taking it can run two jobs at once (stop 71's CI read a page twice 56 ms apart after a
+      // SIGKILL). The first job of a tick takes the claim for half a tick; any other in that time is skipped.
+      const now = clock.now();
+      const half = Math.max(1, Math.floor((nextRun(k.monitor, now) - now) / 2));
+      if ((await redis.set(READING(id), String(job.id), 'PX', half, 'NX')) !== 'OK')
+        return void engine.logger.info('a second read of a monitor within one tick was skipped', { id, job: job.id });
       // When the scheduler's next job is due, as the monitor tells it (BullMQ counts it the same way).
-      k.monitor.nextRunAt = new Date(nextRun(k.monitor, clock.now())).toISOString();
+      k.monitor.nextRunAt = new Date(nextRun(k.monitor, now)).toISOString();
       const ran = structuredClone(k);
       const report = await runMonitor(ran, opts, hookOf);
       // Applied to the monitor as stored now, not written over it: under load a read outlasts its tick, the next
@@ -124,7 +134,7 @@ export async function createRedisMonitors(opts: MonitorsOptions & { redisUrl: st
     async delete(owner, id) {
       if (!(await mine(owner, id))) return false;
       await queue.removeJobScheduler(id);
-      await redis.multi().del(KEY(id)).srem(OWNED(owner), id).exec();
+      await redis.multi().del(KEY(id), READING(id)).srem(OWNED(owner), id).exec();
       hooks.delete(id);
       return true;
     },
