@@ -136,7 +136,10 @@ async function until(
       return `--- ${name}: ${state.trim()}\n${log.slice(-3000)}`;
     }),
   );
-  throw new Error(`${what}: not within ${ms / 1000} s (last: ${last})\n${seen.join('\n')}`);
+  // The names the network's DNS knows (CNI's dnsname plugin): stop 71's CI waited 180 s on `ENOTFOUND s3`.
+  const hosts = `/run/containers/cni/dnsname/${NETWORK}/addnhosts`;
+  const names = existsSync(hosts) ? readFileSync(hosts, 'utf8') : `(no ${hosts})`;
+  throw new Error(`${what}: not within ${ms / 1000} s (last: ${last})\n${seen.join('\n')}\n--- DNS names:\n${names}`);
 }
 
 /** How long one readiness poll may take: a connection that hangs is a failed poll, not the whole wait's deadline. */
