@@ -618,6 +618,30 @@ field(
       '2014-07-19T12:00:00.000Z',
     ],
     [
+      'beyond: a date the text labels as published wins over an earlier unlabelled one (a sidebar teaser, an event)',
+      '',
+      '<h1>Folge 158</h1><div class="info"><span class="date">24.08.2019</span></div><p>Veröffentlicht am 16.08.2019</p>',
+      '2019-08-16T00:00:00.000Z',
+    ],
+    [
+      'beyond: a date labelled as submitted by someone is the date (Drupal: Gespeichert von … am, Submitted by … on)',
+      '',
+      '<h1>Hackathon</h1><div class="info"><span class="date">26.08.2017</span></div><div class="submitted">Submitted by <span>rasos</span> on July 24, 2017 - 18:55</div>',
+      '2017-07-24T18:55:00.000Z',
+    ],
+    [
+      "beyond: a German passive labels the date after it, in a post's own footer (wurde am … veröffentlicht)",
+      '',
+      `<h1>Virtual Wall</h1><p>${'Text. '.repeat(400)}</p><div class="post-footer">Dieser Artikel wurde am 14. Dezember 2015 um 14:48 von Heiner geschrieben.</div>`,
+      '2015-12-14T14:48:00.000Z',
+    ],
+    [
+      'beyond: a labelled date later changed is not a publication date (Aktualisiert, Updated)',
+      '',
+      '<h1>Bericht</h1><span class="date">10.01.2020</span><p>Erstellt, zuletzt aktualisiert am 03.02.2020</p>',
+      '2020-01-10T00:00:00.000Z',
+    ],
+    [
       'beyond: a dotted date is day first',
       '',
       '<h1>Artikel</h1><p>Artikel veröffentlicht am 16.12.2012</p>',

@@ -29,8 +29,11 @@ const CHROME_WORDS = /^(?:comments?|sidebar|widgets?|archives?|related|footer|me
  * not a breadcrumb), and never in a modifier (`has-sidebar`).
  */
 export function chromeName(names: string): boolean {
-  return namesWord(names, CHROME_WORDS);
+  return namesWord(names, CHROME_WORDS) && !OWN_FOOTER.test(names);
 }
+
+/** A footer named for the post it closes (`post-footer`, `entry-footer`): its byline and date are the post's own. */
+const OWN_FOOTER = /(?:^|\s)(?:post|entry|article|story)[-_]?footer(?:$|\s)/i;
 
 /** A modifier class says what the layout has beside a part (`has-sidebar`, `no-byline`), not what the part is. */
 export const MODIFIER = /^(?:has|with|no|without)[-_]/i;

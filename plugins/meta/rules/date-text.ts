@@ -93,3 +93,38 @@ export function dateInText(doc: Doc, read: (text: string) => string | undefined)
   }
   return undefined;
 }
+
+/** Words that say a date is when the page was published (or submitted, posted, made), in the languages met most. */
+const PUBLISHED =
+  /(?<![\p{L}])(?:published|posted|submitted|veröffentlicht|erschienen|erstellt|publiziert|gepostet|gespeichert|publié|publiée|mis en ligne|publicado|publicada|pubblicato|gepubliceerd|geplaatst|opublikowano)(?![\p{L}])/giu;
+/** Words that say a date is a later change: a label of those between the word and the date makes it another's. */
+const CHANGED = /(?:updat|modifi|aktualisiert|geändert|änderung|mis à jour|actualizad|aggiornat|bijgewerkt)/iu;
+/** A German passive: `wurde am <date> … veröffentlicht` (the date, then within a clause the word that labels it). */
+const PASSIVE = new RegExp(
+  String.raw`\bwurde\b[^.]{0,24}?\bam\s+(?:\p{L}+,\s+)?(${WRITTEN.source})[^.;]{0,40}?\b(?:veröffentlicht|erstellt|geschrieben|verfasst|publiziert|gepostet)\b`,
+  'giu',
+);
+/** The first written date of a text. */
+const FIRST_WRITTEN = new RegExp(WRITTEN.source, 'u');
+/** How far after its label a date may stand (a name or a weekday between: `Submitted by Ann on`, `am Samstag,`). */
+const LABEL_REACH = 48;
+/** How much text after a labelled date is read with it, for its time. */
+const TIME_REACH = 30;
+
+/** The written dates the page's own text labels as its publication's (`Veröffentlicht am 16.08.2019`), in order. */
+export function labelledDates(doc: Doc): string[] {
+  const { text } = readText(doc);
+  const found: { at: number; date: string }[] = [];
+  for (const label of text.matchAll(PUBLISHED)) {
+    const after = text.slice(label.index + label[0].length, label.index + label[0].length + LABEL_REACH + 40);
+    const date = FIRST_WRITTEN.exec(after);
+    if (!date || date.index > LABEL_REACH || CHANGED.test(after.slice(0, date.index))) continue;
+    // With what follows it: the time and zone written after the date (`12 Jan, 2016, 10.34PM IST`) are read too.
+    found.push({ at: label.index, date: after.slice(date.index, date.index + date[0].length + TIME_REACH) });
+  }
+  // German says it after the date: `Dieser Beitrag wurde am Samstag, 3. Dezember 2011 um 14:48 Uhr veröffentlicht`.
+  for (const m of text.matchAll(PASSIVE)) {
+    if (!CHANGED.test(m[0])) found.push({ at: m.index, date: m[0].slice(m[0].indexOf(m[1]!)) });
+  }
+  return found.sort((a, b) => a.at - b.at).map((f) => f.date);
+}

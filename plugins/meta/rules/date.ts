@@ -12,7 +12,7 @@ import {
 import { select } from '../../shared/page/select.ts';
 import { REVIEW } from './chrome.ts';
 import { toDate } from '../../shared/normalize/date.ts';
-import { dateInText } from './date-text.ts';
+import { dateInText, labelledDates } from './date-text.ts';
 import { localStatement } from './date-zone.ts';
 import { dayInAddress } from './date-url.ts';
 
@@ -31,6 +31,7 @@ export const date: Rule[] = [
   byAttr('[itemprop="datepublished" i]', 'content'),
   byAttr('[itemprop*="datepublished" i]', 'title'),
   byText('[class*="publish" i]'),
+  labelledDates,
   byMeta('date'),
   byMeta('dc.date'),
   byMeta('dc.date.issued'),
