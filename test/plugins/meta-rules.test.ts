@@ -642,6 +642,12 @@ field(
       '2020-01-10T00:00:00.000Z',
     ],
     [
+      "beyond: milliseconds written after a colon (a CMS's slip) are read as the fraction they are",
+      ld({ '@type': 'Article', datePublished: '2022-01-10T22:06:08:684Z' }),
+      '',
+      '2022-01-10T22:06:08.684Z',
+    ],
+    [
       'beyond: a dotted date is day first',
       '',
       '<h1>Artikel</h1><p>Artikel veröffentlicht am 16.12.2012</p>',

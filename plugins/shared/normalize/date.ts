@@ -5,6 +5,7 @@ import { clean } from '../page/helpers.ts';
 
 const ISO_DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const MACHINE_DATE = /^\d{4}-\d{2}-\d{2}[T ]\d|^(mon|tue|wed|thu|fri|sat|sun)[a-z]*, \d{1,2} [a-z]{3} \d{4} \d/i;
+const COLON_MS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}):(\d{3})(?=[zZ+-]|$)/;
 
 /** Words of a date relative to the moment of reading, which is never when the page was written. */
 const RELATIVE = /\b(ago|today|yesterday|tomorrow|just now)\b/i;
@@ -90,7 +91,8 @@ export function toDate(value: unknown, lang?: string): string | undefined {
   else if (/^\d{18,19}$/.test(text)) ms = Math.floor(Number(text) / 1e6);
   else if (ISO_DATE_ONLY.test(text)) ms = Date.parse(`${text}T00:00:00Z`);
   else if (/^\d{4}$/.test(text)) return undefined;
-  else if (MACHINE_DATE.test(text)) ms = Date.parse(text);
+  // Milliseconds written after a colon (`2022-01-10T22:06:08:684Z`, a CMS's slip) are read as the fraction they are.
+  else if (MACHINE_DATE.test(text)) ms = Date.parse(text.replace(COLON_MS, '$1.$2'));
   else {
     const read = fromText(text, lang);
     if (read?.offset !== undefined) return plausible(read.ms) ? atOffset(read.ms, read.offset) : undefined;
