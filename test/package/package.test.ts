@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -97,9 +97,23 @@ test.after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/**
+ * A copy of the checkout to pack from (its node_modules linked): packing rewrites package.json for a moment (pinst
+ * takes the checkout's postinstall out and puts it back), and this file runs beside others whose Node, reading the
+ * checkout's package.json in that moment, stopped with ERR_INVALID_PACKAGE_CONFIG (a CI run's crawl/actor.test.ts).
+ */
+function packingCopy(): string {
+  const copy = path.join(work, 'checkout');
+  const skip = new Set(['node_modules', '.git', 'dist', 'scratch', 'storage', 'tmp'].map((d) => path.join(ROOT, d)));
+  cpSync(ROOT, copy, { recursive: true, filter: (from) => !skip.has(from) });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
+  return copy;
+}
+
 test('npm pack: compiled JavaScript and declarations, no TypeScript source, the docs', async () => {
   // Packing builds dist/ first (the `prepare` script runs the TypeScript build, so it strips types itself).
-  const packed = await run(`npm pack --pack-destination ${JSON.stringify(work)} --json`, ROOT, { NODE_OPTIONS: '' });
+  const source = packingCopy();
+  const packed = await run(`npm pack --pack-destination ${JSON.stringify(work)} --json`, source, { NODE_OPTIONS: '' });
   const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as {
     filename: string;
     files: { path: string }[];
@@ -135,7 +149,7 @@ test('npm pack: compiled JavaScript and declarations, no TypeScript source, the 
   };
   assert.is(manifest.scripts?.postinstall, undefined);
   assert.ok(
-    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.postinstall,
+    JSON.parse(readFileSync(path.join(source, 'package.json'), 'utf8')).scripts.postinstall,
     'the checkout keeps its own after packing',
   );
   // Its preinstall stops an install under an older Node at once, with one line naming Node 24 (npm runs every
