@@ -381,6 +381,18 @@ field('author', [
     'Klausmartin Friedrich',
   ],
   [
+    "beyond: a labelled byline at a long article's end (30,000 characters of text before it)",
+    '',
+    `<h1>Title</h1>${'<p>A sentence of the story. '.repeat(1100)}</p><p><strong>Text:</strong> Klausmartin Friedrich</p>`,
+    'Klausmartin Friedrich',
+  ],
+  [
+    'beyond: a page without an <h1> has its headline in the lower heading that says its title',
+    '<title>Herons return to the marsh | Marsh News</title>',
+    `<div>${'Links to other pages. '.repeat(80)}</div><h5>Herons return to the marsh</h5><p><em>Von Leonie Hall</em></p>`,
+    'Leonie Hall',
+  ],
+  [
     'beyond: a name written twice and a copyright sign',
     '',
     '<span class="author">© Kathrin Führes Kathrin Führes</span>',

@@ -2,7 +2,7 @@
 // Stiles | April 13, 2020`, `Par Matthieu Hy`): a word that introduces an author, then a name, read near the
 // headline in the page's own text (navigation, footers, comments and sidebars are not read: date-text.ts).
 import type { Doc } from '../../shared/page/helpers.ts';
-import { readText } from './date-text.ts';
+import { readText } from './own-text.ts';
 
 /** How much text is read around the headline (characters). */
 const AFTER_HEADLINE = 1500;

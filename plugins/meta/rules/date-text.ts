@@ -2,16 +2,12 @@
 // byline's, a dateline's: `Samstag, 19. Juli 2014`, `Artikel veröffentlicht am 16.12.2012`, `By Urs | 27.06.2018`),
 // else the first one near the top of the page. Navigation, footers, scripts and forms are not read: their dates
 // are an archive's, a comment's or a copyright's (docs/metadata.md, "date"); nor are a customer review's.
-import type { AnyNode, Element } from 'domhandler';
 import type { Doc } from '../../shared/page/helpers.ts';
-import { aroundHeadline, CHROME_TAGS, chromeName, isReview } from './chrome.ts';
+import { readText } from './own-text.ts';
 
 /** How much text is read after the headline, and of a page without one from its top (characters). */
 const AFTER_HEADLINE = 1500;
 const FROM_TOP = 3000;
-/** The most text read from a page at all. */
-const MAX_TEXT = 20_000;
-const BLANK = /^\s*$/;
 
 /** Written dates in any order of day, month and year, with month names in any language (2 to 12 letters). */
 const WRITTEN = new RegExp(
@@ -24,59 +20,6 @@ const WRITTEN = new RegExp(
   ].join('|'),
   'gu',
 );
-
-/** Where an element starts or ends in the text as walked (written as the reader's `boundary`). */
-const EDGE = '\u0000';
-
-/** The page's own text as walked once, an EDGE at each element's start and end, and the headline's part. */
-function walkText(doc: Doc): { parts: string[]; headline: number } {
-  const parts: string[] = [];
-  let length = 0;
-  let headline = -1;
-  // The layout around the headline is never chrome, whatever its class says (`zen-one-sidebar-second` is a layout).
-  const around = aroundHeadline(doc.$('h1')[0]);
-  const walk = (node: AnyNode) => {
-    if (length > MAX_TEXT) return;
-    if (node.type === 'text') {
-      const t = (node as unknown as { data: string }).data;
-      parts.push(t);
-      // Counted as read, white space collapsed: indentation is most of some pages' text nodes.
-      length += BLANK.test(t) ? 1 : t.length;
-      return;
-    }
-    if (node.type !== 'tag' && node.type !== 'root') return;
-    const el = node as Element;
-    if (node.type === 'tag') {
-      if (CHROME_TAGS.has(el.name)) return;
-      if (!around.has(el) && chromeName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
-      // A review or comment of the item the page shows (microdata): its date and author are its own.
-      if (isReview(el.attribs.itemprop)) return;
-      if (el.name === 'h1' && headline < 0) headline = parts.length;
-      parts.push(EDGE);
-      length++;
-    }
-    for (const child of el.children) walk(child);
-    if (node.type === 'tag') parts.push(EDGE);
-  };
-  const body = doc.$('body')[0];
-  if (body) walk(body);
-  return { parts, headline };
-}
-
-/**
- * The page's readable text in order, and where its first headline (h1) starts in it; `boundary` is written where an
- * element starts and ends (a space, or a mark that keeps a byline's name from running into the next element's text).
- * The page is walked once for every reader (dates and bylines).
- */
-export function readText(doc: Doc, boundary = ' '): { text: string; headline: number } {
-  const { parts, headline } = doc.once(walkText);
-  const join = (list: string[]) => {
-    const joined = list.join('');
-    return (boundary === EDGE ? joined : joined.replaceAll(EDGE, boundary)).replace(/\s+/g, ' ');
-  };
-  // Where the headline starts in the text as returned (white space collapsed).
-  return { text: join(parts), headline: headline < 0 ? -1 : join(parts.slice(0, headline)).length };
-}
 
 /** The first written date the text shows after its headline, or near its top (as read by `read`). */
 export function dateInText(doc: Doc, read: (text: string) => string | undefined): string | undefined {
