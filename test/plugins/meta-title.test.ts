@@ -76,6 +76,18 @@ test("the h1 when the page declares no title, or nothing but the site's name", (
   );
 });
 
+test("a declared title that names the site among other words is the publisher's, not replaced by an h1", () => {
+  const of = (html: string) =>
+    pageTitle(createDoc(parseHtml(html, 'https://www.axios.com/newsletters/a'), 'https://www.axios.com/newsletters/a'));
+  // The site is Axios (its address); its newsletter's title says more than that, and the page's h1 is a menu's.
+  assert.is(of('<html><head><title>Axios Future</title></head><body><h1>Sections</h1></body></html>'), 'Axios Future');
+  // Nothing but the site's name: the h1 is the title.
+  assert.is(
+    of('<html><head><title>Axios</title></head><body><h1>Markets this week</h1></body></html>'),
+    'Markets this week',
+  );
+});
+
 test('no invisible format characters in a title (word joiner, zero-width space, soft hyphen, direction marks); joiners that shape emoji stay', () => {
   const of = (title: string) =>
     pageTitle(createDoc(parseHtml(`<title>${title}</title>`, 'https://example.org/a'), 'https://example.org/a'));

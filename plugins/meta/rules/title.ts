@@ -56,6 +56,12 @@ export function withoutSiteName(raw: string, names: readonly string[], headlines
   return text.trim();
 }
 
+/** Whether a text is no more than the site's name: one of its names or most of one (`Axios Future` is not `Axios`). */
+function onlySiteName(text: string, names: readonly string[]): boolean {
+  const k = key(text);
+  return k.length >= 2 && names.some((n) => k === n || (n.includes(k) && k.length >= n.length / 2));
+}
+
 /** Separator characters left at an end once a part went (`mediaarchitecture.de // » Jens Weber`). */
 const STRAY = /^\s*(?:[|\-–—»«›‹·•:~/]+\s+)+|(?:\s+[|\-–—»«›‹·•:~/]+)+\s*$/g;
 /** A site's name in parentheses at the end (`… (neues deutschland)`). */
@@ -103,6 +109,6 @@ export function pageTitle(doc: Doc): string | undefined {
   // without what decorates them. Never a headline worded otherwise: the title is the one the publisher declared.
   const headline = headlines.find((h) => !isSiteName(h, names) && !GENERIC.test(h));
   const [h, t] = headline ? [key(headline).length, key(text).length] : [0, 0];
-  if (headline && (isSiteName(text, names) || (h < t && h >= t * 0.5 && within(headline, text)))) text = headline;
+  if (headline && (onlySiteName(text, names) || (h < t && h >= t * 0.5 && within(headline, text)))) text = headline;
   return clean(text) ?? raw;
 }
