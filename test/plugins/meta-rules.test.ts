@@ -381,6 +381,18 @@ field('author', [
     'Klausmartin Friedrich',
   ],
   [
+    "beyond: an author box after the story, its element starting 'Written by'",
+    '',
+    `<h1>Title</h1><p>${'Text. '.repeat(400)}</p><div class="bio"><img src="/a.jpg" alt=""><p>Written by John Crenshaw</p><p>John writes on search.</p></div>`,
+    'John Crenshaw',
+  ],
+  [
+    'beyond: "written by" inside a sentence far from the headline is no byline',
+    '',
+    `<h1>Title</h1><p>${'Text. '.repeat(400)}</p><p>The song was written by Paul Simon in 1964.</p>`,
+    null,
+  ],
+  [
     "beyond: a labelled byline at a long article's end (30,000 characters of text before it)",
     '',
     `<h1>Title</h1>${'<p>A sentence of the story. '.repeat(1100)}</p><p><strong>Text:</strong> Klausmartin Friedrich</p>`,

@@ -40,7 +40,11 @@ const CJK_BYLINE = new RegExp(
 );
 /** A byline labelled as one (`Autor: …`, `Written by: …`), which articles also put at their end: read in all the text. */
 const LABELLED = new RegExp(
-  String.raw`(?<![\p{L}\p{N}])(?:Autor(?:in)?|Author|Written by|Redaktion|Text)[\s\0]*:[\s\0]+(${NAME})(?=\s*(?:\0|$|[|•·,–—(/-]))`,
+  [
+    String.raw`(?<![\p{L}\p{N}])(?:Autor(?:in)?|Author|Written by|Redaktion|Text)[\s\0]*:[\s\0]+(${NAME})${END}`,
+    // An element that starts with words only a byline starts with (`<p>Written by John Crenshaw</p>`, an author box).
+    String.raw`\0\s*(?:Written by|Geschrieben von|Verfasst von|Escrito por|Écrit par|Scritto da)[\s\0]+(${NAME})${END}`,
+  ].join('|'),
   'gu',
 );
 
@@ -55,5 +59,5 @@ export function* bylinesInText(doc: Doc): Generator<string> {
   const window = headline >= 0 ? text.slice(from, headline + AFTER_HEADLINE) : text.slice(0, AFTER_HEADLINE);
   for (const m of window.matchAll(BYLINE)) yield (m[1] ?? m[2] ?? m[3] ?? m[4])!;
   for (const m of window.matchAll(CJK_BYLINE)) yield m[1]!;
-  for (const m of text.matchAll(LABELLED)) yield m[1]!;
+  for (const m of text.matchAll(LABELLED)) yield (m[1] ?? m[2])!;
 }
