@@ -387,6 +387,24 @@ field('author', [
     'John Crenshaw',
   ],
   [
+    'beyond: a label that is an element of its own, the name in the next',
+    '',
+    `<h1>Title</h1><p>${'Text. '.repeat(400)}</p><h2>Article by</h2><div>Matias Heikkilä</div>`,
+    'Matias Heikkilä',
+  ],
+  [
+    "beyond: a shop's specifications table writes a bare Author beside a book's",
+    '',
+    `<h1>Title</h1><p>${'Text. '.repeat(400)}</p><div><span>Author</span><span>J. B. Mackinnon</span></div>`,
+    null,
+  ],
+  [
+    'beyond: a lower-case "by:" starting the line under the headline',
+    '',
+    '<h1>Title</h1><p>by: Ziyi Xu, Dec 17, 2025</p>',
+    'Ziyi Xu',
+  ],
+  [
     'beyond: "written by" inside a sentence far from the headline is no byline',
     '',
     `<h1>Title</h1><p>${'Text. '.repeat(400)}</p><p>The song was written by Paul Simon in 1964.</p>`,
