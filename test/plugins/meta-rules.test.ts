@@ -387,6 +387,12 @@ field('author', [
     'John Crenshaw',
   ],
   [
+    "beyond: an author box's sentence, 'This post was written by …'",
+    '',
+    `<h1>Title</h1><p>${'Text. '.repeat(400)}</p><div class="bio">This post was written by Danielle Padula, Head of Marketing</div>`,
+    'Danielle Padula',
+  ],
+  [
     'beyond: a label that is an element of its own, the name in the next',
     '',
     `<h1>Title</h1><p>${'Text. '.repeat(400)}</p><h2>Article by</h2><div>Matias Heikkilä</div>`,

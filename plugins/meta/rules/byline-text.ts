@@ -44,6 +44,8 @@ const LABELLED = new RegExp(
     String.raw`(?<![\p{L}\p{N}])(?:Autor(?:in)?|Author|Written by|Redaktion|Text)[\s\0]*:[\s\0]+(${NAME})${END}`,
     // An element that starts with words only a byline starts with (`<p>Written by John Crenshaw</p>`, an author box).
     String.raw`\0\s*(?:Written by|Geschrieben von|Verfasst von|Escrito por|Écrit par|Scritto da)[\s\0]+(${NAME})${END}`,
+    // An author box's sentence (`This post was written by Danielle Padula, Head of Marketing`).
+    String.raw`\b(?:This|The) (?:post|article|story|piece|guide) (?:was|is) (?:written|authored) by (${NAME})${END}`,
     // A label that is an element of its own, the name the next (`<h2>Article by</h2><div>Matias Heikkilä</div>`); not
     // a bare `Author`, which a shop's specifications table writes beside a book's.
     String.raw`\0\s*(?:Article by|Posted by|Words by|Story by|Written by)\s*:?\s*\0[\s\0]*(${NAME})${END}`,
@@ -62,5 +64,5 @@ export function* bylinesInText(doc: Doc): Generator<string> {
   const window = headline >= 0 ? text.slice(from, headline + AFTER_HEADLINE) : text.slice(0, AFTER_HEADLINE);
   for (const m of window.matchAll(BYLINE)) yield (m[1] ?? m[2] ?? m[3] ?? m[4])!;
   for (const m of window.matchAll(CJK_BYLINE)) yield m[1]!;
-  for (const m of text.matchAll(LABELLED)) yield (m[1] ?? m[2] ?? m[3])!;
+  for (const m of text.matchAll(LABELLED)) yield (m[1] ?? m[2] ?? m[3] ?? m[4])!;
 }
