@@ -26,9 +26,11 @@ const SCORER = path.join(ROOT, '../shared/corpus/labelled/score.mjs');
  * box's name; a page's body is no box); the author's 75.8% (a graph's person by id on a site of their name;
  * structured data's login the page never shows is no author); 76.0% since 2026-12-02 (a quoted customer's name, in a
  * testimonial, a customer's quote or a quotation, is no byline). The dates' since 2026-12-04: htmldate's F 94.8,
- * trafilatura's 88.6 (a date the text labels as published: `Veröffentlicht am`, `Submitted by … on`).
+ * trafilatura's 88.6 (a date the text labels as published: `Veröffentlicht am`, `Submitted by … on`). The author's
+ * 76.3% since 2026-12-06 (a long story's closing byline read); the title's 78.3% (an h1 replaces only a title that is
+ * nothing but the site's name).
  */
-const FLOOR = { htmldateF: 94.3, trafilaturaF: 88.1, title: 77.5, author: 75.5, description: 75.0 };
+const FLOOR = { htmldateF: 94.3, trafilaturaF: 88.1, title: 77.5, author: 75.8, description: 75.0 };
 
 test('dates, titles, authors and descriptions agree with people at least as often as they did', async () => {
   assert.ok(existsSync(SCORER), `the labelled corpus is in the checkout: ${SCORER}`);
