@@ -507,6 +507,30 @@ field('author', [
   ],
   ['beyond: a label for authors is no author', '', '<h1>Title</h1><a href="/autoren/">Autoren</a>', null],
   [
+    'beyond: a job title after the name, capitalised up to a comma, is cut off',
+    '',
+    '<h1>Wine for beginners</h1><div class="blog-author">Matt Check Head Winemaker, Co-Founder</div><p>Text.</p>',
+    'Matt Check',
+  ],
+  [
+    "beyond: a forum's user card after the poster's name (counts behind their labels) is cut off",
+    '',
+    '<h1>SMF or MyBB?</h1><div class="post-author">Ada Lind Posts: 116 Threads: 23 Joined: Feb 2019</div><p>Text.</p>',
+    'Ada Lind',
+  ],
+  [
+    'beyond: a byline whose label has nobody after it (an empty link) is none',
+    '',
+    '<h1>Zero waste</h1><div class="blog-meta author"><time>Jun 2</time> Written By <a href="/blog?author=1"></a></div><p>Text.</p>',
+    null,
+  ],
+  [
+    "beyond: a shop's sort control where a byline would be is none",
+    '',
+    '<h1>Monitors</h1><div class="sorter"><label>Sort By</label> <a class="sorter-action"><span>Set Descending Direction</span></a></div><p>Text.</p>',
+    null,
+  ],
+  [
     "beyond: a layout wrapper named after its sidebar holding the headline is read for the byline's text",
     '',
     '<div class="panel-display one-sidebar-second"><h1>Title</h1><span class="signature">Par&nbsp;<a href="/n/m">Matt Hylan</a></span><p>Text.</p></div>',
@@ -1263,6 +1287,30 @@ for (const [what, url, head, body, expected] of [
   ["a product page's reviewer (its address)", 'https://shop.example/products/wool-hat', '', REVIEW, null],
   ["a home page's first story's byline", 'https://news.example.com/', '', TEASER, null],
   ["a topic page's first story's byline", 'https://news.example.com/topic/birds', '', TEASER, null],
+  [
+    "a list of stories by three people at an address of no kind: the first story's byline",
+    'https://news.example.com/birds-this-week',
+    '',
+    ['Maya Stone', 'Ola Berg', 'Tim Ruiz']
+      .map((name, i) => `<article><h2><a href="/s/${i}">Story ${i}</a></h2><p class="byline">By ${name}</p></article>`)
+      .join(''),
+    null,
+  ],
+  [
+    "an article's byline beside its readers' comments by three people (no list of stories)",
+    'https://news.example.com/herons-return',
+    '',
+    '<h1>Herons return</h1><p class="byline">By <a href="/author/maya-stone" rel="author">Maya Stone</a></p><p>The herons are back.</p>' +
+      '<ol class="comment-list">' +
+      ['Ola Berg', 'Tim Ruiz', 'Ann Lee']
+        .map(
+          (name, i) =>
+            `<li><a href="/author/u${i}" rel="external nofollow ugc" class="url">${name}</a><p>Nice.</p></li>`,
+        )
+        .join('') +
+      '</ol>',
+    'Maya Stone',
+  ],
   [
     "a product's declared author (a book's)",
     'https://shop.example/products/a-book',

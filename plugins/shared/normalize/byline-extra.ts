@@ -4,7 +4,7 @@
 
 /** The words of a page's interface: a text made of these alone names nobody. */
 const INTERFACE = new Set(
-  'sign in up out log join us learn more get touch contact read view see all about register subscribe follow share order now buy shop book call today download menu search home back next previous topic author reply quote report profile posts comments here click'.split(
+  'sign in up out log join us learn more get touch contact read view see all about register subscribe follow share order now buy shop book call today download menu search home back next previous topic author reply quote report profile posts comments here click set sort ascending descending direction'.split(
     ' ',
   ),
 );
@@ -16,6 +16,8 @@ const ROLE_START =
 const ROLE_END =
   /^(?:Reporter|Editor|Writer|Correspondent|Coordinator|Manager|Director|Contributor|Columnist|Journalist|Producer|Analyst|Specialist|Strategist|Consultant|Officer|Intern|Designer|Developer|Engineer|Photographer|Expert|Lead)$/;
 
+/** A job title that follows a name: a word that begins one, capitalised words after it, then a comma. */
+const ROLE_AFTER = new RegExp(String.raw`\s(?:${ROLE_START.source.slice(4, -2)})(?:\s\p{Lu}[\p{L}-]*)+(?=,)`, 'u');
 /** A reading time beside a name (`•5 min read`, `3 minute read`). */
 const READING_TIME = /\s*[•·|]?\s*\d+\s*(?:min|mins|minutes?)\.?\s+read\b\s*/gi;
 
@@ -30,6 +32,10 @@ export function withoutExtras(name: string): string {
     const start = words.findIndex((w, i) => i >= 2 && ROLE_START.test(w));
     return words.slice(0, start > 0 ? start : words.length - 1).join(' ');
   }
+  // A title's first words after the name, capitalised up to a comma (`Matt Check Head Winemaker, Co-Founder`).
+  const role = ROLE_AFTER.exec(text);
+  if (role && role.index > 0 && role[0].trim().split(/\s+/).length <= 4 && text.slice(0, role.index).includes(' '))
+    return text.slice(0, role.index);
   return text;
 }
 

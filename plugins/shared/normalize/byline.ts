@@ -81,7 +81,13 @@ const TRAILING = [
   /\s*(?:\||•|·|–|—|-|,|;)\s*$/,
   /,\s*(?:PhD|Ph\.D\.|MD|M\.D\.|MSc|MA|BA|RD|CEO|CTO)\.?$/,
   /\s+(?:alle artikel|all articles|mehr artikel|more articles|weitere artikel|all posts|alle beiträge|profil|profile)$/i,
+  // A forum's user card after the poster's name: counts and dates, each behind its label (`Posts: 116 Joined: Feb 2019`).
+  /\s+(?:Posts|Threads|Messages|Joined|Join Date|Reputation|Member since|Registered|Beiträge|Registriert|Mitglied seit)\s*:.*$/i,
 ];
+
+/** A byline's label with nobody after it (`Jun 2 Written By` where the name's link is empty). */
+const LABEL_ONLY =
+  /(?:^|\s)(?:by|written by|posted by|published by|words by|story by|geschrieben von|verfasst von|von|par|por)$/i;
 
 /** What only a commenter's line ends with. */
 const COMMENTER = /\s(?:sagt|says|dit|dice|schreibt|meint|wrote)\s*:?(?:\s|$)/i;
@@ -116,7 +122,7 @@ const AROUND: [RegExp, string][] = [
 
 /** A byline's name(s), or undefined when what is there names nobody. */
 export function cleanByline(text: string): string | undefined {
-  if (COMMENTER.test(text)) return undefined;
+  if (COMMENTER.test(text) || LABEL_ONLY.test(text.trim())) return undefined;
   let name = text.trim();
   for (const [pattern, by] of AROUND) name = name.replace(pattern, by).replace(/\s+/g, ' ').trim();
   for (let before = ''; before !== name; ) {
