@@ -639,4 +639,56 @@ test("a thread's replies named comments are its posts; a question's comments, un
   assert.not.match(answers, /larger pot first/, answers);
 });
 
+test("a carousel's slides are all the page's content, shown one at a time; the copies a looping carousel adds are not", () => {
+  const slide = (i: number, attrs: string) =>
+    `<div class="slick-slide${attrs}"><blockquote>“Crew ${i} painted our house in ${i + 2} days and left it spotless.”</blockquote><p>Customer ${i}</p></div>`;
+  const html = `<html><head><title>House painting</title></head><body><div class="page"><h1>House painting</h1><p>We paint houses inside and out, with our own crews, and guarantee the work for five years.</p><h2>What customers say</h2><div class="slick-track">${slide(3, ' slick-cloned" aria-hidden="true')}${slide(1, ' slick-active" aria-hidden="false')}${slide(2, '" aria-hidden="true')}${slide(3, '" aria-hidden="true" style="display:none')}${slide(1, ' slick-cloned" aria-hidden="true')}</div></div></body></html>`;
+  const text = contentText(pageContent(html, 'https://paint.example/services/house-painting'));
+  for (const i of [1, 2, 3]) assert.is(text.split(`Crew ${i} painted`).length - 1, 1, text);
+});
+
+test('a business that declares its services (an offer, an offer catalogue, a product for its review stars) or a software is a service page; a product with a price is a product', () => {
+  const page = (...types: object[]) =>
+    `<html><head><title>Ace Movers</title>${types.map((t) => `<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', ...t })}</script>`).join('')}</head><body><h1>Ace Movers</h1><p>Local and long-distance moves, packing and storage, with a crew that has moved families across the city since 1998.</p></body></html>`;
+  const kind = (html: string) => pageContent(html, 'https://movers.example/residential-moving').kind;
+  const rating = { '@type': 'AggregateRating', ratingValue: 4.9, reviewCount: 320 };
+  assert.is(
+    kind(
+      page(
+        { '@type': 'LocalBusiness', name: 'Ace Movers' },
+        { '@type': 'Product', name: 'Moving', aggregateRating: rating },
+      ),
+    ),
+    'service',
+  );
+  assert.is(
+    kind(
+      page({
+        '@type': 'LocalBusiness',
+        name: 'Ace Movers',
+        hasOfferCatalog: {
+          '@type': 'OfferCatalog',
+          itemListElement: [{ '@type': 'Offer', itemOffered: { '@type': 'Service', name: 'Packing' } }],
+        },
+      }),
+    ),
+    'service',
+  );
+  assert.is(
+    kind(page({ '@type': 'SoftwareApplication', name: 'Ace Planner', offers: { '@type': 'Offer', price: 0 } })),
+    'service',
+  );
+  assert.is(kind(page({ '@type': ['Product', 'SoftwareApplication'], name: 'Ace Planner' })), 'service');
+  assert.is(
+    kind(
+      page(
+        { '@type': 'LocalBusiness', name: 'Ace Movers' },
+        { '@type': 'Product', name: 'Moving boxes, 10 pack', offers: { '@type': 'Offer', price: 19.5 } },
+      ),
+    ),
+    'product',
+  );
+  assert.is(kind(page({ '@type': 'Product', name: 'Moving boxes, 10 pack', aggregateRating: rating })), 'product');
+});
+
 test.run();

@@ -21,15 +21,23 @@ export const PAGE_KINDS: readonly PageKind[] = [
 const TYPES: [RegExp, PageKind][] = [
   [/^(DiscussionForumPosting|QAPage)$/, 'forum'],
   [/^(Product|ProductGroup|IndividualProduct|ProductModel|Car|Vehicle|Book|Offer|AggregateOffer)$/, 'product'],
-  [/^(CollectionPage|OfferCatalog|SearchResultsPage)$/, 'collection'],
+  [/^(CollectionPage|SearchResultsPage)$/, 'collection'],
   [/^(TechArticle|APIReference|SoftwareSourceCode)$/, 'documentation'],
   [
     /^(NewsArticle|Article|BlogPosting|Blog|ReportageNewsArticle|AnalysisNewsArticle|OpinionNewsArticle|ScholarlyArticle|Report|Recipe|LiveBlogPosting|HowTo)$/,
     'article',
   ],
-  [/^(Service|ProfessionalService|LocalBusiness|SoftwareApplication|WebApplication|Course|Event)$/, 'service'],
+  [
+    /^(Service|ProfessionalService|LocalBusiness|OfferCatalog|SoftwareApplication|WebApplication|MobileApplication|Course|Event)$/,
+    'service',
+  ],
 ];
 
+/** Whether the types declared beside a service's are a product's with its price, and no application's. */
+const soldAsProduct = (types: string[]): boolean =>
+  !types.some((t) => /^(SoftwareApplication|WebApplication|MobileApplication)$/.test(t)) &&
+  types.some((t) => /^(Product|ProductGroup|IndividualProduct|ProductModel)$/.test(t)) &&
+  types.some((t) => /^(Offer|AggregateOffer)$/.test(t));
 /** Class names of forum software's posts (plugins/shared/page/forum.ts). */
 const FORUM_CLASSES = new Set(FORUM_POST_CLASSES);
 /** Class names of documentation generators (Sphinx, MkDocs, Docusaurus, GitBook, Read the Docs, VitePress...). */
@@ -116,6 +124,9 @@ export function pageKind(document: Document, url: string): PageKind | undefined 
     found.add('collection');
     found.delete('product');
   }
+  // A software's page declares the product it sells (`Product`, an `Offer`) and is its service page, as is a business's
+  // page that declares its services with an offer or with a product for its review stars, but no product with a price.
+  if (found.has('product') && found.has('service') && !soldAsProduct(declared)) found.delete('product');
   // A thread or a product declared outranks the article or page types that sites add around everything.
   for (const kind of ['forum', 'product', 'documentation', 'collection'] as const) if (found.has(kind)) return kind;
   if (forum) return 'forum';

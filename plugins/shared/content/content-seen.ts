@@ -34,6 +34,11 @@ export function dropUnseen(document: Document): void {
   }
 }
 
+/** The slides of the carousels most sites use (Slick, Swiper, Splide, Glide, Owl, Bootstrap). */
+const SLIDES = '.slick-slide, .swiper-slide, .splide__slide, .glide__slide, .owl-item, .carousel-item';
+/** The copies a looping carousel adds before and after its slides. */
+const CLONE = /(^|\s)(slick-cloned|swiper-slide-duplicate|is-clone|glide__slide--clone|cloned)(\s|$)/;
+
 /**
  * A tab's panel, and what a disclosure control opens (an accordion's answer, a "Read more": the element its
  * `aria-controls` names, with `aria-expanded` saying whether it is open), are the page's content whichever is open when
@@ -43,6 +48,11 @@ export function dropUnseen(document: Document): void {
  */
 export function showPanels(document: Document): void {
   const panels = new Set(document.body?.querySelectorAll('[role="tabpanel"]') ?? []);
+  // A carousel's slides (testimonials, features, a product's pictures) are shown one at a time and all the page's;
+  // the copies a looping carousel adds at its ends are no slide of their own.
+  for (const slide of document.body?.querySelectorAll(SLIDES) ?? [])
+    if (CLONE.test(slide.getAttribute('class') ?? '')) slide.remove();
+    else panels.add(slide);
   for (const control of document.body?.querySelectorAll('[aria-expanded][aria-controls]') ?? [])
     for (const id of (control.getAttribute('aria-controls') ?? '').split(/\s+/)) {
       const panel = id ? document.getElementById(id) : null;
