@@ -34,8 +34,9 @@ export function dropUnseen(document: Document): void {
   }
 }
 
-/** The slides of the carousels most sites use (Slick, Swiper, Splide, Glide, Owl, Bootstrap). */
-const SLIDES = '.slick-slide, .swiper-slide, .splide__slide, .glide__slide, .owl-item, .carousel-item';
+/** The slides of the carousels most sites use (Slick, Swiper, Splide, Glide, Owl, Bootstrap), and what finds them. */
+const SLIDE = /(^|\s)(slick-slide|swiper-slide|splide__slide|glide__slide|owl-item|carousel-item)(\s|$)/;
+const SLIDES = '[class*="slide"], [class*="-item"]';
 /** The copies a looping carousel adds before and after its slides. */
 const CLONE = /(^|\s)(slick-cloned|swiper-slide-duplicate|is-clone|glide__slide--clone|cloned)(\s|$)/;
 
@@ -47,12 +48,17 @@ const CLONE = /(^|\s)(slick-cloned|swiper-slide-duplicate|is-clone|glide__slide-
  * runs after).
  */
 export function showPanels(document: Document): void {
-  const panels = new Set(document.body?.querySelectorAll('[role="tabpanel"]') ?? []);
+  const panels = new Set<Element>();
   // A carousel's slides (testimonials, features, a product's pictures) are shown one at a time and all the page's;
-  // the copies a looping carousel adds at its ends are no slide of their own.
-  for (const slide of document.body?.querySelectorAll(SLIDES) ?? [])
-    if (CLONE.test(slide.getAttribute('class') ?? '')) slide.remove();
-    else panels.add(slide);
+  // the copies a looping carousel adds at its ends are no slide of their own. (One walk finds both: a list of class
+  // selectors walks the page once each.)
+  for (const el of document.body?.querySelectorAll(`[role="tabpanel"], ${SLIDES}`) ?? []) {
+    const names = el.getAttribute('class') ?? '';
+    if (el.getAttribute('role') === 'tabpanel') panels.add(el);
+    else if (!SLIDE.test(names)) continue;
+    else if (CLONE.test(names)) el.remove();
+    else panels.add(el);
+  }
   for (const control of document.body?.querySelectorAll('[aria-expanded][aria-controls]') ?? [])
     for (const id of (control.getAttribute('aria-controls') ?? '').split(/\s+/)) {
       const panel = id ? document.getElementById(id) : null;
