@@ -10,7 +10,7 @@ const OPTIONS = { xml: { xmlMode: false, decodeEntities: true, encodeEntities: '
  */
 export function parseHtml(html: string, url?: string): CheerioAPI {
   const { parser, handler, deep } = depthCounting();
-  parser.end(html);
+  parser.end(htmlCdata(html));
   return loaded(handler, deep(), url);
 }
 
@@ -30,6 +30,36 @@ const bounded = new WeakSet<CheerioAPI>();
 /** True when the document nested deeper than MAX_DEPTH and was bounded: read `$.html()`, not the raw text. */
 export function wasBounded($: CheerioAPI): boolean {
   return bounded.has($);
+}
+
+/** Elements whose content is text or foreign (SVG, MathML): a CDATA section there is what it says. */
+const RAW_OR_FOREIGN = /<(script|style|textarea|title|xmp|iframe|noembed|noframes|svg|math)\b|<!\[CDATA\[/gi;
+
+/**
+ * A CDATA section in an HTML page's markup as a browser reads it: a bogus comment that ends at the next `>` (the HTML
+ * standard's cdata-in-html-content). htmlparser2 reads it to its `]]>`, which a page that opens one by mistake never
+ * writes: a forum theme's `<![CDATA[` after `<body>` hid the whole body (every post, the thread's starter). Written
+ * `<!CDATA[`, a declaration to htmlparser2, it ends at the `>` as in a browser; in scripts, styles, SVG and MathML a
+ * CDATA section stays.
+ */
+export function htmlCdata(html: string): string {
+  if (!html.includes('<![CDATA[')) return html;
+  let lower: string | undefined;
+  let out = '';
+  let at = 0;
+  RAW_OR_FOREIGN.lastIndex = 0;
+  for (let m = RAW_OR_FOREIGN.exec(html); m; m = RAW_OR_FOREIGN.exec(html)) {
+    if (m[1]) {
+      // Past the element's end tag (none: the rest is its content).
+      const end = (lower ??= html.toLowerCase()).indexOf(`</${m[1].toLowerCase()}`, RAW_OR_FOREIGN.lastIndex);
+      if (end < 0) break;
+      RAW_OR_FOREIGN.lastIndex = end;
+      continue;
+    }
+    out += `${html.slice(at, m.index)}<!`;
+    at = m.index + 3;
+  }
+  return out + html.slice(at);
 }
 
 /** htmlparser2's parser into a DOM, counting how deep tags open (no walk of the tree is needed to know). */
@@ -121,6 +151,7 @@ export async function parseHtmlSliced(
   signal?: AbortSignal,
 ): Promise<CheerioAPI> {
   const { parser, handler, deep } = depthCounting();
+  html = htmlCdata(html);
   for (let at = 0; at < html.length; at += SLICE_CHARS) {
     parser.write(html.slice(at, at + SLICE_CHARS));
     await turn();

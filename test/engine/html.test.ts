@@ -69,6 +69,25 @@ test("a long page's metadata from its lean source equals its metadata from the w
   assert.is(whole.date, '2024-03-05T10:00:00.000Z');
 });
 
+test("a CDATA section in a page's markup ends at the next '>', as in a browser; in scripts, styles and SVG it stays", async () => {
+  const html =
+    '<html><head><title>Graphics cards</title><script>//<![CDATA[\nvar a = "<b>";\n//]]></script><style>/*<![CDATA[*/p{}/*]]>*/</style></head>' +
+    '<body class="forum"><![CDATA[\n<div id="top"></div><article class="message--post"><h1>Which card?</h1><p>Pick one under $300.</p></article>' +
+    '<svg><text><![CDATA[a < b]]></text></svg><p>Last line.</p></body></html>';
+  for (const $ of [parseHtml(html), await parseHtmlSliced(html, undefined)]) {
+    assert.is($('article h1').text(), 'Which card?');
+    // As a browser reads it: the comment ends at the first '>', the one of the tag opened inside it.
+    assert.is($('#top').length, 0);
+    assert.is($('article').length, 1);
+    assert.is($('p').last().text(), 'Last line.');
+    assert.match($('script').text(), '//<![CDATA[\nvar a = "<b>";\n//]]>');
+    assert.match($('style').text(), '/*<![CDATA[*/');
+    assert.match($('svg').html() ?? '', 'CDATA');
+  }
+  // A page with no CDATA section is parsed as written.
+  assert.is(parseHtml('<p>a</p><p>b</p>')('p').length, 2);
+});
+
 test.run();
 
 test('a refresh value: its delay and its target resolved against the page (none is the page itself)', () => {
