@@ -8,6 +8,7 @@ import type { Doc } from '../../shared/page/doc.ts';
 import type { Rule } from '../../shared/page/helpers.ts';
 import type { Element } from 'domhandler';
 import { select } from '../../shared/page/select.ts';
+import { chromeName } from './chrome.ts';
 import { typesOf } from '../../shared/page/jsonld.ts';
 
 /** Types of a page's subject that nobody in particular writes (a business, LocalBusiness, is the site's owner, declared on its blog too). */
@@ -45,8 +46,6 @@ function read(doc: Doc): boolean {
 
 /** Where a story's byline names its writer: a link to their page, a byline, an author mark. */
 const BYLINES = 'a[href*="/author/" i], a[rel="author"], [class*="byline" i]';
-/** A reader's comment names its writer too (WordPress links them `rel="external nofollow ugc"`): a thread of comments is no list of stories. */
-const COMMENTS = /comment|respon|repl/i;
 /** Items a list of stories sets its teasers in. */
 const TEASER = new Set(['article', 'li']);
 /** How many teasers with bylines of different people make a page a list of stories. */
@@ -60,7 +59,7 @@ function listsStories(doc: Doc): boolean {
   const names = new Set<string>();
   const teasers = new Set<Element>();
   for (const el of select(doc.$, BYLINES)) {
-    if (/\bugc\b/i.test(el.attribs.rel ?? '') || inComments(el)) continue;
+    if (/\bugc\b/i.test(el.attribs.rel ?? '') || inChrome(el)) continue;
     let teaser: Element | null = el.parent as Element | null;
     while (teaser && teaser.type === 'tag' && !TEASER.has(teaser.name)) teaser = teaser.parent as Element | null;
     if (teaser?.type !== 'tag' || teasers.has(teaser)) continue;
@@ -73,10 +72,13 @@ function listsStories(doc: Doc): boolean {
   return false;
 }
 
-/** Whether the element stands in a thread of readers' comments (an ancestor named for them). */
-function inComments(el: Element): boolean {
+/**
+ * Whether the element stands in a part around the page's own content (chrome.ts: readers' comments, whose writers
+ * WordPress links `rel="external nofollow ugc"`, a sidebar's or a related list's stories): no list of the page's own.
+ */
+function inChrome(el: Element): boolean {
   for (let at = el.parent as Element | null; at && at.type === 'tag'; at = at.parent as Element | null) {
-    if (COMMENTS.test(`${at.attribs.id ?? ''} ${at.attribs.class ?? ''}`)) return true;
+    if (chromeName(`${at.attribs.class ?? ''} ${at.attribs.id ?? ''}`)) return true;
   }
   return false;
 }
