@@ -114,6 +114,7 @@ test('one read a tick across two processes; a SIGKILL of one leaves the schedule
   );
   assert.equal(history.body.data.changes[0].diff.fields, { price: { before: '19.99', after: '17.49' } });
 
+  const killedAt = Date.now();
   a.process.kill('SIGKILL');
   await a.exited;
   const afterKill = reads.length;
@@ -124,8 +125,10 @@ test('one read a tick across two processes; a SIGKILL of one leaves the schedule
   const minute = reads.slice(from);
   const ticks = Math.round((minute.at(-1)! - minute[0]!) / EVERY_MS) + 1;
   assert.ok(minute.at(-1)! - minute[0]! >= 55_000, 'watched for a minute');
-  assert.ok(Math.abs(minute.length - ticks) <= 1, `${minute.length} reads in ${ticks} ticks`);
   const gaps = minute.slice(1).map((t, i) => t - minute[i]!);
+  // Where ticks went missing, when some did: the gaps, and when the SIGKILL came (ms after the first read).
+  const when = `gaps ${gaps.join(', ')}; SIGKILL at ${killedAt - minute[0]!} ms`;
+  assert.ok(Math.abs(minute.length - ticks) <= 1, `${minute.length} reads in ${ticks} ticks: ${when}`);
   assert.ok(
     gaps.every((g) => g > EVERY_MS / 4),
     `reads ${EVERY_MS} ms apart, never twice a tick: ${gaps.join(', ')}`,
