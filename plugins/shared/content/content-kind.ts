@@ -38,6 +38,7 @@ const soldAsProduct = (types: string[]): boolean =>
   !types.some((t) => /^(SoftwareApplication|WebApplication|MobileApplication)$/.test(t)) &&
   types.some((t) => /^(Product|ProductGroup|IndividualProduct|ProductModel)$/.test(t)) &&
   types.some((t) => /^(Offer|AggregateOffer)$/.test(t));
+
 /** Class names of forum software's posts (plugins/shared/page/forum.ts). */
 const FORUM_CLASSES = new Set(FORUM_POST_CLASSES);
 /** Class names of documentation generators (Sphinx, MkDocs, Docusaurus, GitBook, Read the Docs, VitePress...). */

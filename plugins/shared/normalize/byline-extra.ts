@@ -10,14 +10,15 @@ const INTERFACE = new Set(
 );
 
 /** Words that begin a job title written after a name (`Senior`, `Staff`, `Content Marketing`). */
-const ROLE_START =
-  /^(?:Senior|Junior|Staff|Chief|Contributing|Managing|Executive|Associate|Deputy|Assistant|Lead|Head|Content|Marketing|Digital|Editorial|Freelance|Guest|Features?|News|Sports?|Political|Business|Travel|Science|Health|Tech|Technology|Social|Product|Principal)$/;
+const ROLE_START_WORDS =
+  'Senior|Junior|Staff|Chief|Contributing|Managing|Executive|Associate|Deputy|Assistant|Lead|Head|Content|Marketing|Digital|Editorial|Freelance|Guest|Features?|News|Sports?|Political|Business|Travel|Science|Health|Tech|Technology|Social|Product|Principal';
+const ROLE_START = new RegExp(`^(?:${ROLE_START_WORDS})$`);
 /** The noun that ends a job title. */
 const ROLE_END =
   /^(?:Reporter|Editor|Writer|Correspondent|Coordinator|Manager|Director|Contributor|Columnist|Journalist|Producer|Analyst|Specialist|Strategist|Consultant|Officer|Intern|Designer|Developer|Engineer|Photographer|Expert|Lead)$/;
 
 /** A job title that follows a name: a word that begins one, capitalised words after it, then a comma. */
-const ROLE_AFTER = new RegExp(String.raw`\s(?:${ROLE_START.source.slice(4, -2)})(?:\s\p{Lu}[\p{L}-]*)+(?=,)`, 'u');
+const ROLE_AFTER = new RegExp(String.raw`\s(?:${ROLE_START_WORDS})(?:\s\p{Lu}[\p{L}-]*)+(?=,)`, 'u');
 /** A reading time beside a name (`•5 min read`, `3 minute read`). */
 const READING_TIME = /\s*[•·|]?\s*\d+\s*(?:min|mins|minutes?)\.?\s+read\b\s*/gi;
 

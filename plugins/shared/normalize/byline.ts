@@ -85,9 +85,8 @@ const TRAILING = [
   /\s+(?:Posts|Threads|Messages|Joined|Join Date|Reputation|Member since|Registered|Beiträge|Registriert|Mitglied seit)\s*:.*$/i,
 ];
 
-/** A byline's label with nobody after it (`Jun 2 Written By` where the name's link is empty). */
-const LABEL_ONLY =
-  /(?:^|\s)(?:by|written by|posted by|published by|words by|story by|geschrieben von|verfasst von|von|par|por)$/i;
+/** A byline's label with nobody after it (`Jun 2 Written By` where the name's link is empty; `Geschrieben von`). */
+const LABEL_ONLY = /(?:^|\s)(?:by|von|par|por)$/i;
 
 /** What only a commenter's line ends with. */
 const COMMENTER = /\s(?:sagt|says|dit|dice|schreibt|meint|wrote)\s*:?(?:\s|$)/i;
