@@ -525,6 +525,18 @@ field('author', [
     null,
   ],
   [
+    "beyond: an author box a page builder names a widget (Elementor's) is the page's own, its role after the name cut off",
+    '',
+    '<h1>Case interviews</h1><p>Text.</p><div class="elementor-widget elementor-widget-author-box"><div class="elementor-widget-container"><h4 class="elementor-author-box__name">Liz Kenny Former McKinsey Consultant</h4></div></div>',
+    'Liz Kenny',
+  ],
+  [
+    "beyond: a sidebar's widget still names other people",
+    '',
+    '<h1>Case interviews</h1><p>Text.</p><div class="widget widget_authors"><div class="author-card">Liz Kenny</div></div>',
+    null,
+  ],
+  [
     "beyond: a shop's sort control where a byline would be is none",
     '',
     '<h1>Monitors</h1><div class="sorter"><label>Sort By</label> <a class="sorter-action"><span>Set Descending Direction</span></a></div><p>Text.</p>',

@@ -38,13 +38,19 @@ const OWN_FOOTER = /(?:^|\s)(?:post|entry|article|story)[-_]?footer(?:$|\s)/i;
 /** A modifier class says what the layout has beside a part (`has-sidebar`, `no-byline`), not what the part is. */
 export const MODIFIER = /^(?:has|with|no|without)[-_]/i;
 
+/** Page builders whose every block is a `<builder>-widget`: Elementor's (WordPress's most used). */
+const BUILDER = /^elementor$/i;
+
 /** Whether one word of the classes and ids `names` is one of `words`, read in a BEM name's block only (above). */
 function namesWord(names: string, words: RegExp): boolean {
   for (const name of names.split(/\s+/)) {
     // A modifier says what the layout has beside it (`main-content has-double-sidebar`), not what this part is.
     if (MODIFIER.test(name)) continue;
     const block = name.split(/__|--/)[0]!;
-    if (block.split(/[-_]|(?<=[a-z])(?=[A-Z])/).some((word) => words.test(word))) return true;
+    const named = block.split(/[-_]|(?<=[a-z])(?=[A-Z])/);
+    // A page builder that names every part of its layout a widget (`elementor-widget-author-box`): not a sidebar's.
+    if (named.some((word, i) => words.test(word) && !(i === 1 && BUILDER.test(named[0]!) && /^widget/i.test(word))))
+      return true;
   }
   return false;
 }

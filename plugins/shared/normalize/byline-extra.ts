@@ -11,7 +11,7 @@ const INTERFACE = new Set(
 
 /** Words that begin a job title written after a name (`Senior`, `Staff`, `Content Marketing`). */
 const ROLE_START_WORDS =
-  'Senior|Junior|Staff|Chief|Contributing|Managing|Executive|Associate|Deputy|Assistant|Lead|Head|Content|Marketing|Digital|Editorial|Freelance|Guest|Features?|News|Sports?|Political|Business|Travel|Science|Health|Tech|Technology|Social|Product|Principal';
+  'Senior|Former|Junior|Staff|Chief|Contributing|Managing|Executive|Associate|Deputy|Assistant|Lead|Head|Content|Marketing|Digital|Editorial|Freelance|Guest|Features?|News|Sports?|Political|Business|Travel|Science|Health|Tech|Technology|Social|Product|Principal';
 const ROLE_START = new RegExp(`^(?:${ROLE_START_WORDS})$`);
 /** The noun that ends a job title. */
 const ROLE_END =
