@@ -1153,6 +1153,18 @@ field('publisher', [
     '<div class="header-logo-box"><img src="/l.png" alt="Acme logo"></div>',
     'Acme',
   ],
+  [
+    "a button in the brand's colours is no brand; the title's part that is the site's address is",
+    '<title>Example - Where the news is</title>',
+    '<a class="button button-brand" href="/login">Log In</a>',
+    'Example',
+  ],
+  [
+    "a logo's words that are the page's interface",
+    '',
+    '<div class="logo"><img src="/l.png" alt="Home page"></div>',
+    null,
+  ],
   ["the title's last part", '<title>Story of the day | The Daily</title>', '', 'The Daily'],
   ["the title's last of several parts", '<title>Story - Section - Daily Paper</title>', '', 'Daily Paper'],
   ['a URL refused', '<meta property="og:site_name" content="https://example.com">', '', null],

@@ -4,7 +4,7 @@
 
 /** The words of a page's interface: a text made of these alone names nobody. */
 const INTERFACE = new Set(
-  'sign in up out log join us learn more get touch contact read view see all about register subscribe follow share order now buy shop book call today download menu search home back next previous topic author reply quote report profile posts comments here click set sort ascending descending direction'.split(
+  'sign in up out log join us learn more get touch contact read view see all about register subscribe follow share order now buy shop book call today download menu search home back next previous topic author reply quote report profile posts comments here click set sort ascending descending direction page'.split(
     ' ',
   ),
 );
