@@ -691,4 +691,11 @@ test('a business that declares its services (an offer, an offer catalogue, a pro
   assert.is(kind(page({ '@type': 'Product', name: 'Moving boxes, 10 pack', aggregateRating: rating })), 'product');
 });
 
+test("a thread whose posts are forum software's web components (Reddit's) is a forum's, whatever its address", () => {
+  const body = (tag: string) =>
+    `<html><head><title>Enameled pans</title></head><body><main><${tag} author="rowan_fixes"><h1>Enameled pans and metal</h1><p>Do metal turners scratch the enamel of a cast iron pan, and what do people use instead of plastic ones?</p></${tag}></main></body></html>`;
+  assert.is(pageContent(body('shreddit-post'), 'https://example.com/p/1/').kind, 'forum');
+  assert.is.not(pageContent(body('custom-post'), 'https://example.com/p/1/').kind, 'forum');
+});
+
 test.run();

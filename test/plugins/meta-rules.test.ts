@@ -1376,6 +1376,11 @@ for (const [what, body, expected] of [
     'StarredSkies',
   ],
   [
+    "a post as a web component names its author in an attribute (Reddit's), beside its commenters' names",
+    `<shreddit-post post-title="Dripping tap" author="rowan_fixes" created-timestamp="2026-03-03T09:47:05.754000+0000"><h1 slot="title">Dripping tap</h1><p>My tap drips.</p></shreddit-post><shreddit-comment author="ivy.plumber"><p>Worn seat.</p></shreddit-comment>`,
+    'rowan_fixes',
+  ],
+  [
     'an article whose comments name their writers (no forum markup) is not a thread',
     `<h1>Rain</h1><p>It rained.</p><div class="comments"><span class="username">rowan_fixes</span><p>Wet.</p></div>`,
     null,
@@ -1384,4 +1389,13 @@ for (const [what, body, expected] of [
   threads(what, () =>
     assert.equal(meta('', body, 'https://forum.example/threads/dripping-tap.12/').author ?? null, expected),
   );
+threads("a post as a web component gives the thread's time too", () =>
+  assert.equal(
+    meta(
+      '',
+      '<shreddit-post author="rowan_fixes" created-timestamp="2026-03-03T09:47:05.754000+0000"><p>My tap drips.</p></shreddit-post>',
+    ).date,
+    '2026-03-03T09:47:05.754Z',
+  ),
+);
 threads.run();

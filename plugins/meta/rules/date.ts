@@ -47,6 +47,8 @@ export const date: Rule[] = [
   byAttr('[itemprop*="date" i]', 'title'),
   byAttr('time[itemprop*="date" i]', 'datetime'),
   byAttr('time[datetime]', 'datetime'),
+  // A forum's post as a web component that carries its time (Reddit's `<shreddit-post created-timestamp>`).
+  byAttr('shreddit-post[created-timestamp]', 'created-timestamp'),
   byText('[class*="byline" i] time'),
   byText('[class*="byline" i]'),
   byText('[class*="dateline" i]'),

@@ -6,10 +6,10 @@ import { clean } from '../../shared/page/helpers.ts';
 import { select } from '../../shared/page/select.ts';
 import { elementText } from '../../shared/page/shown.ts';
 import { typesOf } from '../../shared/page/jsonld.ts';
-import { FORUM_POST_CLASSES } from '../../shared/page/forum.ts';
+import { FORUM_POST_CLASSES, FORUM_POST_TAGS } from '../../shared/page/forum.ts';
 
 /** A post as forum software marks it (plugins/shared/page/forum.ts). */
-const POSTS = FORUM_POST_CLASSES.map((name) => `.${name}`).join(', ');
+const POSTS = [...FORUM_POST_TAGS, ...FORUM_POST_CLASSES.map((name) => `.${name}`)].join(', ');
 /** Where forum software names a post's author, most specific first: a user's name, then a post's author line. */
 const POSTER = [
   '.username',
@@ -24,13 +24,14 @@ const POSTER = [
   '[itemprop="author"] [itemprop="name"]',
   '[itemprop="author"]',
   '[data-author]',
+  '[author]',
 ];
 /** How far up from the first post the search for its author goes (a post's user card sits beside it, in its row). */
 const MAX_UP = 6;
 
-/** The name a mark gives: its `data-author`, else its text, when that is short enough to be a name. */
+/** The name a mark gives: its `data-author` or `author`, else its text, when that is short enough to be a name. */
 function nameOf(el: Element): string | undefined {
-  const name = clean(el.attribs['data-author'] ?? elementText(el));
+  const name = clean(el.attribs['data-author'] ?? el.attribs.author ?? elementText(el));
   return name && name.split(/\s+/).length <= 4 ? name : undefined;
 }
 

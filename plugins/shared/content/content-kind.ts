@@ -3,7 +3,7 @@
 // and documentation software, repeated cards, and the shape of its URL. The main-content rules read an article and
 // a page of another kind differently (content.ts); callers get the kind as `pageType`.
 import type { El } from './content-text.ts';
-import { FORUM_POST_CLASSES } from '../page/forum.ts';
+import { FORUM_POST_CLASSES, FORUM_POST_TAGS } from '../page/forum.ts';
 import { kindOfAddress } from './content-kind-url.ts';
 
 export type PageKind = 'article' | 'forum' | 'product' | 'collection' | 'listing' | 'documentation' | 'service';
@@ -41,6 +41,7 @@ const soldAsProduct = (types: string[]): boolean =>
 
 /** Class names of forum software's posts (plugins/shared/page/forum.ts). */
 const FORUM_CLASSES = new Set(FORUM_POST_CLASSES);
+const FORUM_TAGS = new Set(FORUM_POST_TAGS.map((tag) => tag.toUpperCase()));
 /** Class names of documentation generators (Sphinx, MkDocs, Docusaurus, GitBook, Read the Docs, VitePress...). */
 const DOCS_CLASSES = new Set(
   'sphinxsidebar rst-content md-content theme-doc-markdown docs-content docMainContainer VPDoc nextra-content gitbook-root toctree-wrapper highlight-python highlight-default docs-sidebar DocSearch'.split(
@@ -74,6 +75,7 @@ function readMarkup(document: Document): Markup {
     // An item inside another (a review's author, a product's offer) is not the page's subject.
     if (itemtype && !el.parentElement?.closest('[itemscope]'))
       for (const t of itemtype.split(/\s+/)) if (t) out.declared.push(t.replace(/^.*\//, ''));
+    if (FORUM_TAGS.has(tag)) out.forum = true;
     const names = el.getAttribute('class');
     if (names && !(out.forum && out.docs))
       for (const name of names.split(/\s+/)) {

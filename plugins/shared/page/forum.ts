@@ -21,3 +21,6 @@ export const FORUM_POST_CLASSES: readonly string[] = [
   'forum-post',
   'thread-post',
 ];
+
+/** The elements forum software names for a thread's post (Reddit's web components), the post's author an attribute of it. */
+export const FORUM_POST_TAGS: readonly string[] = ['shreddit-post'];
