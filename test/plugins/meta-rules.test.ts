@@ -1389,6 +1389,18 @@ for (const [what, body, expected] of [
   threads(what, () =>
     assert.equal(meta('', body, 'https://forum.example/threads/dripping-tap.12/').author ?? null, expected),
   );
+threads(
+  'forum software that calls its threads articles (og:type, as XenForo 1 writes it) still names the first poster',
+  () =>
+    assert.equal(
+      meta(
+        '<meta property="og:type" content="article">',
+        `<h1>Dripping tap</h1>${post('rowan_fixes', 'My tap drips.')}${post('ivy.plumber', 'Worn seat.')}`,
+        'https://forum.example/threads/dripping-tap.12/',
+      ).author,
+      'rowan_fixes',
+    ),
+);
 threads("a post as a web component gives the thread's time too", () =>
   assert.equal(
     meta(

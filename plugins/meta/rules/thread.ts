@@ -40,10 +40,10 @@ const NOT_THREAD = /^(NewsArticle|Article|BlogPosting|ReportageNewsArticle|Recip
 
 /**
  * The thread's first post's author: the first mark of a poster in the smallest part around the first post. Not
- * looked for on a page that says it is an article or another kind that is not a thread (the search walks the page).
+ * looked for on a page whose JSON-LD says it is an article or another kind that is not a thread (the search walks
+ * the page); `og:type` article does not say so: forum software writes it for its threads (XenForo 1).
  */
-export const threadStarter: Rule = ({ $, jsonld, meta }: Doc) => {
-  if (/^article/i.test(meta.byName.get('og:type')?.[0] ?? '')) return undefined;
+export const threadStarter: Rule = ({ $, jsonld }: Doc) => {
   if (jsonld.some((obj) => typesOf(obj).some((t) => NOT_THREAD.test(t)))) return undefined;
   const first = select($, POSTS)[0];
   if (!first) return undefined;
