@@ -537,6 +537,12 @@ field('author', [
     null,
   ],
   [
+    "beyond: a thread's line that says who started it (SMF's) names its author",
+    '',
+    '<h1>How is everyone implementing AI?</h1><p>Started by Mira Okafor, June 04, 2024, 11:23:55 AM</p><p>Text.</p>',
+    'Mira Okafor',
+  ],
+  [
     "beyond: a shop's sort control where a byline would be is none",
     '',
     '<h1>Monitors</h1><div class="sorter"><label>Sort By</label> <a class="sorter-action"><span>Set Descending Direction</span></a></div><p>Text.</p>',

@@ -10,7 +10,7 @@ const BEFORE_HEADLINE = 300;
 
 /** Words that introduce an author, as bylines write them (capitalised: in running text they start no byline). */
 const INTRO =
-  '(?:Autor(?:in)?|Author|Written by|Posted by|Reported by|Words by|Story by|Geschrieben von|Verfasst von|Redaktion|Text|Von|VON|By|BY|Par|Por|Door)';
+  '(?:Autor(?:in)?|Author|Written by|Posted by|Started by|Reported by|Words by|Story by|Geschrieben von|Verfasst von|Redaktion|Text|Von|VON|By|BY|Par|Por|Door)';
 /** A name: two to four capitalised words, with the particles names carry (`Jan van Dijk`, `Eva-Maria de la Cruz`). */
 const NAME = String.raw`\p{Lu}[\p{L}'’.-]+(?:\s+(?:(?:von|van|de|der|den|da|di|du|del|la|le|zu|y)\s+)*\p{Lu}[\p{L}'’.-]*){1,3}`;
 /** Where an element starts in the text read (readText's boundary): a name ends there, or at a separator. */
