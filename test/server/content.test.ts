@@ -273,6 +273,8 @@ test('pageType beside the content: each kind of page says its kind, and the thre
     collection: ['collection', 'Copper Camp Kettle', 'Best selling'],
     service: ['service', 'How long does a build take', 'Canal Street'],
     docs: ['documentation', 'streamkit read data.csv', 'On this page'],
+    // A SaaS page (an application with its price) whose customer stories are a looping carousel's hidden slides.
+    saas: ['service', 'nine days sooner', 'Careers'],
     // A product that React's server rendering streamed in after the shell (hidden until its script moves it).
     streamed: ['product', 'grips wet rock', 'Loading the product skeleton'],
     // A shop drawn by script: its description is the one its JSON-LD declares (its buy box stays out).
@@ -287,6 +289,8 @@ test('pageType beside the content: each kind of page says its kind, and the thre
       assert.ok(out.includes(inside), `${file}: ${inside}`);
       assert.not.ok(out.includes(outside), `${file}: ${outside}`);
     }
+    // A carousel's every slide once: the copies a looping carousel adds are not read twice.
+    if (file === 'saas') assert.is(markdown.split('Mill Lane').length - 1, 1, markdown);
   }
   // A page whose signals say nothing (this article declares no type) answers null; the key is there whenever content is asked for.
   assert.is((await call(app.freeUrl, `url=${url()}&text&meta=false`)).body.data.pageType, null);
