@@ -36,17 +36,24 @@ export async function benchRealPages(
     for (const width of [1, 4, 8]) {
       for (const { name, url } of bases) {
         let failed = 0;
+        // What the answers that were not 200 were (a status and the error's code, or the client's error), counted.
+        const why = new Map<string, number>();
         const run = await measure(ids.length, width, async (i) => {
           const target = encodeURIComponent(`${site.url}/p/${ids[i]}?${name}${width}`);
-          const status = await get(`${url}/?url=${target}&prerender=false`).then(
-            (r) => r.status,
-            () => 0,
+          const reason = await get(`${url}/?url=${target}&prerender=false`).then(
+            (r) =>
+              r.status === 200
+                ? undefined
+                : `${r.status} ${/"code":"(\w+)"/.exec(r.body.toString())?.[1] ?? ''}`.trim(),
+            (error: Error & { code?: string }) => `client ${error.code ?? error.message}`,
           );
-          if (status !== 200) failed++;
+          if (reason === undefined) return;
+          failed++;
+          why.set(reason, (why.get(reason) ?? 0) + 1);
         });
         rates[`${name}${width}`] = run.rps;
         print(
-          `  ${`${name}, ${width} at once`.padEnd(24)} ${run.rps.toFixed(2).padStart(7)} pages/s  p50 ${run.p50.toFixed(0).padStart(5)} ms  p95 ${run.p95.toFixed(0).padStart(6)} ms  (${failed} not 200)`,
+          `  ${`${name}, ${width} at once`.padEnd(24)} ${run.rps.toFixed(2).padStart(7)} pages/s  p50 ${run.p50.toFixed(0).padStart(5)} ms  p95 ${run.p95.toFixed(0).padStart(6)} ms  (${failed} not 200${failed ? `: ${[...why].map(([r, k]) => `${k} ${r}`).join(', ')}` : ''})`,
         );
       }
     }
