@@ -698,4 +698,13 @@ test("a thread whose posts are forum software's web components (Reddit's) is a f
   assert.is.not(pageContent(body('custom-post'), 'https://example.com/p/1/').kind, 'forum');
 });
 
+test("a client-side template's expressions are no content, but code keeps them", () => {
+  const html = `<html><head><title>Trail tablet</title></head><body><main><h1>Trail tablet</h1><div class="price"><span>{{priceAnchor.priceWrapper.info.totalPrice}}</span><span>{{ price.monthly }} {{ price.term }}</span></div><p>A rugged tablet with a bright screen, a long-lasting battery and a case that shrugs off rain on the trail.</p><p>Templates write a value as <code>{{ price.total }}</code> and the page's script fills it in.</p><pre><code>&lt;span&gt;{{ price.total }}&lt;/span&gt;</code></pre></main></body></html>`;
+  const md = contentMarkdown(pageContent(html, 'https://shop.example/p/1'));
+  assert.not.ok(md.includes('priceAnchor'), md);
+  assert.not.ok(md.includes('price.monthly'), md);
+  assert.is(md.split('{{ price.total }}').length - 1, 2, md);
+  assert.ok(md.includes('shrugs off rain'), md);
+});
+
 test.run();

@@ -75,3 +75,22 @@ export function showPanels(document: Document): void {
       );
   }
 }
+
+/** A text that is nothing but a template's expressions (`{{priceAnchor.totalPrice}}`), which the page's script fills. */
+const PLACEHOLDER = /^\s*(?:\{\{[^{}]*\}\}\s*)+$/;
+/** Where such text is what the page shows: code, and what a form or a script holds. */
+const AS_WRITTEN = 'pre, code, kbd, samp, textarea, script, style, template';
+
+/**
+ * Removes the texts a client-side template leaves in the markup before its script runs (Vue, Angular, Handlebars:
+ * `{{priceAnchor.priceWrapper.info.totalPrice}}`): a reader sees the value, never the expression (an app hides them
+ * until then: `v-cloak`, `ng-cloak`). Code keeps them: a template language's manual writes them to be read.
+ */
+export function dropPlaceholders(document: Document): void {
+  if (!document.body) return;
+  const found: Text[] = [];
+  const walker = document.createTreeWalker(document.body, 4 /* NodeFilter.SHOW_TEXT */);
+  for (let node = walker.nextNode(); node; node = walker.nextNode())
+    if (PLACEHOLDER.test((node as Text).data) && !node.parentElement?.closest(AS_WRITTEN)) found.push(node as Text);
+  for (const node of found) node.remove();
+}

@@ -5,7 +5,7 @@
 import { parseHTML } from 'refract-linkedom';
 import { MAX_DEPTH, parseHtml } from '../../../engine/index.ts';
 import { adoptStrays, deeperThan, unwrapFieldless, wholeDocument } from './document.ts';
-import { dropUnseen, showPanels } from './content-seen.ts';
+import { dropPlaceholders, dropUnseen, showPanels } from './content-seen.ts';
 import { headlines, mainContent, titleOf } from './content.ts';
 import { pageKind, type PageKind } from './content-kind.ts';
 import { pageBody } from './content-page.ts';
@@ -49,6 +49,7 @@ function parse(html: string): Document {
   revealStreamed(document);
   showPanels(document);
   dropUnseen(document);
+  if (html.includes('{{')) dropPlaceholders(document);
   unwrapFieldless(document);
   return document;
 }
