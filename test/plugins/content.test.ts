@@ -480,6 +480,24 @@ test('content written after </body> is read, as a browser puts it into the body 
   assert.match(out, /The stream keeps flowing/);
 });
 
+test("whole documents written inside the body (a CMS's blocks, an embedded app's page) are read in place, as a browser reads them", () => {
+  const block = (inner: string) =>
+    `<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.0 Transitional//EN"><html><body><div class="block">${inner}</div></body></html>`;
+  const words = ['alder', 'birch', 'cedar', 'aspen'];
+  const html = page(
+    `<header><a href="/">Home</a></header><main><h1>The River Story</h1>${words.map((w) => block(para(4, w))).join('')}</main>` +
+      `<aside><a href="/a">Other story</a></aside>`,
+  );
+  const out = pageToMarkdown(html, BASE);
+  for (const w of words) assert.match(out, new RegExp(`The ${w} keeps flowing past stone number 3`));
+  const app = page(
+    `<main id="main"><!DOCTYPE html><html><head><meta charset="utf-8"><title>Routine builder app</title><link rel="stylesheet" href="/app.css"></head>` +
+      `<body><div id="__next"><h1>The River Story</h1>${para(5)}${para(4, 'stream')}</div></body></html></main>`,
+  );
+  const embedded = pageToMarkdown(app, BASE);
+  assert.match(embedded, /The stream keeps flowing past stone number 3/);
+  assert.not.match(embedded, /Routine builder app/);
+});
 test("an application page's content for readers without script (<noscript>, as Discourse writes it) is its content", () => {
   const posts = ['alder', 'birch', 'cedar']
     .map(

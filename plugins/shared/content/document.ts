@@ -77,17 +77,33 @@ function framesDocument(html: string): string {
   return `<!doctype html><html>${head}<body>${noframes}${links.length ? `<ul>${links.join('')}</ul>` : ''}</body></html>`;
 }
 
+/** Whether a page writes more `<html>`, `<head>` or `<body>` start tags than one of each. */
+function nestsDocuments(markup: string): boolean {
+  const tag = /<(?:html|head|body)[\s>]/gi;
+  let count = 0;
+  while (tag.test(markup)) if (++count > 3) return true;
+  return false;
+}
+
 /**
  * Content written after `</body>` (or beside it) goes into the body, as a browser's parser puts it: linkedom leaves
- * it under `<html>`, where the body's readers never see it (and Readability failed on it).
+ * it under `<html>`, where the body's readers never see it (and Readability failed on it). A whole document written
+ * inside the body (a shop's page that embeds an application's server-rendered page, `<!DOCTYPE html><html><head>`
+ * and all) is its content in place, as a browser reads it: linkedom kept the inner `<html>`, `<head>` and `<body>`
+ * as elements, and the inner head swallowed what followed it.
  */
-export function adoptStrays(document: Document): void {
+export function adoptStrays(document: Document, markup: string): void {
   const html = document.documentElement;
   const body = document.body;
   if (!html || !body) return;
   for (const node of [...html.childNodes]) {
     if (node === body || (node as Element).tagName === 'HEAD') continue;
     if (node.nodeType === 1 || (node.nodeType === 3 && node.textContent?.trim())) body.appendChild(node);
+  }
+  if (!nestsDocuments(markup)) return;
+  for (const inner of [...body.querySelectorAll('html, head, body')]) {
+    for (const title of inner.tagName === 'HEAD' ? [...inner.querySelectorAll('title')] : []) title.remove();
+    inner.replaceWith(...inner.childNodes);
   }
 }
 

@@ -45,7 +45,7 @@ function oneContainer(kind: PageKind | undefined, share: number): boolean {
  */
 function parse(html: string): Document {
   const document = parseHTML(html).document as unknown as Document;
-  adoptStrays(document);
+  adoptStrays(document, html);
   revealStreamed(document);
   showPanels(document);
   dropUnseen(document);
