@@ -76,6 +76,24 @@ test("the h1 when the page declares no title, or nothing but the site's name", (
   );
 });
 
+test("a social title that is nothing but the site's name gives way to a <title> that names the page", () => {
+  const of = (html: string) => pageTitle(createDoc(parseHtml(html, 'https://example.org/a'), 'https://example.org/a'));
+  const head =
+    '<meta property="og:site_name" content="Winter Sports Union - WSU"><meta property="og:title" content="Winter Sports Union - WSU">';
+  // An article of a site that writes its name as every page's og:title: its <title> is its headline.
+  assert.is(
+    of(`<html><head>${head}<title>A great chance for the sport</title></head><body><h1>Other words</h1></body></html>`),
+    'A great chance for the sport',
+  );
+  // A home page whose <title> is the site's name and a slogan keeps the name.
+  assert.is(
+    of(
+      '<html><head><meta property="og:site_name" content="Winter Sports Union"><meta property="og:title" content="Winter Sports Union"><title>Winter Sports Union | Serving winter sports since 1998</title></head></html>',
+    ),
+    'Winter Sports Union',
+  );
+});
+
 test("a declared title that names the site among other words is the publisher's, not replaced by an h1", () => {
   const of = (html: string) =>
     pageTitle(createDoc(parseHtml(html, 'https://www.axios.com/newsletters/a'), 'https://www.axios.com/newsletters/a'));

@@ -89,7 +89,19 @@ const titleTags: Rule[] = [byMeta('og:title'), byMeta('twitter:title'), byText('
 
 /** The page's title as a person reads it (see above), or undefined when it has none. */
 export function pageTitle(doc: Doc): string | undefined {
-  const declared = firstOf(doc, titleRules, toText);
+  const names = siteNames(doc);
+  // A social title that is the site's name and nothing else (og:title = og:site_name on every page of a site) gives
+  // way to a later title the page declares that names this page alone: the <title> that is an article's headline is
+  // the publisher's choice for it. One that is the site's name with a slogan is not (a home page's name stays).
+  let declared = firstOf(doc, titleRules, toText);
+  if (declared && onlySiteName(declared, names)) {
+    for (const title of candidatesOf(doc, titleTags, toText, (v) => v)) {
+      if (!onlySiteName(title, names) && withoutSiteName(title, names, []) === title) {
+        declared = title;
+        break;
+      }
+    }
+  }
   if (!declared) return undefined;
   const headlines = [...candidatesOf(doc, headlineRules, toText, (v) => v)];
   const tags = [...candidatesOf(doc, titleTags, toText, (v) => v)];
@@ -100,7 +112,6 @@ export function pageTitle(doc: Doc): string | undefined {
   const raw = GENERIC.test(first) && headlines[0] && !GENERIC.test(headlines[0]) ? headlines[0] : first;
   // Another title of the page that is one part of this one (og:title "X" beside <title> "X | Site") agrees on X.
   const plain = [...headlines, ...tags.filter((t) => !SEPARATOR.test(t))];
-  const names = siteNames(doc);
   let text = withoutSiteName(raw, names, plain).replace(STRAY, '');
   const bracketed = BRACKETED.exec(text);
   if (bracketed && isSiteName(bracketed[1]!, names)) text = text.slice(0, bracketed.index);
