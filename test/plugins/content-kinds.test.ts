@@ -539,6 +539,30 @@ test("every tab's panel is the page's content, shown or not; a popover (drawn on
   assert.not.match(md, /Allow notifications/, md);
 });
 
+test("a page builder's widget inside a tab's panel is that panel's content (a town's forms); a sidebar's widget is not", () => {
+  const widget = (text: string) => `<div class="widget editor pageStyles"><div class="fr-view">${text}</div></div>`;
+  const forms = [
+    'Building Permit',
+    'Complaint Form',
+    'Excavation Permit',
+    'Pool Registration',
+    'Temporary Use Permit',
+    'Contractor Sub-Contractor List',
+    'Business Determination Form',
+    'Storage Container',
+  ]
+    .map((f) => `${f} - PDF form to fill in`)
+    .map((f, i) => `<li><a href="/DocumentCenter/View/${i}">${f}</a></li>`)
+    .join('');
+  const html = `<html><head><title>Building Department</title></head><body><div id="page"><h1>Building Department</h1><ol class="cpTabs"><li><a href="#t0" role="tab">Information</a></li><li><a href="#t1" role="tab">Forms</a></li></ol><div class="cpTabPanel" id="t0" role="tabpanel">${widget('<p>The department enforces the building code, issues permits for construction and remodeling, performs inspections, and registers contractors and businesses in town.</p><p>A permit is required for any construction, repair or restoration that costs over one thousand dollars, and for every fence, deck or shed whatever its cost.</p><p>Anyone found working without a permit may be issued a stop work order by the inspector.</p>')}</div><div class="cpTabPanel" id="t2" role="tabpanel" style="display: none;">${widget('<h2>Inspections</h2><p>Inspections are scheduled by phone at least one business day ahead, between eight in the morning and four in the afternoon.</p><p>Footings, framing, insulation and the final inspection are each made before the work that would hide them goes on, and a failed inspection is made again once the work is corrected.</p><p>Electrical and plumbing work is inspected by the county, whose inspectors call the owner to agree on a time.</p>')}</div><div class="cpTabPanel" id="t1" role="tabpanel" style="display: none;">${widget(`<h2>Permits and Forms</h2><ul>${forms}</ul>`)}</div><div class="cpTabPanel" id="t3" role="tabpanel" style="display: none;">${widget(`<h2>Licenses</h2><ul>${forms.replaceAll('PDF form to fill in', 'license application form to print')}</ul>`)}</div><div class="widget widget_recent"><h3>Recent news</h3><p>The town pool opens on Saturday.</p></div></div></body></html>`;
+  const text = contentText(pageContent(html, 'https://town.example/151/Building-Department'));
+  for (const form of ['Building Permit - PDF form to fill in', 'Storage Container - license application form to print'])
+    assert.match(text, form, text);
+  assert.match(text, /stop work order/, text);
+  assert.match(text, /inspected by the county/, text);
+  assert.not.match(text, /town pool opens/, text);
+});
+
 test("a service page's FAQ answers, closed in their accordion (aria-controls), are its content; a dialog opened so is not", () => {
   const qa = (i: number, closed: string) =>
     `<h3><button aria-expanded="false" aria-controls="faq-${i}">How long does job ${i} take?</button></h3><div id="faq-${i}" class="accordion__panel" ${closed}><p>Job ${i} takes about ${i} weeks from the first survey to the last coat of paint, weather allowing.</p></div>`;

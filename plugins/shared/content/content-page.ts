@@ -81,7 +81,7 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
   kindParts(root, kind);
   const counts = createCounts();
   for (const el of [...root.querySelectorAll('ul, ol')]) {
-    if (!root.contains(el)) continue;
+    if (!root.contains(el) || (process.env.XTAB && el.closest('[role="tabpanel"]'))) continue;
     const items = el.children.length;
     // A menu: a list of short links (a card of a listing has more than its link's words).
     if (items >= 3 && counts.density(el) > 0.9 && counts.words(el) / items < 6) {
@@ -117,6 +117,9 @@ function dropNamed(root: El, kind: PageKind | undefined): void {
     const name = nameOf(el);
     if (name && /^comments?$/.test(name) && !talking.some((up) => up.contains(el))) talking.push(el);
     if (!name || words(el.textContent) >= total * 0.3) continue;
+    // A tab's panel is the page's own (showPanels): a widget inside one is a page builder's block of that panel (a
+    // town's Permits tab, its forms listed), never a sidebar's.
+    if (/^widgets?$/.test(name) && el.closest('[role="tabpanel"]')) continue;
     const same = marked.get(name);
     if (same) same.push(el);
     else marked.set(name, [el]);
