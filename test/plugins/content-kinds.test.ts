@@ -551,12 +551,12 @@ test("a page builder's widget inside a tab's panel is that panel's content (a to
     'Business Determination Form',
     'Storage Container',
   ]
-    .map((f) => `${f} - PDF form to fill in`)
+    .map((f) => `${f} - PDF Fill-in`)
     .map((f, i) => `<li><a href="/DocumentCenter/View/${i}">${f}</a></li>`)
     .join('');
-  const html = `<html><head><title>Building Department</title></head><body><div id="page"><h1>Building Department</h1><ol class="cpTabs"><li><a href="#t0" role="tab">Information</a></li><li><a href="#t1" role="tab">Forms</a></li></ol><div class="cpTabPanel" id="t0" role="tabpanel">${widget('<p>The department enforces the building code, issues permits for construction and remodeling, performs inspections, and registers contractors and businesses in town.</p><p>A permit is required for any construction, repair or restoration that costs over one thousand dollars, and for every fence, deck or shed whatever its cost.</p><p>Anyone found working without a permit may be issued a stop work order by the inspector.</p>')}</div><div class="cpTabPanel" id="t2" role="tabpanel" style="display: none;">${widget('<h2>Inspections</h2><p>Inspections are scheduled by phone at least one business day ahead, between eight in the morning and four in the afternoon.</p><p>Footings, framing, insulation and the final inspection are each made before the work that would hide them goes on, and a failed inspection is made again once the work is corrected.</p><p>Electrical and plumbing work is inspected by the county, whose inspectors call the owner to agree on a time.</p>')}</div><div class="cpTabPanel" id="t1" role="tabpanel" style="display: none;">${widget(`<h2>Permits and Forms</h2><ul>${forms}</ul>`)}</div><div class="cpTabPanel" id="t3" role="tabpanel" style="display: none;">${widget(`<h2>Licenses</h2><ul>${forms.replaceAll('PDF form to fill in', 'license application form to print')}</ul>`)}</div><div class="widget widget_recent"><h3>Recent news</h3><p>The town pool opens on Saturday.</p></div></div></body></html>`;
+  const html = `<html><head><title>Building Department</title></head><body><div id="page"><h1>Building Department</h1><ol class="cpTabs"><li><a href="#t0" role="tab">Information</a></li><li><a href="#t1" role="tab">Forms</a></li></ol><div class="cpTabPanel" id="t0" role="tabpanel">${widget('<p>The department enforces the building code, issues permits for construction and remodeling, performs inspections, and registers contractors and businesses in town.</p><p>A permit is required for any construction, repair or restoration that costs over one thousand dollars, and for every fence, deck or shed whatever its cost.</p><p>Anyone found working without a permit may be issued a stop work order by the inspector.</p>')}</div><div class="cpTabPanel" id="t2" role="tabpanel" style="display: none;">${widget('<h2>Inspections</h2><p>Inspections are scheduled by phone at least one business day ahead, between eight in the morning and four in the afternoon.</p><p>Footings, framing, insulation and the final inspection are each made before the work that would hide them goes on, and a failed inspection is made again once the work is corrected.</p><p>Electrical and plumbing work is inspected by the county, whose inspectors call the owner to agree on a time.</p>')}</div><div class="cpTabPanel" id="t1" role="tabpanel" style="display: none;">${widget(`<h2>Permits and Forms</h2><ul>${forms}</ul>`)}</div><div class="cpTabPanel" id="t3" role="tabpanel" style="display: none;">${widget(`<h2>Licenses</h2><ul>${forms.replaceAll('PDF Fill-in', 'Printable PDF')}</ul>`)}</div><div class="widget widget_recent"><h3>Recent news</h3><p>The town pool opens on Saturday.</p></div></div></body></html>`;
   const text = contentText(pageContent(html, 'https://town.example/151/Building-Department'));
-  for (const form of ['Building Permit - PDF form to fill in', 'Storage Container - license application form to print'])
+  for (const form of ['Building Permit - PDF Fill-in', 'Storage Container - Printable PDF'])
     assert.match(text, form, text);
   assert.match(text, /stop work order/, text);
   assert.match(text, /inspected by the county/, text);
@@ -570,6 +570,16 @@ test("a service page's FAQ answers, closed in their accordion (aria-controls), a
   const text = contentText(pageContent(html, 'https://paint.example/services/house-painting'));
   for (const i of [1, 2, 3]) assert.match(text, `Job ${i} takes about ${i} weeks`, text);
   assert.not.match(text, /Our assistant answers/, text);
+});
+
+test("a FAQ's answer is the element its control names that comes after it, when the page gives its id twice (a menu's too)", () => {
+  const menu =
+    '<div id="mobile"><ul><li><a href="#" aria-controls="content-1" aria-expanded="false">Why us</a><ul id="content-1" aria-hidden="true"><li><a href="/why">Overview</a></li></ul></li></ul></div>';
+  const qa = (i: number) =>
+    `<h3><a href="#" aria-controls="content-${i}" aria-expanded="false">Question ${i}: how much should I save?</a></h3><div id="content-${i}" aria-hidden="true"><p>Answer ${i}: a rule of thumb is to save enough to draw down most of the income you had before you retired.</p></div>`;
+  const html = `<html><head><title>Retirement calculator</title></head><body>${menu}<div class="page"><h1>Retirement calculator</h1><p>Work out how much you need to retire, and how long your savings will last once you stop working.</p><h2>Frequently asked questions</h2>${[1, 2].map(qa).join('')}</div></body></html>`;
+  const text = contentText(pageContent(html, 'https://bank.example/retirement/calculator'));
+  for (const i of [1, 2]) assert.match(text, `Answer ${i}: a rule of thumb`, text);
 });
 
 test("a product's description declared in its JSON-LD is read when the page's markup lacks it (a script's shell)", () => {

@@ -81,9 +81,10 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
   kindParts(root, kind);
   const counts = createCounts();
   for (const el of [...root.querySelectorAll('ul, ol')]) {
-    if (!root.contains(el) || (process.env.XTAB && el.closest('[role="tabpanel"]'))) continue;
+    // A menu: a list of short links (a card of a listing has more than its link's words), never in a tab's panel (a
+    // town's forms listed under Permits).
+    if (!root.contains(el) || el.closest('[role="tabpanel"]')) continue;
     const items = el.children.length;
-    // A menu: a list of short links (a card of a listing has more than its link's words).
     if (items >= 3 && counts.density(el) > 0.9 && counts.words(el) / items < 6) {
       el.remove();
       counts.changed();

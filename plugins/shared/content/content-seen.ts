@@ -59,11 +59,7 @@ export function showPanels(document: Document): void {
     else if (CLONE.test(names)) el.remove();
     else panels.add(el);
   }
-  for (const control of document.body?.querySelectorAll('[aria-expanded][aria-controls]') ?? [])
-    for (const id of (control.getAttribute('aria-controls') ?? '').split(/\s+/)) {
-      const panel = id ? document.getElementById(id) : null;
-      if (panel) panels.add(panel);
-    }
+  for (const panel of controlled(document)) panels.add(panel);
   for (const el of panels) {
     el.removeAttribute('hidden');
     if (el.getAttribute('aria-hidden') === 'true') el.removeAttribute('aria-hidden');
@@ -73,6 +69,34 @@ export function showPanels(document: Document): void {
         'style',
         style.replace(/(display\s*:\s*none|visibility\s*:\s*hidden)\s*(!important)?\s*;?/gi, ''),
       );
+  }
+}
+
+/**
+ * The panels the page's disclosure controls name. An id a page gives twice (a mobile menu's submenus and a FAQ's
+ * answers both numbered `content-1`…) names the element of that id that comes next after the control, as the
+ * page's script finds it in the part the control stands in; the first of the page otherwise. (One walk in the page's
+ * order: linkedom's compareDocumentPosition misplaces elements in different subtrees.)
+ */
+function* controlled(document: Document): Generator<Element> {
+  const first = new Map<string, Element>();
+  const waiting = new Set<string>();
+  const ids = (control: Element) => (control.getAttribute('aria-controls') ?? '').split(/\s+/).filter(Boolean);
+  for (const el of document.body?.querySelectorAll('[id], [aria-expanded][aria-controls]') ?? []) {
+    const id = el.getAttribute('id');
+    if (id) {
+      if (!first.has(id)) first.set(id, el);
+      if (waiting.has(id)) {
+        waiting.delete(id);
+        yield el;
+      }
+    }
+    if (el.hasAttribute('aria-expanded')) for (const name of ids(el)) waiting.add(name);
+  }
+  // Controls after every element they name: the first of the page.
+  for (const name of waiting) {
+    const el = first.get(name);
+    if (el) yield el;
   }
 }
 
