@@ -577,9 +577,19 @@ test("a FAQ's answer is the element its control names that comes after it, when 
     '<div id="mobile"><ul><li><a href="#" aria-controls="content-1" aria-expanded="false">Why us</a><ul id="content-1" aria-hidden="true"><li><a href="/why">Overview</a></li></ul></li></ul></div>';
   const qa = (i: number) =>
     `<h3><a href="#" aria-controls="content-${i}" aria-expanded="false">Question ${i}: how much should I save?</a></h3><div id="content-${i}" aria-hidden="true"><p>Answer ${i}: a rule of thumb is to save enough to draw down most of the income you had before you retired.</p></div>`;
-  const html = `<html><head><title>Retirement calculator</title></head><body>${menu}<div class="page"><h1>Retirement calculator</h1><p>Work out how much you need to retire, and how long your savings will last once you stop working.</p><h2>Frequently asked questions</h2>${[1, 2].map(qa).join('')}</div></body></html>`;
+  const html = `<html><head><title>Retirement calculator</title></head><body><div class="page"><h1>Retirement calculator</h1>${menu}<p>Work out how much you need to retire, and how long your savings will last once you stop working.</p><h2>Frequently asked questions</h2>${[1, 2].map(qa).join('')}</div></body></html>`;
   const text = contentText(pageContent(html, 'https://bank.example/retirement/calculator'));
   for (const i of [1, 2]) assert.match(text, `Answer ${i}: a rule of thumb`, text);
+});
+
+test("a disclosure control that names no panel opens the hidden part after it; a menu's control opens a menu", () => {
+  const menu =
+    '<div class="topbar"><a href="#" role="menuitem" aria-haspopup="true" aria-expanded="false">Accounts</a><div aria-hidden="true"><p>Open a checking account today and get a welcome bonus on your first deposit.</p></div></div>';
+  const html = `<html><head><title>Retirement calculator</title></head><body><div class="page"><h1>Retirement calculator</h1>${menu}<p>Work out how much you need to retire, and how long your savings will last once you stop working.</p><div><a href="#" class="show-hide-open" aria-expanded="false">Methodology: how the calculator works</a></div><div class="hide" aria-hidden="true"><p>The calculator runs five thousand market trials from your answers and reports the balance reached in half of them.</p></div><a href="#" aria-expanded="false">Assumptions</a><div style="display: none"><p>Taxable gains are taxed at a capital gains rate of twenty percent before retirement.</p></div></div></body></html>`;
+  const text = contentText(pageContent(html, 'https://bank.example/retirement/calculator'));
+  assert.match(text, /five thousand market trials/, text);
+  assert.match(text, /capital gains rate of twenty percent/, text);
+  assert.not.match(text, /welcome bonus/, text);
 });
 
 test("a product's description declared in its JSON-LD is read when the page's markup lacks it (a script's shell)", () => {

@@ -60,6 +60,7 @@ export function showPanels(document: Document): void {
     else panels.add(el);
   }
   for (const panel of controlled(document)) panels.add(panel);
+  for (const panel of adjacent(document)) panels.add(panel);
   for (const el of panels) {
     el.removeAttribute('hidden');
     if (el.getAttribute('aria-hidden') === 'true') el.removeAttribute('aria-hidden');
@@ -97,6 +98,27 @@ function* controlled(document: Document): Generator<Element> {
   for (const name of waiting) {
     const el = first.get(name);
     if (el) yield el;
+  }
+}
+
+/**
+ * The panels of disclosure controls that name none (`<a class="show-hide" aria-expanded="false">Methodology</a>` and
+ * the hidden part after it): the element after the control, or after its wrapper when the control is all the wrapper
+ * holds. A menu's controls (`aria-haspopup`, `role="menuitem"`) open menus, not content.
+ */
+function* adjacent(document: Document): Generator<Element> {
+  for (const control of document.body?.querySelectorAll('[aria-expanded]:not([aria-controls])') ?? []) {
+    if (control.hasAttribute('aria-haspopup') || /menu/.test(control.getAttribute('role') ?? '')) continue;
+    let at: Element = control;
+    while (!at.nextElementSibling && at.parentElement && at.parentElement.children.length === 1) at = at.parentElement;
+    const next = at.nextElementSibling;
+    if (
+      next &&
+      (next.getAttribute('aria-hidden') === 'true' ||
+        next.hasAttribute('hidden') ||
+        /display\s*:\s*none/i.test(next.getAttribute('style') ?? ''))
+    )
+      yield next;
   }
 }
 
