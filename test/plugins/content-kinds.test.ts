@@ -592,6 +592,48 @@ test("a disclosure control that names no panel opens the hidden part after it; a
   assert.not.match(text, /welcome bonus/, text);
 });
 
+test("a service page's sections of short blocks are read whole though one container holds three quarters of them (its cards' titles)", () => {
+  const card = (t: string, d: string) =>
+    `<div class="card"><div class="card-header"><p class="h5">${t}</p></div><div class="card-body"><p>${d}</p></div></div>`;
+  const cards = [
+    [
+      'Serverless inference for open models on demand',
+      'Run open models on demand with no servers to manage and no commitments, billed by the token you use.',
+    ],
+    [
+      'Batch inference for large workloads at night',
+      'Process large workloads at a lower price, asynchronously, with results written to your bucket when done.',
+    ],
+    [
+      'Dedicated endpoints on reserved hardware for teams',
+      'Deploy a model on hardware reserved for you, with the speed and control a production team needs.',
+    ],
+    [
+      'Fine-tuning on your own data and rules',
+      'Tune open models on your own data to improve accuracy and control behaviour, without running training yourself.',
+    ],
+    [
+      'GPU clusters from one to thousands of cards',
+      'Scale from one instant cluster to thousands of accelerators, each tuned with our own kernels for speed.',
+    ],
+    [
+      'Managed storage made for training and serving',
+      'Object storage and parallel file systems made for training data, with no fees to move data out.',
+    ],
+  ]
+    .map(([t, d]) => card(t!, d!))
+    .join('');
+  const html = `<html><head><title>Cloudco | The AI cloud</title></head><body><header><nav><a href="/">Home</a><a href="/pricing">Pricing</a></nav></header><main><section class="hero"><h1>Build what comes next on the AI cloud</h1><p>A full-stack platform for models from the first test to massive scale</p></section><section class="platform"><h2>The platform</h2><p>Faster inference and lower cost.</p>${cards}</section></main><footer><p>© Cloudco</p></footer></body></html>`;
+  const text = contentText(pageContent(html, 'https://cloud.example/'));
+  for (const title of [
+    'Serverless inference for open models on demand',
+    'Managed storage made for training and serving',
+  ])
+    assert.match(text, title, text);
+  assert.match(text, /Build what comes next/, text);
+  assert.not.match(text, /Pricing/, text);
+});
+
 test("a product's description declared in its JSON-LD is read when the page's markup lacks it (a script's shell)", () => {
   const description =
     '<h4>DARK ROAST FOR LONG DAYS.</h4><p>Our blend of arabica beans for a smooth flavour and robusta for strength is roasted dark in small batches, every week.</p>';

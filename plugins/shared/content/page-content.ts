@@ -30,13 +30,27 @@ const ONE_CONTAINER = new Set<PageKind | undefined>(['article']);
 /**
  * Whether the container Readability found is the page's content, from the share of the cleaned body's words it
  * holds: a fifth or less is one post of a thread, one card of a list (whatever the page says it is); less than
- * 70% on a page that does not say it is an article is one section of several. Documentation is read whole, its
- * generator's sidebar and table of contents aside (content-page.ts): Readability's container drops its headings
- * and code blocks (their class names read as the site's), though it holds nearly all of its words.
+ * 70% on a page that does not say it is an article is one section of several, and so is less than 80% that is not
+ * prose (a service page's sections of short blocks, its hero and its cards' titles left out). Documentation is read
+ * whole, its generator's sidebar and table of contents aside (content-page.ts): Readability's container drops its
+ * headings and code blocks (their class names read as the site's), though it holds nearly all of its words.
  */
-function oneContainer(kind: PageKind | undefined, share: number): boolean {
+function oneContainer(kind: PageKind | undefined, share: number, root: Element): boolean {
   if (share < 0.2 || kind === 'documentation') return false;
-  return share >= 0.7 || ONE_CONTAINER.has(kind);
+  if (ONE_CONTAINER.has(kind)) return true;
+  if (share < 0.7) return false;
+  // A product's description and a thread's posts are what they are, prose or not.
+  return share >= 0.8 || kind === 'product' || kind === 'forum' || prose(root) >= 0.5;
+}
+
+/** The share of a container's words that stand in paragraphs of 25 words or more: an article's text is most of it. */
+function prose(root: Element): number {
+  let long = 0;
+  for (const p of root.querySelectorAll('p')) {
+    const n = words(p.textContent);
+    if (n >= 25) long += n;
+  }
+  return long / (words(root.textContent) || 1);
 }
 
 /**
@@ -87,13 +101,13 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   for (const el of document.body?.querySelectorAll('script, style, template') ?? []) most -= words(el.textContent);
   const found = mainContent(document);
   const held = found ? words(found.root.textContent) : 0;
-  if (found && kind !== 'product' && oneContainer(kind, held / (most || 1)))
+  if (found && kind !== 'product' && oneContainer(kind, held / (most || 1), found.root))
     return { title: found.title, root: settle(found.root, kind, base), kind };
   // The search for an article changed the document it read: the body is read from the page as it came.
   const again = parse(html);
   if (again.body && kind === 'forum') attributePosts(again.body);
   const body = pageBody(again, kind);
-  if (found && (!body || oneContainer(kind, held / (words(body.textContent) || 1)))) {
+  if (found && (!body || oneContainer(kind, held / (words(body.textContent) || 1), found.root))) {
     if (kind === 'product' && body) {
       specifications(found.root, body);
       price(found.root, body);
