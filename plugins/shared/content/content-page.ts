@@ -17,10 +17,9 @@ const AROUND =
 /** The site's footer: never the page, however much of it is left (a script shell's only text). */
 const FOOT = 'footer, [role="contentinfo"]';
 /**
- * What a page shows a reader whose browser runs no script: an application page (Discourse, Flarum) writes its
- * content for such readers inside `<noscript>`, and the rest of its body is an empty shell. A `<noscript>` that
- * holds more words than everything outside it is read as content; any other (a tracking pixel, "enable
- * JavaScript") is dropped.
+ * What a page shows a reader whose browser runs no script: an application page (Discourse, Flarum) writes its content
+ * for such readers inside `<noscript>`, the rest of its body an empty shell. A `<noscript>` that holds more words than
+ * everything outside it is read as content; any other (a tracking pixel, "enable JavaScript") is dropped.
  */
 export function readNoscript(body: El): void {
   const blocks = [...body.getElementsByTagName('noscript')];
@@ -36,13 +35,12 @@ export function readNoscript(body: El): void {
   });
 }
 
-const noscriptText = (el: El): string =>
-  el.children.length === 0 ? (el.textContent ?? '').replace(/<[^>]*>/g, ' ') : (el.textContent ?? '');
+const noscriptText = (el: El) => (el.children.length ? el.textContent : el.textContent?.replace(/<[^>]*>/g, ' ')) ?? '';
 
 /**
- * The content of a page that is not one article, in place: the body (or its one `<main>` when that holds most of
- * the text) without script, landmarks of the site (header, footer, navigation, asides), parts named as the site's
- * (cookie notices, newsletters, share bars, breadcrumbs) and menus (lists that are all links).
+ * The content of a page that is not one article, in place: the body (or its one `<main>` when that holds most of the
+ * text) without script, the site's landmarks (header, footer, navigation, asides), parts named as the site's (cookie
+ * notices, newsletters, share bars, breadcrumbs) and menus (lists that are all links).
  */
 export function pageBody(document: Document, kind?: PageKind): El | undefined {
   const body = document.body as El | null;
@@ -81,8 +79,7 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
   kindParts(root, kind);
   const counts = createCounts();
   for (const el of [...root.querySelectorAll('ul, ol')]) {
-    // A menu: a list of short links (a card of a listing has more than its link's words), never in a tab's panel (a
-    // town's forms listed under Permits).
+    // A menu: a list of short links (a listing's card has more words), never in a tab's panel (a town's forms).
     if (!root.contains(el) || el.closest('[role="tabpanel"]')) continue;
     const items = el.children.length;
     if (items >= 3 && counts.density(el) > 0.9 && counts.words(el) / items < 6) {
@@ -118,8 +115,7 @@ function dropNamed(root: El, kind: PageKind | undefined): void {
     const name = nameOf(el);
     if (name && /^comments?$/.test(name) && !talking.some((up) => up.contains(el))) talking.push(el);
     if (!name || words(el.textContent) >= total * 0.3) continue;
-    // A tab's panel is the page's own (showPanels): a widget inside one is a page builder's block of that panel (a
-    // town's Permits tab, its forms listed), never a sidebar's.
+    // A widget inside a tab's panel (showPanels) is a page builder's block of that panel, never a sidebar's.
     if (/^widgets?$/.test(name) && el.closest('[role="tabpanel"]')) continue;
     const same = marked.get(name);
     if (same) same.push(el);

@@ -35,12 +35,12 @@ const ONE_CONTAINER = new Set<PageKind | undefined>(['article']);
  * whole, its generator's sidebar and table of contents aside (content-page.ts): Readability's container drops its
  * headings and code blocks (their class names read as the site's), though it holds nearly all of its words.
  */
-function oneContainer(kind: PageKind | undefined, share: number, root: Element): boolean {
+function oneContainer(kind: PageKind | undefined, share: number, written: () => boolean): boolean {
   if (share < 0.2 || kind === 'documentation') return false;
   if (ONE_CONTAINER.has(kind)) return true;
   if (share < 0.7) return false;
   // A product's description and a thread's posts are what they are, prose or not.
-  return share >= 0.8 || kind === 'product' || kind === 'forum' || prose(root) >= 0.5;
+  return share >= 0.8 || kind === 'product' || kind === 'forum' || written();
 }
 
 /** The share of a container's words that stand in paragraphs of 25 words or more: an article's text is most of it. */
@@ -99,15 +99,18 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   // the content whatever the body's reading would say, which is then not made (most articles).
   let most = words(document.body?.textContent) + 1;
   for (const el of document.body?.querySelectorAll('script, style, template') ?? []) most -= words(el.textContent);
+  // A page whose markup holds one <article> says what its text is, prose or not (a story of short paragraphs).
+  const oneArticle = document.querySelectorAll('article').length === 1;
   const found = mainContent(document);
+  const written = () => oneArticle || prose(found!.root) >= 0.5;
   const held = found ? words(found.root.textContent) : 0;
-  if (found && kind !== 'product' && oneContainer(kind, held / (most || 1), found.root))
+  if (found && kind !== 'product' && oneContainer(kind, held / (most || 1), written))
     return { title: found.title, root: settle(found.root, kind, base), kind };
   // The search for an article changed the document it read: the body is read from the page as it came.
   const again = parse(html);
   if (again.body && kind === 'forum') attributePosts(again.body);
   const body = pageBody(again, kind);
-  if (found && (!body || oneContainer(kind, held / (words(body.textContent) || 1), found.root))) {
+  if (found && (!body || oneContainer(kind, held / (words(body.textContent) || 1), written))) {
     if (kind === 'product' && body) {
       specifications(found.root, body);
       price(found.root, body);
