@@ -93,18 +93,12 @@ export function pageTitle(doc: Doc): string | undefined {
   // A social title that is the site's name and nothing else (og:title = og:site_name on every page of a site) gives
   // way to a later title the page declares that names this page alone: the <title> that is an article's headline is
   // the publisher's choice for it. One that is the site's name with a slogan is not (a home page's name stays).
+  const tags = [...candidatesOf(doc, titleTags, toText, (v) => v)];
   let declared = firstOf(doc, titleRules, toText);
-  if (declared && onlySiteName(declared, names)) {
-    for (const title of candidatesOf(doc, titleTags, toText, (v) => v)) {
-      if (!onlySiteName(title, names) && withoutSiteName(title, names, []) === title) {
-        declared = title;
-        break;
-      }
-    }
-  }
+  if (declared && onlySiteName(declared, names))
+    declared = tags.find((t) => !onlySiteName(t, names) && withoutSiteName(t, names, []) === t) ?? declared;
   if (!declared) return undefined;
   const headlines = [...candidatesOf(doc, headlineRules, toText, (v) => v)];
-  const tags = [...candidatesOf(doc, titleTags, toText, (v) => v)];
   // A title attribute cut short where the page left a quote unescaped (`content="… Biden de "incapacitado""`) is
   // the beginning of another title of the page, which says it whole.
   const first = tags.find((t) => t.startsWith(declared) && /^\s*["“„«]/.test(t.slice(declared.length))) ?? declared;

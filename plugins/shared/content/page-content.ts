@@ -102,7 +102,8 @@ export function pageContent(raw: string, base: string, main = true): PageContent
   // A page whose markup holds one <article> says what its text is, prose or not (a story of short paragraphs).
   const oneArticle = document.querySelectorAll('article').length === 1;
   const found = mainContent(document);
-  const written = () => oneArticle || prose(found!.root) >= 0.5;
+  let isProse: boolean | undefined;
+  const written = () => oneArticle || (isProse ??= prose(found!.root) >= 0.5);
   const held = found ? words(found.root.textContent) : 0;
   if (found && kind !== 'product' && oneContainer(kind, held / (most || 1), written))
     return { title: found.title, root: settle(found.root, kind, base), kind };
