@@ -582,6 +582,41 @@ test("a FAQ's answer is the element its control names that comes after it, when 
   for (const i of [1, 2]) assert.match(text, `Answer ${i}: a rule of thumb`, text);
 });
 
+test("a page builder's blocks named widget are the page, its FAQ block of a third of it counted among them", () => {
+  const block = (h: string, p: string) =>
+    `<div class="hs_cos_wrapper hs_cos_wrapper_widget hs_cos_wrapper_type_module"><section><h2>${h}</h2><p>${p}</p></section></div>`;
+  const blocks = [
+    ['Generate more qualified leads', 'Turn anonymous visitors into opportunities with forms that capture more leads.'],
+    ['Automate your marketing', 'Put tedious tasks on autopilot while your team focuses on strategy.'],
+    ['Report on what works', 'Prove which campaigns drive revenue with attribution across every channel.'],
+    ['Personalize every page', 'Show each visitor the content that fits them, from one place.'],
+  ].map(([h, p]) => block(h!, p!));
+  const answer = (i: number) =>
+    `<h3>Question ${i} about the marketing hub?</h3><p>Answer ${i}: the hub connects to your CRM, so every email, form and page knows the contact it is speaking to, and reports show what each campaign earned from first visit to closed deal.</p>`;
+  const faq = `<div class="hs_cos_wrapper hs_cos_wrapper_widget hs_cos_wrapper_type_module"><section><h2>Frequently asked questions</h2>${[1, 2, 3].map(answer).join('')}</section></div>`;
+  const html = `<html><head><title>Marketing software</title></head><body><div class="body-container"><h1>Marketing software</h1>${blocks.slice(0, 2).join('')}${faq}${blocks.slice(2).join('')}</div></body></html>`;
+  const text = contentText(pageContent(html, 'https://crm.example/products/marketing'));
+  for (const heading of ['Generate more qualified leads', 'Automate your marketing', 'Personalize every page'])
+    assert.match(text, heading, text);
+  assert.match(text, /Answer 3: the hub connects/, text);
+});
+
+test("a part that holds all its tab's panel is what the tab shows, though named like a shelf's filter; a shelf's filters beside its results in one panel go", () => {
+  const panel = (i: number, name: string, text: string) =>
+    `<div id="tab-${i}-panel" role="tabpanel" class="cmp-tabs__tabpanel"><div class="filter-menu-item-container"><h3>${name}</h3><p>${text}</p></div></div>`;
+  const tile = (t: string, d: string) => `<div class="tile"><h3>${t}</h3><p>${d}</p></div>`;
+  const html = `<html><head><title>Security services</title></head><body><div class="hero"><h1>Security services</h1><p>We help companies secure identities, data and workloads across every cloud they run on.</p></div><div class="grid">${tile('Advise', 'Plan your security with our consultants.')}${tile('Integrate', 'Put the right tools in place and connect them.')}${tile('Manage', 'Let our analysts run them for you.')}</div><div class="tabs"><h2>Our offers</h2><ol role="tablist" class="filter-cmp-tabs__tablist"><li role="tab" aria-controls="tab-1-panel">Threat management</li><li role="tab" aria-controls="tab-2-panel">Identity</li></ol>${panel(1, 'Threat management', 'Our analysts watch your networks day and night and answer an attack within the hour it starts.')}${panel(2, 'Identity and access', 'We move your staff to one sign-in that checks who they are and what each of them may open.')}</div><div class="cta"><h2>Talk to an expert</h2><p>Book a call with our team.</p></div></body></html>`;
+  const text = contentText(pageContent(html, 'https://consulting.example/services/security'));
+  assert.match(text, /answer an attack within the hour/, text);
+  assert.match(text, /one sign-in that checks who they are/, text);
+  const card = (i: number) =>
+    `<li class="product-tile"><a href="/p/${i}">Carry-on spinner ${i}</a><p>Hard shell, four wheels, ${50 + i} litres, weighs ${2 + i / 10} kilograms.</p><span>$${100 + i}.99</span></li>`;
+  const shop = `<html><head><title>Carry-on luggage</title></head><body><div class="plp"><h1>Carry-on luggage</h1><div class="tab-content"><div role="tabpanel" id="results"><div class="refinement-bar"><p>Sort by: price, rating, newest first, best sellers and brand names</p><p>Filter by colour, size, wheels, material and price</p></div><ul class="grid">${[1, 2, 3, 4, 5, 6].map(card).join('')}</ul></div></div></div></body></html>`;
+  const shelf = contentText(pageContent(shop, 'https://luggage.example/collections/carry-on'));
+  assert.match(shelf, /Carry-on spinner 6/, shelf);
+  assert.not.match(shelf, /Filter by colour/, shelf);
+});
+
 test("a disclosure control that names no panel opens the hidden part after it; a menu's control opens a menu", () => {
   const menu =
     '<div class="topbar"><a href="#" role="menuitem" aria-haspopup="true" aria-expanded="false">Accounts</a><div aria-hidden="true"><p>Open a checking account today and get a welcome bonus on your first deposit.</p></div></div>';

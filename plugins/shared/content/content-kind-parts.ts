@@ -51,7 +51,7 @@ export function kindParts(root: El, kind: PageKind | undefined): void {
   for (const el of [...root.querySelectorAll('[class], [id]')])
     if (
       root.contains(el) &&
-      (named(el, SHELF_PARTS) ||
+      ((named(el, SHELF_PARTS) && !panel(el)) ||
         (kind === 'product' && named(el, BUY_BOX)) ||
         (kind === 'forum' && named(el, POST_PARTS))) &&
       words(el.textContent) < total * 0.3
@@ -64,6 +64,15 @@ export function kindParts(root: El, kind: PageKind | undefined): void {
   if (kind === 'forum')
     for (const el of [...root.querySelectorAll('a, button, span, div, li, p')])
       if (!el.children.length && ACTIONS.test((el.textContent ?? '').trim())) el.remove();
+}
+
+/**
+ * A part that holds all its tab's panel holds is what the tab shows (a company's offers under tabs whose markup is
+ * named `filter-...`), whatever its name; a shelf's filters beside its results in one panel are not all of it.
+ */
+function panel(el: El): boolean {
+  const tab = el.closest('[role="tabpanel"]');
+  return !!tab && words(el.textContent) >= words(tab.textContent) * 0.9;
 }
 
 /**

@@ -2,9 +2,8 @@
 // its body without the site around it. Readability keeps one container, which on these pages is one post, one card
 // or one section; here the page's own landmarks and the names of its parts decide what goes instead.
 import { createCounts, linkDensity, words, type El } from './content-text.ts';
-import { nameOf } from './content-prune.ts';
 import { kindParts } from './content-kind-parts.ts';
-import { discussion, replies } from './content-comments.ts';
+import { dropNamed } from './content-named.ts';
 import type { PageKind } from './content-kind.ts';
 
 /** Markup that is never content. */
@@ -98,43 +97,6 @@ function cardHeader(el: El): boolean {
   if (el.tagName !== 'HEADER') return false;
   const card = el.parentElement?.closest('article');
   return !!card && words(el.textContent) >= words(card.textContent) * 0.8;
-}
-
-/**
- * Removes the parts named as the site's (content-prune.ts), each under a third of the page, unless the parts one name
- * marks hold half the page together: they are its content, repeated (a page builder's widgets, a thread's posts named
- * `comment`; readers' comments are a thread's content, and a discussion's (content-comments.ts), never another page's).
- */
-function dropNamed(root: El, kind: PageKind | undefined): void {
-  const total = words(root.textContent);
-  const marked = new Map<string, El[]>();
-  // The outermost parts named comments, whatever their size, and whether they are the page (read once, when asked).
-  const talking: El[] = [];
-  let talk: boolean | undefined;
-  for (const el of root.querySelectorAll('[class], [id]')) {
-    const name = nameOf(el);
-    if (name && /^comments?$/.test(name) && !talking.some((up) => up.contains(el))) talking.push(el);
-    if (!name || words(el.textContent) >= total * 0.3) continue;
-    // A widget inside a tab's panel (showPanels) is a page builder's block of that panel, never a sidebar's.
-    if (/^widgets?$/.test(name) && el.closest('[role="tabpanel"]')) continue;
-    const same = marked.get(name);
-    if (same) same.push(el);
-    else marked.set(name, [el]);
-  }
-  for (const [name, els] of marked) {
-    const all = new Set(els);
-    const outer = els.filter((el) => {
-      for (let up = el.parentElement; up; up = up.parentElement) if (all.has(up)) return false;
-      return true;
-    });
-    const held = outer.reduce((n, el) => n + words(el.textContent), 0);
-    const comments = /^comments?$/.test(name);
-    // A thread's replies named comments are its posts, whatever share of the page they hold.
-    if (comments && kind === 'forum' && replies(root, els)) continue;
-    const theirs = comments && kind !== 'forum' && !(talk ??= discussion(talking, total));
-    if (!theirs && outer.length >= 3 && held >= total * 0.5) continue;
-    for (const el of els) if (root.contains(el)) el.remove();
-  }
 }
 
 /** The content starts at the page's one `<h1>`: what stands before it (a utility bar, alerts, an app's promotion, a
