@@ -617,6 +617,17 @@ test("a part that holds all its tab's panel is what the tab shows, though named 
   assert.not.match(shelf, /Filter by colour/, shelf);
 });
 
+test("a shelf's stars and count of ratings, hidden from screen readers inside a link that names them, are shown; a hidden part elsewhere is not", () => {
+  const item = (i: number) =>
+    `<li class="zg-item"><span>#${i}</span><a href="/dp/${i}">Novel number ${i} of the season</a><div><a aria-label="4.${i} out of 5 stars, ${i}1,483 ratings" href="/reviews/${i}"><i aria-hidden="true" class="a-icon"><span>4.${i} out of 5 stars</span></i> <span aria-hidden="true">${i}1,483</span></a></div><span>Paperback $1${i}.98</span><span aria-hidden="true">Sponsored placement ${i}</span></li>`;
+  const html = `<html><head><title>Best sellers in books</title></head><body><div id="shelf"><h1>Best sellers in books</h1><p>Our most popular products based on sales, updated every hour.</p><ol>${[1, 2, 3, 4, 5, 6, 7, 8].map(item).join('')}</ol></div></body></html>`;
+  const text = contentText(pageContent(html, 'https://books.example/best-sellers/books'));
+  assert.match(text, /Novel number 8 of the season/, text);
+  assert.match(text, /4\.3 out of 5 stars/, text);
+  assert.match(text, /31,483/, text);
+  assert.not.match(text, /Sponsored placement/, text);
+});
+
 test("a disclosure control that names no panel opens the hidden part after it; a menu's control opens a menu", () => {
   const menu =
     '<div class="topbar"><a href="#" role="menuitem" aria-haspopup="true" aria-expanded="false">Accounts</a><div aria-hidden="true"><p>Open a checking account today and get a welcome bonus on your first deposit.</p></div></div>';

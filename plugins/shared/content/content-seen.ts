@@ -37,6 +37,8 @@ export function dropUnseen(document: Document): void {
 /** The slides of the carousels most sites use (Slick, Swiper, Splide, Glide, Owl, Bootstrap), and what finds them. */
 const SLIDE = /(^|\s)(slick-slide|swiper-slide|splide__slide|glide__slide|owl-item|carousel-item)(\s|$)/;
 const SLIDES = '[class*="slide"], [class*="-item"]';
+/** What a link named for screen readers hides from them: what the others see of it. */
+const FACE = 'a[aria-label] [aria-hidden="true"]';
 /** The copies a looping carousel adds before and after its slides. */
 const CLONE = /(^|\s)(slick-cloned|swiper-slide-duplicate|is-clone|glide__slide--clone|cloned)(\s|$)/;
 
@@ -50,10 +52,12 @@ const CLONE = /(^|\s)(slick-cloned|swiper-slide-duplicate|is-clone|glide__slide-
 export function showPanels(document: Document): void {
   const panels = new Set<Element>();
   // A carousel's slides (testimonials, features, a product's pictures) are shown one at a time and all the page's;
-  // the copies a looping carousel adds at its ends are no slide of their own. (One walk finds both: a list of class
-  // selectors walks the page once each.)
-  for (const el of document.body?.querySelectorAll(`[role="tabpanel"], ${SLIDES}`) ?? []) {
+  // the copies a looping carousel adds at its ends are no slide of their own. A link named for screen readers
+  // (`aria-label`) shows everyone else the face it hides from them: a shelf's stars and count of ratings. (One walk
+  // finds all three: a list of class selectors walks the page once each.)
+  for (const el of document.body?.querySelectorAll(`[role="tabpanel"], ${SLIDES}, ${FACE}`) ?? []) {
     const names = el.getAttribute('class') ?? '';
+    if (el.getAttribute('aria-hidden') === 'true' && el.matches(FACE)) el.removeAttribute('aria-hidden');
     if (el.getAttribute('role') === 'tabpanel') panels.add(el);
     else if (!SLIDE.test(names)) continue;
     else if (CLONE.test(names)) el.remove();
