@@ -628,6 +628,17 @@ test("a shelf's stars and count of ratings, hidden from screen readers inside a 
   assert.not.match(text, /Sponsored placement/, text);
 });
 
+test('an accordion drawn without ARIA (three hidden parts of text, each after its visible title) is read; a hidden menu of links and a lone hidden note are not', () => {
+  const step = (i: number, title: string) =>
+    `<div class="step"><div class="step-title" style="cursor: pointer">${i}. ${title}</div><div style="display: none;"><p>Step ${i} in detail: ${title.toLowerCase()} takes a week or two, and the installer sends you the papers to sign before anything is ordered, so that nothing is paid for that your roof cannot carry.</p></div></div>`;
+  const menu = `<div class="menu"><span>Solar</span><div style="display: none"><a href="/a">Panels</a> <a href="/b">Batteries</a> <a href="/c">Inverters</a> <a href="/d">Financing and loans</a> <a href="/e">Installers near you</a> <a href="/f">Calculators</a></div></div>`;
+  const html = `<html><head><title>Installing solar panels</title></head><body>${menu}<div class="guide"><h1>Installing solar panels: what to expect</h1><p>From the first visit to the day the panels switch on, an installation takes one to three months.</p>${['Engineering site visit', 'Permits and documents', 'Ordering the equipment', 'Installation day'].map((t, i) => step(i + 1, t)).join('')}<div><span>Note</span><div style="display:none"><p>This note is shown only to readers in the trial group of an experiment this page runs, and to nobody else.</p></div></div></div></body></html>`;
+  const text = contentText(pageContent(html, 'https://solar.example/solar/installation-guide/'));
+  for (const i of [1, 2, 3, 4]) assert.match(text, `Step ${i} in detail`, text);
+  assert.not.match(text, /Batteries|Installers near you/, text);
+  assert.not.match(text, /trial group/, text);
+});
+
 test("a disclosure control that names no panel opens the hidden part after it; a menu's control opens a menu", () => {
   const menu =
     '<div class="topbar"><a href="#" role="menuitem" aria-haspopup="true" aria-expanded="false">Accounts</a><div aria-hidden="true"><p>Open a checking account today and get a welcome bonus on your first deposit.</p></div></div>';
