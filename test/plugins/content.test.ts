@@ -63,6 +63,14 @@ test('lists and paragraphs of links (related stories) go, and the heading left o
   assert.match(out, /stone number 5/);
 });
 
+test('a list whose items are written as headings keeps every item (none heads nothing: it is the item)', () => {
+  const out = md(
+    `<article>${para(3)}<h2>What the brand uses</h2><ul><li><h3>organic cotton</h3></li><li><h3>hemp options</h3></li><li><h3>recycled swim fabric</h3></li></ul>${para(2)}</article>`,
+  );
+  for (const item of ['organic cotton', 'hemp options', 'recycled swim fabric'])
+    assert.match(out, `- ### ${item}`, out);
+});
+
 test('links inside sentences stay, absolute', () => {
   const out = md(
     `<article>${para(5)}<p>Read <a href="/report">the full report</a> from the agency, which explains the flow in detail and more.</p></article>`,

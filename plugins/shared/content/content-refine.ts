@@ -75,9 +75,11 @@ export function refine(root: El, evidence: string | undefined): void {
       if (covered(el, known) < 0.2) el.remove();
     }
   }
-  // A heading with nothing under it before the next heading ("You may also like", once its list is gone).
+  // A heading with nothing under it before the next heading ("You may also like", once its list is gone); a list's
+  // items written as headings are its items.
   const headings = [...root.querySelectorAll('h1, h2, h3, h4, h5, h6')];
   for (const h of headings) {
+    if (h.parentElement?.closest('li')) continue;
     const next = nextContent(h, root);
     if (!next || (/^H[1-6]$/.test(next.tagName) && Number(next.tagName[1]) <= Number(h.tagName[1]))) h.remove();
   }
