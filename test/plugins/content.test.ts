@@ -71,6 +71,13 @@ test('a list whose items are written as headings keeps every item (none heads no
     assert.match(out, `- ### ${item}`, out);
 });
 
+test("a code block's comments, marked by its highlighter (hljs-comment, token comment), are the code's own text", () => {
+  const out = md(
+    `<article>${para(4)}<pre><code class="language-bash hljs"><span class="hljs-comment"># view the state of the repo</span>\ngit status\n<span class="token comment"># stage every change</span>\ngit add -A</code></pre>${para(2)}</article>`,
+  );
+  assert.match(out, /```bash\n# view the state of the repo\ngit status\n# stage every change\ngit add -A\n```/, out);
+});
+
 test('links inside sentences stay, absolute', () => {
   const out = md(
     `<article>${para(5)}<p>Read <a href="/report">the full report</a> from the agency, which explains the flow in detail and more.</p></article>`,

@@ -40,6 +40,12 @@ const ROLES = new Set([
  * parts that `list` names (the parts around a forum post or a product: content-page.ts); `undefined` when none does.
  */
 export function nameOf(el: El, list: RegExp = BOILERPLATE): string | undefined {
+  const name = firstName(el, list);
+  // Inside code, a name is the highlighter's (`hljs-comment`, `token comment`): the code's own text.
+  return name && !el.closest('pre, code') ? name : undefined;
+}
+
+function firstName(el: El, list: RegExp): string | undefined {
   const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.toLowerCase();
   if (!names.trim()) return undefined;
   for (const name of names.split(/\s+/)) {
