@@ -291,6 +291,9 @@ test('pageType beside the content: each kind of page says its kind, and the thre
     }
     // A carousel's every slide once: the copies a looping carousel adds are not read twice.
     if (file === 'saas') assert.is(markdown.split('Mill Lane').length - 1, 1, markdown);
+    // A service page's steps in an accordion drawn without ARIA (each hidden by its style after its title) are read.
+    if (file === 'service')
+      for (const out of [markdown, text, html]) assert.ok(out.includes('Step three in detail'), out);
   }
   // A page whose signals say nothing (this article declares no type) answers null; the key is there whenever content is asked for.
   assert.is((await call(app.freeUrl, `url=${url()}&text&meta=false`)).body.data.pageType, null);
