@@ -78,6 +78,16 @@ test("a code block's comments, marked by its highlighter (hljs-comment, token co
   assert.match(out, /```bash\n# view the state of the repo\ngit status\n# stage every change\ngit add -A\n```/, out);
 });
 
+test('a table of data whose cells link their data is content, though its class says sticky-header; a navigation box of links is not', () => {
+  const row = (y: number) =>
+    `<tr><td>${y}</td><td><span class="vcard"><span class="fn"><a href="/wiki/P${y}">Physicist ${y}</a></span></span></td><td><a href="/wiki/C${y}">Chemist ${y}</a></td><td><a href="/wiki/W${y}">Writer ${y}</a></td></tr>`;
+  const table = `<table class="wikitable sortable sticky-header"><tbody><tr><th>Year</th><th>Physics</th><th>Chemistry</th><th>Literature</th></tr>${[1901, 1902, 1903, 1904, 1905, 1906].map(row).join('')}</tbody></table>`;
+  const navbox = `<table class="nav-box"><tbody><tr><th>Prizes</th><td><a href="/a">Physics prize</a> <a href="/b">Chemistry prize</a> <a href="/c">Peace prize</a></td></tr><tr><th>People</th><td><a href="/d">Every laureate</a> <a href="/e">Laureates by country</a></td></tr></tbody></table>`;
+  const out = md(`<article>${para(4)}${table}${para(2)}${navbox}</article>`);
+  for (const name of ['Physicist 1901', 'Chemist 1903', 'Writer 1906']) assert.match(out, name, out);
+  assert.not.match(out, /Laureates by country/, out);
+});
+
 test('links inside sentences stay, absolute', () => {
   const out = md(
     `<article>${para(5)}<p>Read <a href="/report">the full report</a> from the agency, which explains the flow in detail and more.</p></article>`,

@@ -124,7 +124,7 @@ export function furnitureLines(root: El): void {
     if (
       root.contains(el) &&
       el.querySelector('a') &&
-      !/^H[1-6]$/.test(el.tagName) &&
+      !/^(H[1-6]|TABLE)$/.test(el.tagName) &&
       emphasised(el, 'em, i, strong, b, a')
     )
       el.remove();

@@ -103,12 +103,12 @@ export function prune(document: Document): void {
  * or a section with it: they say nothing of what the box holds.
  */
 const LAYOUT_ONLY =
-  /^([\w-]+:)*-?(overflow(-[xy])?-(hidden|scroll|auto|clip|visible)|scroll-(smooth|auto|[mp][trblxyse]?-\S+)|overscroll-\S+|snap-\S+)$/;
+  /^([\w-]+:)*-?(overflow(-[xy])?-(hidden|scroll|auto|clip|visible)|scroll-(smooth|auto|[mp][trblxyse]?-\S+)|overscroll-\S+|snap-\S+|sticky-header)$/;
 
 /** Takes an element's layout-only class names away (see LAYOUT_ONLY). */
 function layoutOnly(el: El): void {
   const names = el.getAttribute('class');
-  if (!names || !/overflow|scroll|snap/.test(names)) return;
+  if (!names || !/overflow|scroll|snap|sticky/.test(names)) return;
   const kept = names.split(/\s+/).filter((name) => name && !LAYOUT_ONLY.test(name));
   el.setAttribute('class', kept.join(' '));
 }

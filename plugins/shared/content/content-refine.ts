@@ -13,6 +13,9 @@ const FURNITURE =
 
 const INLINE = new Set(['SPAN', 'STRONG', 'B', 'EM']);
 
+/** A table of data: its first row heads three columns or more (a navigation box heads its rows, not its columns). */
+const grid = (table: El): boolean => (table.querySelector('tr')?.querySelectorAll('th').length ?? 0) >= 3;
+
 /**
  * Cleans Readability's container: furniture (captions, bylines, asides), lists and blocks that are mostly links
  * (related stories, share bars), blocks the page's `articleBody` does not have, repeated images, and headings left
@@ -46,13 +49,16 @@ export function refine(root: El, evidence: string | undefined): void {
     }
     const density = counts.density(el);
     if (el.tagName === 'UL' || el.tagName === 'OL' || el.tagName === 'DL' ? density > 0.6 : density > 0.7 && n < 80)
-      drop(el);
+      if (el.tagName !== 'TABLE' || !grid(el)) drop(el);
   }
   // A block that is all link (a teaser's heading, "read more on ..."), whatever its tag.
   // (An inline element is judged by its block: a link wrapped in a `<span>` inside a sentence is the sentence's.)
   for (const el of [...root.querySelectorAll(`${BLOCKS}, div, span, strong, b, em`)]) {
     if (!root.contains(el) || counts.words(el) === 0 || counts.density(el) < 0.9 || el.querySelector('p, li')) continue;
     if (INLINE.has(el.tagName) && el.parentElement && counts.words(el.parentElement) > counts.words(el)) continue;
+    // A table of data (a header row of three columns or more) is content though its cells link their data (a
+    // laureate's name to the laureate), as is each cell's link.
+    if (el.tagName === 'TABLE' ? grid(el) : el.closest('td, th')) continue;
     drop(el);
   }
   images(root);
