@@ -28,9 +28,10 @@ const SCORER = path.join(ROOT, '../shared/corpus/labelled/score.mjs');
  * testimonial, a customer's quote or a quotation, is no byline). The dates' since 2026-12-04: htmldate's F 94.8,
  * trafilatura's 88.6 (a date the text labels as published: `Veröffentlicht am`, `Submitted by … on`). The author's
  * 76.3% since 2026-12-06 (a long story's closing byline read); the title's 78.3% (an h1 replaces only a title that is
- * nothing but the site's name).
+ * nothing but the site's name). The author's 77.5% since 2026-12-07 (a byline naming several people answered whole,
+ * as the page writes it).
  */
-const FLOOR = { htmldateF: 94.3, trafilaturaF: 88.1, title: 77.5, author: 75.8, description: 75.0 };
+const FLOOR = { htmldateF: 94.3, trafilaturaF: 88.1, title: 77.5, author: 77.0, description: 75.0 };
 
 test('dates, titles, authors and descriptions agree with people at least as often as they did', async () => {
   assert.ok(existsSync(SCORER), `the labelled corpus is in the checkout: ${SCORER}`);

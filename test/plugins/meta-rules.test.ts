@@ -549,6 +549,42 @@ field('author', [
     null,
   ],
   [
+    'several: a byline that names two people, each linked to a profile, is answered whole as the page writes it',
+    '',
+    '<h1>Viren</h1><div class="content__author"><span>von <a href="/profil/fischer">Lars Fischer</a> und <a href="/profil/schadwinkel">Alina Schadwinkel</a></span></div><p>Text.</p>',
+    'Lars Fischer und Alina Schadwinkel',
+  ],
+  [
+    "several: JSON-LD's list of the same people is written as the page's byline writes it",
+    ld({
+      '@type': 'NewsArticle',
+      author: [
+        { '@type': 'Person', name: 'David Brand' },
+        { '@type': 'Person', name: 'Ramsey Khalifeh' },
+      ],
+    }),
+    '<h1>Rezoning</h1><p class="byline">By David Brand and Ramsey Khalifeh</p><p>Text.</p>',
+    'David Brand and Ramsey Khalifeh',
+  ],
+  [
+    "several: a meta tag's one author and the byline's three, with their courtesy titles",
+    '<meta name="author" content="Marna van der Merwe">',
+    '<h1>HR</h1><div class="post-author">Written by Dr Marna van der Merwe, Dr Dieter Veldsman, Erik van Vulpen</div><p>Text.</p>',
+    'Dr Marna van der Merwe, Dr Dieter Veldsman, Erik van Vulpen',
+  ],
+  [
+    "several: one person's name and job title after a comma lists no second person",
+    '<meta name="author" content="Brett Cruz">',
+    '<h1>VPNs</h1><div class="post-author">Brett Cruz, Privacy and Digital Security Expert</div><p>Text.</p>',
+    'Brett Cruz',
+  ],
+  [
+    "several: one person's name and degrees after commas lists no second person",
+    '<meta name="author" content="Jillian Kubala">',
+    '<h1>Diet</h1><div class="post-author">Jillian Kubala, MS, RD</div><p>Text.</p>',
+    'Jillian Kubala',
+  ],
+  [
     "beyond: a layout wrapper named after its sidebar holding the headline is read for the byline's text",
     '',
     '<div class="panel-display one-sidebar-second"><h1>Title</h1><span class="signature">Par&nbsp;<a href="/n/m">Matt Hylan</a></span><p>Text.</p></div>',

@@ -98,6 +98,14 @@ export function citationAuthors(doc: Doc): string | undefined {
   return names.length ? joinNames([...new Set(names)]) : undefined;
 }
 
+/** The rules that read a byline whole, as the page shows it, with every name on it (author-several.ts). */
+export const wholeBylines: Rule[] = [
+  ownText('[itemprop*="author" i]'),
+  strict(ownText(`${BOX}[class*="author" i]`)),
+  strict(bylineNotDate),
+  (doc: Doc) => [...bylinesInText(doc)],
+].map(authored);
+
 /** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
 export const author: Rule[] = [
   jsonLdAuthors,

@@ -40,6 +40,11 @@ export function withoutExtras(name: string): string {
   return text;
 }
 
+/** Whether a text ends as a job title does (`Privacy and Digital Security Expert`): a role, not a name. */
+export function endsInRole(text: string): boolean {
+  return ROLE_END.test(text.split(/\s+/).at(-1) ?? '');
+}
+
 /** Whether a text is the page's interface, not a name: every word of it a button's or a link's. */
 export function interfaceText(text: string): boolean {
   const words = text

@@ -1,0 +1,68 @@
+// A byline that names several people (docs/metadata.md, "author"): where the rule that answered names one of them
+// (the first `/author/` link, a meta tag) or names them in hidden markup (JSON-LD's `A; B`), the byline the page shows
+// is answered whole, as the page writes it (`Lars Fischer und Alina Schadwinkel`, `David Brand and Ramsey Khalifeh`).
+import { readRule, type Rule, type Doc } from '../../shared/page/helpers.ts';
+import { toAuthor } from '../../shared/normalize/author.ts';
+import { endsInRole } from '../../shared/normalize/byline-extra.ts';
+import { comparable } from '../../shared/page/shown.ts';
+
+/** How a byline joins its names: `A, B and C`, `A & B`, `A; B`, `A und B`, `A y B`, `A et B`. */
+const JOIN = /\s*[;,&]\s*|\s+(?:and|und|y|et|e|en)\s+/i;
+/** A byline's name: one to five words, the first a capital or a figure (`7 News WSVN`), no label's colon. */
+const NAME = /^[\p{Lu}\d][^\s:]*(?:\s+[^\s:]+){0,4}$/u;
+/** A degree or a post-nominal (`MS`, `RD`, `Ph.D.`, `M.D.`): a byline holding one lists one person's titles, not people. */
+const DEGREE = /^(?:[A-Z]{2,5}|[A-Z][a-z]?\.(?:[A-Z][a-z]?\.)+)$/;
+
+/** What follows a name that a byline lists with others. */
+const THEN = /^\s*(?:[;,&]|(?:and|und|y|et|e|en)\s)/;
+
+/** Whether the page shows the name with another after it: the one test every page pays for (reading the bylines costs more). */
+function listedWithOthers(doc: Doc, name: string): boolean {
+  const text = doc.shown;
+  const wanted = comparable(name);
+  for (let at = text.indexOf(wanted); at >= 0; at = text.indexOf(wanted, at + 1))
+    if (THEN.test(text.slice(at + wanted.length, at + wanted.length + 8))) return true;
+  return false;
+}
+
+const key = (name: string) => name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** The names a byline lists, or undefined when one of its parts is no name (a degree, a job title, a label, a sentence). */
+function names(byline: string): string[] | undefined {
+  const parts = byline
+    .split(JOIN)
+    .map((p) => p.replace(/^(?:and|und)\s+/i, '').trim())
+    .filter(Boolean);
+  return parts.every((p) => NAME.test(p) && !DEGREE.test(p) && !endsInRole(p)) ? parts : undefined;
+}
+
+/** Whether a byline's name is the answered one, a courtesy title before it or not (`Dr Marna van der Merwe`). */
+const same = (listed: string, answered: string) => {
+  const [a, b] = [key(listed), key(answered)];
+  return a === b || a.endsWith(` ${b}`);
+};
+
+/**
+ * The byline that names every person the answer names and more of them, or the same people written as the page
+ * writes them; the answer itself when no byline the rules read does.
+ */
+export function wholeByline(doc: Doc, answer: string | undefined, bylines: readonly Rule[]): string | undefined {
+  if (!answer) return answer;
+  const answered = answer.split(/\s*;\s*/);
+  if (!listedWithOthers(doc, answered[0]!)) return answer;
+  for (const rule of bylines) {
+    const raw = readRule(rule, doc);
+    for (const item of Array.isArray(raw) ? raw : [raw]) {
+      let text: string | undefined;
+      try {
+        text = toAuthor(item, doc);
+      } catch {
+        continue;
+      }
+      const listed = text && names(text);
+      if (!text || !listed || listed.length < 2 || text === answer) continue;
+      if (answered.every((a) => listed.some((l) => same(l, a))) && listed.length >= answered.length) return text;
+    }
+  }
+  return answer;
+}
