@@ -1,6 +1,6 @@
 // Metadata rules of this round through the real server, read from the page as fetched (prerender=false) and as a
 // real browser renders it: the day a page's address states, a person JSON-LD declares on a site of their name, and
-// the name an author box opens with (docs/metadata.md).
+// the name an author box opens with, a byline naming several people (docs/metadata.md).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ServerResponse } from 'node:http';
@@ -31,10 +31,25 @@ const SERVICE_POST = `<!doctype html><html lang="en"><head><title>SEO tips for t
 <div class="blog_author-wrapper"><img src="/lauren.jpg" alt=""><div>Lauren Vetter</div>
 <p>Lauren Vetter is a growth-focused marketing professional who writes about practices.</p></div></main></body></html>`;
 
+// Two reporters: structured data lists them as `A; B`, the byline the reader sees joins them with `and`.
+const TWO_BYLINES = `<!doctype html><html lang="en"><head><title>Rezoning plan plagues a council race</title>
+${ld({
+  '@type': 'NewsArticle',
+  headline: 'Rezoning plan plagues a council race',
+  author: [
+    { '@type': 'Person', name: 'David Brand' },
+    { '@type': 'Person', name: 'Ramsey Khalifeh' },
+  ],
+})}
+</head><body><main><article><h1>Rezoning plan plagues a council race</h1>
+<p class="byline">By <a href="/staff/david-brand">David Brand</a> and <a href="/staff/ramsey-khalifeh">Ramsey Khalifeh</a></p>
+<p>The plan to rezone the waterfront came up at every debate of the campaign.</p></article></main></body></html>`;
+
 test.before(async () => {
   fx = await serveFixtures({
     '/home/2017/7/12/montauk': (_, res) => send(res, BLOG),
     '/blog/seo-tips': (_, res) => send(res, SERVICE_POST),
+    '/news/rezoning': (_, res) => send(res, TWO_BYLINES),
   });
   app = await startRefract();
 });
@@ -65,6 +80,16 @@ for (const prerender of ['false', 'true'])
     assert.is(status, 200, JSON.stringify(body));
     assert.is(body.data.date, '2025-08-28T12:00:00.000Z');
     assert.is(body.data.author, 'Lauren Vetter');
+  });
+
+for (const prerender of ['false', 'true'])
+  test(`prerender=${prerender}: a byline naming two people is the author as the page writes it`, async () => {
+    const { status, body } = await call(
+      app.freeUrl,
+      `url=${q(`${fx.url}/news/rezoning`)}&prerender=${prerender}&force=true`,
+    );
+    assert.is(status, 200, JSON.stringify(body));
+    assert.is(body.data.author, 'David Brand and Ramsey Khalifeh');
   });
 
 test.run();
