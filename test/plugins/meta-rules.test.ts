@@ -573,6 +573,12 @@ field('author', [
     'Dr Marna van der Merwe, Dr Dieter Veldsman, Erik van Vulpen',
   ],
   [
+    "several: a list labelled as the authors' (`Authors:`) is their names",
+    '',
+    '<h1>Paper</h1><p class="byline">Authors: Aniruddha Roy, Jyoti Patel, Aman Chadha</p><p>Text.</p>',
+    'Aniruddha Roy, Jyoti Patel, Aman Chadha',
+  ],
+  [
     "several: one person's name and job title after a comma lists no second person",
     '<meta name="author" content="Brett Cruz">',
     '<h1>VPNs</h1><div class="post-author">Brett Cruz, Privacy and Digital Security Expert</div><p>Text.</p>',
