@@ -25,8 +25,6 @@ function listedWithOthers(doc: Doc, name: string): boolean {
   return false;
 }
 
-const key = (name: string) => name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim();
-
 /** The names a byline lists, or undefined when one of its parts is no name (a degree, a job title, a label, a sentence). */
 function names(byline: string): string[] | undefined {
   const parts = byline
@@ -38,7 +36,7 @@ function names(byline: string): string[] | undefined {
 
 /** Whether a byline's name is the answered one, a courtesy title before it or not (`Dr Marna van der Merwe`). */
 const same = (listed: string, answered: string) => {
-  const [a, b] = [key(listed), key(answered)];
+  const [a, b] = [comparable(listed).trim(), comparable(answered).trim()];
   return a === b || a.endsWith(` ${b}`);
 };
 

@@ -98,13 +98,15 @@ export function citationAuthors(doc: Doc): string | undefined {
   return names.length ? joinNames([...new Set(names)]) : undefined;
 }
 
-/** The rules that read a byline whole, as the page shows it, with every name on it (author-several.ts). */
-export const wholeBylines: Rule[] = [
-  ownText('[itemprop*="author" i]'),
-  strict(ownText(`${BOX}[class*="author" i]`)),
-  strict(bylineNotDate),
-  (doc: Doc) => [...bylinesInText(doc)],
-].map(authored);
+/** Bylines read whole, as the page shows them, with every name on them (also read by author-several.ts). */
+const itempropAuthor = ownText('[itemprop*="author" i]');
+const authorPart = strict(ownText(`${BOX}[class*="author" i]`));
+const bylinePart = strict(bylineNotDate);
+// Every byline in the text, in order: the first that names an author, not the site, is taken.
+const textBylines: Rule = (doc: Doc) => [...bylinesInText(doc)];
+
+/** The rules that read a byline whole, with every name on it (author-several.ts). */
+export const wholeBylines: Rule[] = [itempropAuthor, authorPart, bylinePart, textBylines].map(authored);
 
 /** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
 export const author: Rule[] = [
@@ -127,7 +129,7 @@ export const author: Rule[] = [
   ...[
     ownText('[itemprop*="author" i] [itemprop="name"]'),
     byAttr('[itemprop*="author" i] [itemprop="name"]', 'content'),
-    ownText('[itemprop*="author" i]'),
+    itempropAuthor,
     ownText('[rel="author"]'),
     // hCard, the microformat blogs mark their author with: a name (`fn`) in or on an `author` element.
     ownText('.author .fn, .author.fn'),
@@ -137,10 +139,9 @@ export const author: Rule[] = [
     ownText('a[href*="/autor/" i]'),
     ownText('a[href*="/autoren/" i]'),
     ownText('a[class*="screenname" i]'),
-    strict(ownText(`${BOX}[class*="author" i]`)),
-    strict(bylineNotDate),
-    // Every byline in the text, in order: the first that names an author, not the site, is taken.
-    (doc: Doc) => [...bylinesInText(doc)],
+    authorPart,
+    bylinePart,
+    textBylines,
     authorBox,
   ].map(authored),
 ];
