@@ -1,7 +1,7 @@
 // A byline that names several people (docs/metadata.md, "author"): where the rule that answered names one of them
 // (the first `/author/` link, a meta tag) or names them in hidden markup (JSON-LD's `A; B`), the byline the page shows
 // is answered whole, as the page writes it (`Lars Fischer und Alina Schadwinkel`, `David Brand and Ramsey Khalifeh`).
-import { readRule, type Rule, type Doc } from '../../shared/page/helpers.ts';
+import { candidatesOf, type Rule, type Doc } from '../../shared/page/helpers.ts';
 import { toAuthor } from '../../shared/normalize/author.ts';
 import { endsInRole } from '../../shared/normalize/byline-extra.ts';
 import { comparable } from '../../shared/page/shown.ts';
@@ -48,19 +48,10 @@ export function wholeByline(doc: Doc, answer: string | undefined, bylines: reado
   if (!answer) return answer;
   const answered = answer.split(/\s*;\s*/);
   if (!listedWithOthers(doc, answered[0]!)) return answer;
-  for (const rule of bylines) {
-    const raw = readRule(rule, doc);
-    for (const item of Array.isArray(raw) ? raw : [raw]) {
-      let text: string | undefined;
-      try {
-        text = toAuthor(item, doc);
-      } catch {
-        continue;
-      }
-      const listed = text && names(text);
-      if (!text || !listed || listed.length < 2 || text === answer) continue;
-      if (answered.every((a) => listed.some((l) => same(l, a))) && listed.length >= answered.length) return text;
-    }
+  for (const text of candidatesOf(doc, bylines, toAuthor, (v) => v)) {
+    const listed = names(text);
+    if (!listed || listed.length < 2 || text === answer) continue;
+    if (answered.every((a) => listed.some((l) => same(l, a))) && listed.length >= answered.length) return text;
   }
   return answer;
 }
