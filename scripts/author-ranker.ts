@@ -5,9 +5,7 @@
 // the other half. It prints those figures beside the rules' own and the ceiling (a label among the candidates).
 // Nothing here runs in the service: docs/metadata.md ("author", "A learned ranker") says what the figures decided.
 //   npx node --conditions=refract-source scripts/author-ranker.ts
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parseHtml } from '../engine/kernel/html.ts';
@@ -16,6 +14,7 @@ import { author, declaredPerson, writtenBy } from '../plugins/meta/rules/author.
 import { showsName } from '../plugins/meta/rules/author-jsonld.ts';
 import { toAuthor } from '../plugins/shared/normalize/author.ts';
 import { createDoc, readRule } from '../plugins/shared/page/helpers.ts';
+import { WCXB, wcxbPagesDir } from './wcxb-pages.ts';
 
 const CORPUS = path.resolve(import.meta.dirname, '../../shared/corpus');
 type Set = 'labelled' | 'wcxb';
@@ -52,17 +51,12 @@ const right = (p: Page, answer: string | null | undefined) =>
   p.want ? !!answer && same(p.set, answer, p.want) : !answer;
 
 function wcxbPages(): { html: string; want: string; id: string }[] {
-  const cache = path.join(os.tmpdir(), 'refract-wcxb-dev');
-  if (!existsSync(path.join(cache, 'pages', '4999.done'))) {
-    mkdirSync(cache, { recursive: true });
-    execFileSync('tar', ['-xJf', path.join(CORPUS, 'wcxb/pages.tar.xz'), '-C', cache]);
-    writeFileSync(path.join(cache, 'pages', '4999.done'), '');
-  }
-  const labels = JSON.parse(gunzipSync(readFileSync(path.join(CORPUS, 'wcxb/labels.json.gz'))).toString('utf8'));
+  const dir = wcxbPagesDir();
+  const labels = JSON.parse(gunzipSync(readFileSync(path.join(WCXB, 'labels.json.gz'))).toString('utf8'));
   return labels.map((l: { id: string; author: string | null }) => ({
     id: l.id,
     want: l.author ?? '',
-    html: readFileSync(path.join(cache, 'pages', `${l.id}.html`), 'utf8'),
+    html: readFileSync(path.join(dir, `${l.id}.html`), 'utf8'),
   }));
 }
 

@@ -1,15 +1,14 @@
 // Main-content speed on the articles corpus (no network): the Markdown of `markdown` / `data.body.attr=markdown`
 // per page beside the floor of parsing the page once (linkedom, which the extractor parses with; cheerio, the
 // engine's own parser), and beside Readability with turndown alone (the extractor before its rules).
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { execFileSync } from 'node:child_process';
-import os from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { load } from 'cheerio';
 import { parseHTML } from 'refract-linkedom';
 import { Readability } from 'refract-readability';
 import { fragmentToMarkdown, pageToMarkdown } from '../../plugins/shared/content/markdown.ts';
+import { WCXB, wcxbPagesDir } from '../../scripts/wcxb-pages.ts';
 
 const DIR = path.resolve(import.meta.dirname, '../../../shared/corpus/articles/dev');
 const ROUNDS = 5;
@@ -74,20 +73,13 @@ function measure(pages: { url: string; html: string }[], rounds: number): string
  * content step beside the parse floor there, where most pages are read twice (one container, and the body).
  */
 export async function benchContentKinds(): Promise<string[]> {
-  const shared = path.resolve(import.meta.dirname, '../../../shared/corpus/wcxb');
-  const cache = path.join(os.tmpdir(), 'refract-wcxb-dev');
+  let dir: string;
   try {
-    await readFile(path.join(cache, 'pages', '4999.done'));
+    dir = wcxbPagesDir();
   } catch {
-    try {
-      await mkdir(cache, { recursive: true });
-      execFileSync('tar', ['-xJf', path.join(shared, 'pages.tar.xz'), '-C', cache]);
-      await writeFile(path.join(cache, 'pages', '4999.done'), '');
-    } catch {
-      return [`(no WCXB corpus at ${shared})`];
-    }
+    return [`(no WCXB corpus at ${WCXB})`];
   }
-  const labels = JSON.parse(gunzipSync(await readFile(path.join(shared, 'labels.json.gz'))).toString('utf8')) as {
+  const labels = JSON.parse(gunzipSync(await readFile(path.join(WCXB, 'labels.json.gz'))).toString('utf8')) as {
     id: string;
   }[];
   const pages = await Promise.all(
@@ -95,7 +87,7 @@ export async function benchContentKinds(): Promise<string[]> {
       .filter((_, i) => i % 7 === 0)
       .map(async (l) => ({
         url: `http://127.0.0.1/p/${l.id}/`,
-        html: (await readFile(path.join(cache, 'pages', `${l.id}.html`))).toString('utf8'),
+        html: (await readFile(path.join(dir, `${l.id}.html`))).toString('utf8'),
       })),
   );
   return measure(pages, 3);
