@@ -7,7 +7,7 @@ import { toDateLocale, toLang } from '../shared/normalize/lang.ts';
 import { toImage, toVideo, toAudio, mediaType, type Media } from '../shared/normalize/media.ts';
 import { pageTitle } from './rules/title.ts';
 import { description } from './rules/description.ts';
-import { author, declaredPerson, wholeBylines, writtenBy } from './rules/author.ts';
+import { author, declaredPerson, writtenBy } from './rules/author.ts';
 import { wholeByline } from './rules/author-several.ts';
 import { pageDate } from './rules/date.ts';
 import { publisher } from './rules/publisher.ts';
@@ -35,10 +35,7 @@ export function extractMeta(doc: Doc, want: MetaWant = {}): Record<string, unkno
   const media = want.media !== false;
   const readers: [Field | 'url', () => unknown][] = [
     ['lang', () => firstOf(doc, lang, toLang)],
-    [
-      'author',
-      () => wholeByline(doc, writtenBy(doc) ?? firstOf(doc, author, toAuthor) ?? declaredPerson(doc), wholeBylines),
-    ],
+    ['author', () => wholeByline(doc, writtenBy(doc) ?? firstOf(doc, author, toAuthor) ?? declaredPerson(doc))],
     ['title', () => pageTitle(doc)],
     ['publisher', () => firstOf(doc, publisher, toPublisher)],
     ['image', () => (media ? firstOf(doc, image, toImage) : null)],

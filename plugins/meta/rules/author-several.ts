@@ -1,20 +1,23 @@
 // A byline that names several people (docs/metadata.md, "author"): where the rule that answered names one of them
 // (the first `/author/` link, a meta tag) or names them in hidden markup (JSON-LD's `A; B`), the byline the page shows
 // is answered whole, as the page writes it (`Lars Fischer und Alina Schadwinkel`, `David Brand and Ramsey Khalifeh`).
-import { candidatesOf, type Rule, type Doc } from '../../shared/page/helpers.ts';
+import { candidatesOf, type Doc } from '../../shared/page/helpers.ts';
 import { toAuthor } from '../../shared/normalize/author.ts';
 import { endsInRole } from '../../shared/normalize/byline-extra.ts';
 import { comparable } from '../../shared/page/shown.ts';
+import { wholeBylines } from './author.ts';
 
-/** How a byline joins its names: `A, B and C`, `A & B`, `A; B`, `A und B`, `A y B`, `A et B`. */
-const JOIN = /\s*[;,&]\s*|\s+(?:and|und|y|et|e|en)\s+/i;
+/** The words that join a byline's names (`A und B`, `A y B`, `A et B`), besides `,` `;` `&`. */
+const AND = '(?:and|und|y|et|e|en)';
+/** How a byline joins its names: `A, B and C`, `A & B`, `A; B`, `A und B`. */
+const JOIN = new RegExp(String.raw`\s*[;,&]\s*|\s+${AND}\s+`, 'i');
 /** A byline's name: one to five words, the first a capital or a figure (`7 News WSVN`), no label's colon. */
 const NAME = /^[\p{Lu}\d][^\s:]*(?:\s+[^\s:]+){0,4}$/u;
 /** A degree or a post-nominal (`MS`, `RD`, `Ph.D.`, `M.D.`): a byline holding one lists one person's titles, not people. */
 const DEGREE = /^(?:[A-Z]{2,5}|[A-Z][a-z]?\.(?:[A-Z][a-z]?\.)+)$/;
 
 /** What follows a name that a byline lists with others. */
-const THEN = /^\s*(?:[;,&]|(?:and|und|y|et|e|en)\s)/;
+const THEN = new RegExp(String.raw`^\s*(?:[;,&]|${AND}\s)`);
 
 /** Whether the page shows the name with another after it: the one test every page pays for (reading the bylines costs more). */
 function listedWithOthers(doc: Doc, name: string): boolean {
@@ -44,11 +47,11 @@ const same = (listed: string, answered: string) => {
  * The byline that names every person the answer names and more of them, or the same people written as the page
  * writes them; the answer itself when no byline the rules read does.
  */
-export function wholeByline(doc: Doc, answer: string | undefined, bylines: readonly Rule[]): string | undefined {
+export function wholeByline(doc: Doc, answer: string | undefined): string | undefined {
   if (!answer) return answer;
   const answered = answer.split(/\s*;\s*/);
   if (!listedWithOthers(doc, answered[0]!)) return answer;
-  for (const text of candidatesOf(doc, bylines, toAuthor, (v) => v)) {
+  for (const text of candidatesOf(doc, wholeBylines, toAuthor, (v) => v)) {
     const listed = names(text);
     if (!listed || listed.length < 2 || text === answer) continue;
     if (answered.every((a) => listed.some((l) => same(l, a))) && listed.length >= answered.length) return text;
