@@ -786,6 +786,18 @@ field(
       '2012-12-16T00:00:00.000Z',
     ],
     [
+      "beyond: a page inside one form (ASP.NET wraps the whole body in one) is read: its date is the page's",
+      '',
+      '<form id="aspnetForm" method="post"><input type="hidden" name="__VIEWSTATE" value="x"><h1>News</h1><h3>Come Together</h3><div class="abstract"><p>06.05.2018</p></div><p>Text.</p></form>',
+      '2018-05-06T00:00:00.000Z',
+    ],
+    [
+      'beyond: a form beside the headline (a sign-up, a search) is still not read',
+      '',
+      '<h1>News</h1><p>Text.</p><form><p>Angebot bis 06.05.2018</p><input name="email"></form>',
+      null,
+    ],
+    [
       "beyond: a date in navigation or comments is not the page's",
       '',
       '<nav>Archiv 03.06.2008</nav><h1>Artikel</h1><p>Text ohne Datum.</p><div class="comments">am 01.02.2019</div>',

@@ -31,7 +31,8 @@ function walkText(doc: Doc): { parts: string[]; headline: number } {
     if (node.type !== 'tag' && node.type !== 'root') return;
     const el = node as Element;
     if (node.type === 'tag') {
-      if (CHROME_TAGS.has(el.name)) return;
+      // A page inside one form (ASP.NET's WebForms wrap the whole body in one) is the page, not a form of its.
+      if (CHROME_TAGS.has(el.name) && !(el.name === 'form' && around.has(el))) return;
       if (!around.has(el) && chromeName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
       // A review or comment of the item the page shows (microdata): its date and author are its own.
       if (isReview(el.attribs.itemprop)) return;
