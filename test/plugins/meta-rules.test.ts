@@ -798,6 +798,30 @@ field(
       null,
     ],
     [
+      'beyond: a page that states no other date is dated by the last change its text labels (Aktualisiert:, last edited)',
+      '',
+      `<h1>Kinder und Arbeit</h1><p>${'Text. '.repeat(800)}</p><p class="info">Aktualisiert: 30.12.2016</p>`,
+      '2016-12-30T00:00:00.000Z',
+    ],
+    [
+      "beyond: a wiki's last edit, its machine date followed by words (`2019-11-10 13:28:18 by Mats`)",
+      '',
+      `<h1>BeginnersGuide</h1><p>${'Text. '.repeat(800)}</p><p id="pageinfo">BeginnersGuide/Download (last edited 2019-11-10 13:28:18 by <a href="/moin/Mats">Mats</a>)</p>`,
+      '2019-11-10T13:28:18.000Z',
+    ],
+    [
+      'beyond: a date the text shows near the headline wins over a labelled later change',
+      '',
+      `<h1>Bericht</h1><p>Montag, 3. Februar 2020</p><p>${'Text. '.repeat(800)}</p><p>Last updated: March 3, 2021</p>`,
+      '2020-02-03T12:00:00.000Z',
+    ],
+    [
+      'beyond: a malformed machine time is not read as its bare day (`23:15:0Z`): the shown date stands',
+      '<meta property="article:published_time" content="2020-12-05T23:15:0Z">',
+      '<h1>Biden</h1><p>Domenica 06 Dicembre 2020 | 00:36</p>',
+      '2020-12-06T12:00:00.000Z',
+    ],
+    [
       "beyond: a date in navigation or comments is not the page's",
       '',
       '<nav>Archiv 03.06.2008</nav><h1>Artikel</h1><p>Text ohne Datum.</p><div class="comments">am 01.02.2019</div>',

@@ -42,6 +42,9 @@ const PUBLISHED =
   /(?<![\p{L}])(?:published|posted|submitted|veröffentlicht|erschienen|erstellt|publiziert|gepostet|gespeichert|publié|publiée|mis en ligne|publicado|publicada|pubblicato|gepubliceerd|geplaatst|opublikowano)(?![\p{L}])/giu;
 /** Words that say a date is a later change: a label of those between the word and the date makes it another's. */
 const CHANGED = /(?:updat|modifi|aktualisiert|geändert|änderung|mis à jour|actualizad|aggiornat|bijgewerkt)/iu;
+/** Words that label a date as the page's last change (`Aktualisiert: 30.12.2016`, `last edited 2019-11-10`). */
+const CHANGE_LABEL =
+  /(?<![\p{L}])(?:(?:last\s+)?(?:updated|modified|edited|changed)|aktualisiert|geändert|zuletzt bearbeitet|mis à jour|actualizado|actualizada|aggiornato|bijgewerkt)(?![\p{L}])/giu;
 /** A German passive: `wurde am <date> … veröffentlicht` (the date, then within a clause the word that labels it). */
 const PASSIVE = new RegExp(
   String.raw`\bwurde\b[^.]{0,24}?\bam\s+(?:\p{L}+,\s+)?(${WRITTEN.source})[^.;]{0,40}?\b(?:veröffentlicht|erstellt|geschrieben|verfasst|publiziert|gepostet)\b`,
@@ -70,4 +73,18 @@ export function labelledDates(doc: Doc): string[] {
     if (!CHANGED.test(m[0])) found.push({ at: m.index, date: m[0].slice(m[0].indexOf(m[1]!)) });
   }
   return found.sort((a, b) => a.at - b.at).map((f) => f.date);
+}
+
+/**
+ * The first date the page's text labels as its last change (`Aktualisiert: 30.12.2016`, a wiki's `last edited
+ * 2019-11-10 13:28:18`), read anywhere in its own text: a page's date only when it states no other (date.ts).
+ */
+export function changedDates(doc: Doc): string[] {
+  const { text } = readText(doc);
+  for (const label of text.matchAll(CHANGE_LABEL)) {
+    const after = text.slice(label.index + label[0].length, label.index + label[0].length + LABEL_REACH + 40);
+    const date = FIRST_WRITTEN.exec(after);
+    if (date && date.index <= LABEL_REACH) return [after.slice(date.index, date.index + date[0].length + TIME_REACH)];
+  }
+  return [];
 }

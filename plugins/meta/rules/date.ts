@@ -12,7 +12,7 @@ import {
 import { select } from '../../shared/page/select.ts';
 import { REVIEW } from './chrome.ts';
 import { toDate } from '../../shared/normalize/date.ts';
-import { dateInText, labelledDates } from './date-text.ts';
+import { changedDates, dateInText, labelledDates } from './date-text.ts';
 import { localStatement } from './date-zone.ts';
 import { dayInAddress } from './date-url.ts';
 
@@ -64,6 +64,7 @@ const modified: Rule[] = [
   byMetaLike('modified_time'),
   byMetaLike('updated_time'),
   byAttr('[itemprop*="datemodified" i]', 'content'),
+  changedDates,
 ];
 
 /** A written date that states its time zone (`Z`, `+02:00`, `-0500`). */

@@ -5,6 +5,9 @@ import { clean } from '../page/helpers.ts';
 
 const ISO_DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const MACHINE_DATE = /^\d{4}-\d{2}-\d{2}[T ]\d|^(mon|tue|wed|thu|fri|sat|sun)[a-z]*, \d{1,2} [a-z]{3} \d{4} \d/i;
+/** A machine date and time at the start of a text, with its zone when stated. */
+const MACHINE_LEAD =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.:]\d+)?)?(?:\s?(?:[zZ]|[+-]\d{2}:?\d{2}))?)?(?=\s)/;
 const COLON_MS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}):(\d{3})(?=[zZ+-]|$)/;
 
 /** Words of a date relative to the moment of reading, which is never when the page was written. */
@@ -92,8 +95,12 @@ export function toDate(value: unknown, lang?: string): string | undefined {
   else if (ISO_DATE_ONLY.test(text)) ms = Date.parse(`${text}T00:00:00Z`);
   else if (/^\d{4}$/.test(text)) return undefined;
   // Milliseconds written after a colon (`2022-01-10T22:06:08:684Z`, a CMS's slip) are read as the fraction they are.
-  else if (MACHINE_DATE.test(text)) ms = Date.parse(text.replace(COLON_MS, '$1.$2'));
-  else {
+  else if (MACHINE_DATE.test(text)) {
+    ms = Date.parse(text.replace(COLON_MS, '$1.$2'));
+    // A machine date with words after it (`2019-11-10 13:28:18 by Mats`, a wiki's last edit): the date as written.
+    const lead = Number.isNaN(ms) ? MACHINE_LEAD.exec(text)?.[0] : undefined;
+    if (lead && lead !== text) return toDate(lead, lang);
+  } else {
     const read = fromText(text, lang);
     if (read?.offset !== undefined) return plausible(read.ms) ? atOffset(read.ms, read.offset) : undefined;
     ms = read?.ms ?? Date.parse(text.replace(/\s+at\s+/i, ' '));
