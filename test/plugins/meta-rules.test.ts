@@ -822,6 +822,18 @@ field(
       '2020-12-06T12:00:00.000Z',
     ],
     [
+      'beyond: a date written in Arabic (its month names, Egyptian or Levantine, and its digits)',
+      '',
+      '<h1>سر رحيل نعيمة عاكف</h1><p>الأربعاء، 07 أكتوبر 2020 - 12:09 م</p><p>نص.</p>',
+      '2020-10-07T12:00:00.000Z',
+    ],
+    [
+      'beyond: a date written in Arabic with Arabic-Indic digits and a Levantine month name',
+      '',
+      '<h1>خبر</h1><span class="date">٧ تشرين الأول ٢٠٢٠ - ١٢:٠٩ م</span>',
+      '2020-10-07T12:09:00.000Z',
+    ],
+    [
       "beyond: a date in navigation or comments is not the page's",
       '',
       '<nav>Archiv 03.06.2008</nav><h1>Artikel</h1><p>Text ohne Datum.</p><div class="comments">am 01.02.2019</div>',
