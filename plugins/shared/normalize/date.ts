@@ -2,6 +2,7 @@
 // the page's language (chrono), only when day, month and year are all stated; answered in the zone it was written in.
 import * as chrono from 'chrono-node';
 import { clean } from '../page/helpers.ts';
+import { ARABIC_SCRIPT, inLatin } from './date-arabic.ts';
 
 const ISO_DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const MACHINE_DATE = /^\d{4}-\d{2}-\d{2}[T ]\d|^(mon|tue|wed|thu|fri|sat|sun)[a-z]*, \d{1,2} [a-z]{3} \d{4} \d/i;
@@ -38,36 +39,6 @@ const DOTTED = /(?<![\d.])(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d.])/;
  * zone is a time there. Japanese (Japan), Korean (South Korea), Chinese (China, Taiwan, Hong Kong, Singapore: +08:00).
  */
 const ZONE_OF_LANGUAGE: Record<string, number> = { ja: 9 * 60, ko: 9 * 60, zh: 8 * 60 };
-
-/** Arabic script: its digits (Arabic-Indic and Persian) and its month names, which chrono does not read. */
-const ARABIC_SCRIPT = /[\u0600-\u06FF]/;
-/**
- * The Gregorian months as Arabic writes them: Egypt's and the Gulf's names (`أكتوبر`), and the Levant's and Iraq's
- * (`تشرين الأول`), each with its English name.
- */
-const ARABIC_MONTHS: [RegExp, string][] = (
-  [
-    ['يناير|كانون الثاني', 'January'],
-    ['فبراير|شباط', 'February'],
-    ['مارس|آذار', 'March'],
-    ['أبريل|ابريل|إبريل|نيسان', 'April'],
-    ['مايو|أيار|ايار', 'May'],
-    ['يونيو|يونية|حزيران', 'June'],
-    ['يوليو|يولية|تموز', 'July'],
-    ['أغسطس|اغسطس|آب', 'August'],
-    ['سبتمبر|أيلول|ايلول', 'September'],
-    ['أكتوبر|اكتوبر|تشرين الأول', 'October'],
-    ['نوفمبر|تشرين الثاني', 'November'],
-    ['ديسمبر|كانون الأول', 'December'],
-  ] as const
-).map(([names, english]) => [new RegExp(`(?<![\\u0600-\\u06FF])(?:${names})(?![\\u0600-\\u06FF])`, 'gu'), english]);
-
-/** A date written in Arabic script as chrono reads it: Western digits, English month names. */
-function inLatin(text: string): string {
-  let latin = text.replace(/[\u0660-\u0669\u06F0-\u06F9]/g, (d) => String((d.charCodeAt(0) - 0x0660) % 0x90));
-  for (const [month, english] of ARABIC_MONTHS) latin = latin.replace(month, ` ${english} `);
-  return latin;
-}
 
 /** A moment read from text: its instant, and the zone it was written in when the language tells (minutes). */
 interface Read {
