@@ -834,6 +834,30 @@ field(
       '2020-10-07T12:09:00.000Z',
     ],
     [
+      "beyond: the date shown under the headline wins over a generic markup date the page shows nowhere (a teaser's <time>)",
+      '<meta name="date" content="2019-07-30">',
+      '<h1>Violences policières</h1><p>27 juin 2019 Par Elba</p><p>Texte.</p>',
+      '2019-06-27T12:00:00.000Z',
+    ],
+    [
+      'beyond: a generic markup date the page also shows stands (`22.06.2018` further on), whatever the headline shows',
+      '<meta name="date" content="2018-06-22">',
+      `<h1>Anpassung der Vorlagen</h1><p>Stand 29.08.2018</p><p>${'Text. '.repeat(100)}</p><p>Vorlage vom 22.06.2018</p>`,
+      '2018-06-22T00:00:00.000Z',
+    ],
+    [
+      "beyond: a forum poster's Joined date under the headline is not the page's",
+      '<meta name="date" content="2025-12-19">',
+      '<h1>How close is the EUV project?</h1><p>beijingwalker</p><p>Joined Nov 4, 2011</p><p>Messages 65,334</p>',
+      '2025-12-19T00:00:00.000Z',
+    ],
+    [
+      "beyond: a site's logo set in an <h1> (a link to its home) is not the headline: the date under the real one is read",
+      '',
+      `<h1><a href="/" class="logo">Deutschlandfunk</a></h1><span class="today">Mittwoch, 26.02.2020</span><div>${'Menü '.repeat(400)}</div><h1>Die Zukunft der Arbeit</h1><p>Beitrag vom 01.05.2017</p>`,
+      '2017-05-01T00:00:00.000Z',
+    ],
+    [
       "beyond: a date in navigation or comments is not the page's",
       '',
       '<nav>Archiv 03.06.2008</nav><h1>Artikel</h1><p>Text ohne Datum.</p><div class="comments">am 01.02.2019</div>',

@@ -84,11 +84,25 @@ export function amongOthers(el: Element, wrappers: ReadonlySet<Element>): boolea
 /** The elements matching a selector that stand where the page's own people are named (not among others'), in order. */
 export function* ownPlaces($: CheerioAPI, selector: string): Generator<Element> {
   let wrappers: Set<Element> | undefined;
-  for (const el of select($, selector))
-    if (!amongOthers(el, (wrappers ??= aroundHeadline(select($, 'h1')[0])))) yield el;
+  for (const el of select($, selector)) if (!amongOthers(el, (wrappers ??= aroundHeadline(headlineOf($))))) yield el;
 }
 
-/** The elements around a page's first headline (<h1>), up to the root: its layout, never a sidebar of it. */
+/**
+ * The page's headline: its first `<h1>` that says something, not the site's logo set in one (an empty `<h1>`, or one
+ * that is nothing but a link to the site's home: `<h1><a href="/" class="logo">Deutschlandfunk</a></h1>`).
+ */
+export function headlineOf($: CheerioAPI): Element | undefined {
+  return select($, 'h1').find((h1) => {
+    const text = $(h1).text().trim();
+    if (!text) return false;
+    const links = $(h1).find('a');
+    return !(links.length === 1 && HOME.test(links.attr('href') ?? '') && links.text().trim() === text);
+  });
+}
+/** A link to a site's home page: its root, or its root's index. */
+const HOME = /^(?:(?:https?:)?\/\/[^/]+)?\/?(?:index\.\w+)?$/i;
+
+/** The elements around a page's headline (`headlineOf`), up to the root: its layout, never a sidebar of it. */
 export function aroundHeadline(h1: Element | undefined): Set<Element> {
   const around = new Set<Element>();
   for (

@@ -10,7 +10,7 @@ const AFTER_HEADLINE = 1500;
 const FROM_TOP = 3000;
 
 /** Written dates in any order of day, month and year, with month names in any language (2 to 12 letters). */
-const WRITTEN = new RegExp(
+export const WRITTEN = new RegExp(
   [
     String.raw`\b\d{4}-\d{1,2}-\d{1,2}\b`,
     String.raw`(?<![\d.])\d{1,2}\.\s?\d{1,2}\.\s?(?:\d{4}|\d{2})(?![\d.])`,

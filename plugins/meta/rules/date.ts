@@ -13,6 +13,7 @@ import { select } from '../../shared/page/select.ts';
 import { REVIEW } from './chrome.ts';
 import { toDate } from '../../shared/normalize/date.ts';
 import { changedDates, dateInText, labelledDates } from './date-text.ts';
+import { shownInstead } from './date-under.ts';
 import { localStatement } from './date-zone.ts';
 import { dayInAddress } from './date-url.ts';
 
@@ -20,8 +21,8 @@ import { dayInAddress } from './date-url.ts';
 const byText = (selector: string): Rule => textOf(selector, REVIEW);
 const byAttr = (selector: string, attr: string): Rule => attrOf(selector, attr, REVIEW);
 
-/** Ordered rules for the date (docs/metadata.md): "published", then generic rules; "modified" comes last (below). */
-export const date: Rule[] = [
+/** The rules that name a date as the page's publication (docs/metadata.md, "date"), first. */
+const published: Rule[] = [
   byJsonLd('datePublished'),
   byJsonLd('dateCreated'),
   byMetaLike('published_time'),
@@ -32,6 +33,9 @@ export const date: Rule[] = [
   byAttr('[itemprop*="datepublished" i]', 'title'),
   byText('[class*="publish" i]'),
   labelledDates,
+];
+/** Generic dates stated in markup only (meta tags, attributes), which a reader does not see as written. */
+const markup: Rule[] = [
   byMeta('date'),
   byMeta('dc.date'),
   byMeta('dc.date.issued'),
@@ -49,6 +53,9 @@ export const date: Rule[] = [
   byAttr('time[datetime]', 'datetime'),
   // A forum's post as a web component that carries its time (Reddit's `<shreddit-post created-timestamp>`).
   byAttr('shreddit-post[created-timestamp]', 'created-timestamp'),
+];
+/** Generic dates in the text of elements named for them. */
+const named: Rule[] = [
   byText('[class*="byline" i] time'),
   byText('[class*="byline" i]'),
   byText('[class*="dateline" i]'),
@@ -58,6 +65,8 @@ export const date: Rule[] = [
   byText('[class*="post-meta" i]'),
   byText('[class*="time" i]'),
 ];
+/** Ordered rules for the date (docs/metadata.md): "published", then generic rules; "modified" comes last (below). */
+export const date: Rule[] = [...published, ...markup, ...named];
 /** Dates of the last change: a page's date only when it shows no other. */
 const modified: Rule[] = [
   byJsonLd('dateModified'),
@@ -100,6 +109,9 @@ export function pageDate(doc: Doc, lang?: string): string | undefined {
       firstOf(doc, modified, (v) => toDate(v, lang))
     );
   if (stated && overruled(first.found, first.raw, stated)) return atNoon(stated);
+  const read = (raw: unknown) => toDate(raw, lang);
+  const under = markupOnly(doc, read) ? shownInstead(doc, first.found, read) : undefined;
+  if (under) return under;
   const { raw, found } = first;
   if (typeof raw === 'string' && !ZONED.test(raw.trim())) {
     for (const zoned of [
@@ -112,6 +124,10 @@ export function pageDate(doc: Doc, lang?: string): string | undefined {
   }
   return localStatement(doc, raw, found, toDate) ?? found;
 }
+
+/** Whether the first date found is a generic one the markup states (no "published" rule found one). */
+const markupOnly = (doc: Doc, read: (raw: unknown) => string | undefined) =>
+  !firstOf(doc, published, read) && firstOf(doc, markup, read) !== undefined;
 
 /** A day without its time as a written date is read: at noon UTC, the same day from UTC-11 to UTC+11. */
 const atNoon = (day: string) => toDate(`${day}T12:00:00Z`);
