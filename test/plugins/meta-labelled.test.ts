@@ -29,9 +29,10 @@ const SCORER = path.join(ROOT, '../shared/corpus/labelled/score.mjs');
  * trafilatura's 88.6 (a date the text labels as published: `Veröffentlicht am`, `Submitted by … on`). The author's
  * 76.3% since 2026-12-06 (a long story's closing byline read); the title's 78.3% (an h1 replaces only a title that is
  * nothing but the site's name). The author's 77.5% since 2026-12-07 (a byline naming several people answered whole,
- * as the page writes it).
+ * as the page writes it). The dates' since 2026-12-07: htmldate's F 95.8, trafilatura's 89.4 (a page inside one form, a
+ * labelled last change, Arabic script, the date shown under the headline over a markup date shown nowhere).
  */
-const FLOOR = { htmldateF: 94.3, trafilaturaF: 88.1, title: 77.5, author: 77.0, description: 75.0 };
+const FLOOR = { htmldateF: 95.3, trafilaturaF: 88.9, title: 77.5, author: 77.0, description: 75.0 };
 
 test('dates, titles, authors and descriptions agree with people at least as often as they did', async () => {
   assert.ok(existsSync(SCORER), `the labelled corpus is in the checkout: ${SCORER}`);
