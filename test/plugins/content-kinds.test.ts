@@ -642,10 +642,12 @@ test('an accordion drawn without ARIA (three hidden parts of text, each after it
 test("a disclosure control that names no panel opens the hidden part after it; a menu's control opens a menu", () => {
   const menu =
     '<div class="topbar"><a href="#" role="menuitem" aria-haspopup="true" aria-expanded="false">Accounts</a><div aria-hidden="true"><p>Open a checking account today and get a welcome bonus on your first deposit.</p></div></div>';
-  const html = `<html><head><title>Retirement calculator</title></head><body><div class="page"><h1>Retirement calculator</h1>${menu}<p>Work out how much you need to retire, and how long your savings will last once you stop working.</p><div><a href="#" class="show-hide-open" aria-expanded="false">Methodology: how the calculator works</a></div><div class="hide" aria-hidden="true"><p>The calculator runs five thousand market trials from your answers and reports the balance reached in half of them.</p></div><a href="#" aria-expanded="false">Assumptions</a><div style="display: none"><p>Taxable gains are taxed at a capital gains rate of twenty percent before retirement.</p></div></div></body></html>`;
+  const html = `<html><head><title>Retirement calculator</title></head><body><div class="page"><h1>Retirement calculator</h1>${menu}<p>Work out how much you need to retire, and how long your savings will last once you stop working.</p><div><a href="#" class="show-hide-open" aria-expanded="false">Methodology: how the calculator works</a></div><div class="hide" aria-hidden="true"><p>The calculator runs five thousand market trials from your answers and reports the balance reached in half of them.</p></div><a href="#" aria-expanded="false">Assumptions</a><div style="display: none"><p>Taxable gains are taxed at a capital gains rate of twenty percent before retirement.</p></div><button aria-expanded="false">Fees</button><div style="height:0;visibility:hidden"><p>An advisory fee of a quarter percent a year is taken from the balance each quarter.</p></div></div></body></html>`;
   const text = contentText(pageContent(html, 'https://bank.example/retirement/calculator'));
   assert.match(text, /five thousand market trials/, text);
   assert.match(text, /capital gains rate of twenty percent/, text);
+  // Collapsed by its visibility (an animated panel's closed state) as by its display: the same test of a hiding style.
+  assert.match(text, /advisory fee of a quarter percent/, text);
   assert.not.match(text, /welcome bonus/, text);
 });
 

@@ -5,10 +5,8 @@ import { createCounts, linkDensity, words, type El } from './content-text.ts';
 import { kindParts } from './content-kind-parts.ts';
 import { dropNamed } from './content-named.ts';
 import type { PageKind } from './content-kind.ts';
+import { hiddenByStyle } from './content-seen.ts';
 
-/** Hidden by its style attribute. */
-const unstyled = (el: Element) =>
-  /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i.test(el.getAttribute('style') ?? '');
 /** Markup that is never content. */
 const NEVER = 'script, style, template, iframe, svg, canvas, button, input, select, textarea, option, dialog';
 /** The fields of a form that signs a reader up or in. */
@@ -58,12 +56,12 @@ export function pageBody(document: Document, kind?: PageKind): El | undefined {
   // it holds most of the page, which a script shows once the page has loaded (a shop's collection behind its gate).
   const shown = words(body.textContent);
   const hidden = [...body.querySelectorAll('[style]')].filter(
-    (el) => unstyled(el) && words(el.textContent) < shown * 0.5,
+    (el) => hiddenByStyle(el) && words(el.textContent) < shown * 0.5,
   );
   // An accordion drawn without ARIA: three or more hidden parts of text, each right after its visible title.
   const panels = hidden.filter((el) => {
     const title = el.previousElementSibling;
-    if (!title || unstyled(title)) return false;
+    if (!title || hiddenByStyle(title)) return false;
     const n = words(title.textContent);
     return n >= 1 && n <= 20 && words(el.textContent) >= 30 && linkDensity(el) < 0.3;
   });

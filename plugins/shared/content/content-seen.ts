@@ -34,6 +34,15 @@ export function dropUnseen(document: Document): void {
   }
 }
 
+/**
+ * A declaration in an element's `style` that hides it (`display: none`, `visibility: hidden`), read only where a
+ * declaration starts: `--menu-display: none` or `font-display: none` hide nothing.
+ */
+const HIDING = String.raw`(^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*(?=;|$)`;
+const HIDES = new RegExp(HIDING, 'i');
+/** Whether an element is hidden by its `style` attribute (the one test of it for every reader of the content). */
+export const hiddenByStyle = (el: Element): boolean => HIDES.test(el.getAttribute('style') ?? '');
+
 /** The slides of the carousels most sites use (Slick, Swiper, Splide, Glide, Owl, Bootstrap), and what finds them. */
 const SLIDE = /(^|\s)(slick-slide|swiper-slide|splide__slide|glide__slide|owl-item|carousel-item)(\s|$)/;
 const SLIDES = '[class*="slide"], [class*="-item"]';
@@ -68,12 +77,7 @@ export function showPanels(document: Document): void {
   for (const el of panels) {
     el.removeAttribute('hidden');
     if (el.getAttribute('aria-hidden') === 'true') el.removeAttribute('aria-hidden');
-    const style = el.getAttribute('style');
-    if (style && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style))
-      el.setAttribute(
-        'style',
-        style.replace(/(display\s*:\s*none|visibility\s*:\s*hidden)\s*(!important)?\s*;?/gi, ''),
-      );
+    if (hiddenByStyle(el)) el.setAttribute('style', el.getAttribute('style')!.replace(new RegExp(HIDING, 'gi'), '$1'));
   }
 }
 
@@ -116,12 +120,7 @@ function* adjacent(document: Document): Generator<Element> {
     let at: Element = control;
     while (!at.nextElementSibling && at.parentElement && at.parentElement.children.length === 1) at = at.parentElement;
     const next = at.nextElementSibling;
-    if (
-      next &&
-      (next.getAttribute('aria-hidden') === 'true' ||
-        next.hasAttribute('hidden') ||
-        /display\s*:\s*none/i.test(next.getAttribute('style') ?? ''))
-    )
+    if (next && (next.getAttribute('aria-hidden') === 'true' || next.hasAttribute('hidden') || hiddenByStyle(next)))
       yield next;
   }
 }
