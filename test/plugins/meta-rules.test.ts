@@ -846,6 +846,12 @@ field(
       '2018-06-22T00:00:00.000Z',
     ],
     [
+      "beyond: an archive's calendar is read only so far for the markup's day (its first 100 written dates: a page may write thousands)",
+      '<meta name="date" content="2018-06-22">',
+      `<h1>Archiv</h1><p>3. März 2020</p><ul>${Array.from({ length: 150 }, (_, i) => `<li>${(i % 28) + 1}.01.2019</li>`).join('')}</ul><p>22.06.2018</p>`,
+      '2020-03-03T12:00:00.000Z',
+    ],
+    [
       "beyond: a forum poster's Joined date under the headline is not the page's",
       '<meta name="date" content="2025-12-19">',
       '<h1>How close is the EUV project?</h1><p>beijingwalker</p><p>Joined Nov 4, 2011</p><p>Messages 65,334</p>',

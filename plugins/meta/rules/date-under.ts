@@ -35,9 +35,16 @@ function dateUnderHeadline(doc: Doc, read: (text: string) => string | undefined)
   return undefined;
 }
 
-/** Whether the text read writes the day `day` (YYYY-MM-DD) anywhere. */
+/** How many written dates of a page are read to find a day among them (an archive's calendar writes thousands). */
+const MAX_DATES = 100;
+
+/** Whether the text read writes the day `day` (YYYY-MM-DD) among its first MAX_DATES written dates. */
 function showsDay(doc: Doc, read: (text: string) => string | undefined, day: string): boolean {
   const { text } = readText(doc);
-  for (const m of text.matchAll(WRITTEN)) if (read(m[0])?.slice(0, 10) === day) return true;
+  let n = 0;
+  for (const m of text.matchAll(WRITTEN)) {
+    if (read(m[0])?.slice(0, 10) === day) return true;
+    if (++n >= MAX_DATES) break;
+  }
   return false;
 }
