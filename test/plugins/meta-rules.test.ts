@@ -579,6 +579,18 @@ field('author', [
     'Aniruddha Roy, Jyoti Patel, Aman Chadha',
   ],
   [
+    "several: a byline made of links to each author's page, joined by commas and `&`, is answered whole",
+    '',
+    '<h1>Courses</h1><div class="meta"><span><a href="/report/author/ruima/">Rui Ma</a><span>, </span><a href="/report/author/heba/">Heba Ledwon</a><span> &amp; </span><a href="/report/author/suparn/">Suparn Patra</a></span></div><p>Text.</p>',
+    'Rui Ma, Heba Ledwon & Suparn Patra',
+  ],
+  [
+    'several: author links with other words between them (a sentence naming two writers) are not one byline',
+    '',
+    '<h1>Courses</h1><p>Read <a href="/author/ruima/">Rui Ma</a> on data, or ask <a href="/author/heba/">Heba Ledwon</a>, who edits the guides.</p><p>Text.</p>',
+    'Rui Ma',
+  ],
+  [
     "several: one person's name and job title after a comma lists no second person",
     '<meta name="author" content="Brett Cruz">',
     '<h1>VPNs</h1><div class="post-author">Brett Cruz, Privacy and Digital Security Expert</div><p>Text.</p>',

@@ -1,14 +1,48 @@
 // A byline that names several people (docs/metadata.md, "author"): where the rule that answered names one of them
 // (the first `/author/` link, a meta tag) or names them in hidden markup (JSON-LD's `A; B`), the byline the page shows
 // is answered whole, as the page writes it (`Lars Fischer und Alina Schadwinkel`, `David Brand and Ramsey Khalifeh`).
-import { candidatesOf, type Doc } from '../../shared/page/helpers.ts';
+import type { Element } from 'domhandler';
+import { candidatesOf, clean, type Doc, type Rule } from '../../shared/page/helpers.ts';
 import { toAuthor } from '../../shared/normalize/author.ts';
 import { endsInRole } from '../../shared/normalize/byline-extra.ts';
-import { comparable } from '../../shared/page/shown.ts';
-import { wholeBylines } from './author.ts';
+import { comparable, elementText } from '../../shared/page/shown.ts';
+import { authorPart, bylinePart, itempropAuthor, textBylines } from './author.ts';
+import { authored } from './authored.ts';
+import { ownPlaces } from './chrome.ts';
 
 /** The words that join a byline's names (`A und B`, `A y B`, `A et B`), besides `,` `;` `&`. */
 const AND = '(?:and|und|y|et|e|en)';
+
+/** Links to an author's page, one a person (`/author/rui-ma`, `rel="author"`). */
+const AUTHOR_LINK = 'a[href*="/author/" i], a[href*="/autor/" i], a[href*="/autoren/" i], a[rel~="author" i]';
+/** What may stand between the links of a byline made of them: the words and marks that join names, an intro first. */
+const BETWEEN = new RegExp(String.raw`^(?:\s*(?:by|von|par|por|door)\s)?(?:[\s,;&]|\b${AND}\b)*$`, 'i');
+
+/**
+ * A byline made of links to each author's page (`<a href="/author/ruima/">Rui Ma</a>, <a …>Heba Ledwon</a> & …`): the
+ * element around the first such link that holds two or more of them (at most three levels up) and nothing else but
+ * the words that join them; read whole, as the page shows it.
+ */
+const authorLinks: Rule = ({ $ }) => {
+  for (const a of ownPlaces($, AUTHOR_LINK)) {
+    let around = a.parent as Element | null;
+    for (let up = 0; around && around.type === 'tag' && up < 3; up++, around = around.parent as Element | null) {
+      const links = $(around).find(AUTHOR_LINK);
+      if (links.length < 2) continue;
+      let rest = $(around).text();
+      for (const link of links) rest = rest.replace($(link).text(), ' ');
+      return BETWEEN.test(rest)
+        ? clean(elementText(around)?.replace(/^\s*(?:by|von|par|por|door)\s+/i, ''))
+        : undefined;
+    }
+    return undefined;
+  }
+  return undefined;
+};
+
+/** The rules that read a byline whole, with every name on it. */
+const wholeBylines: Rule[] = [itempropAuthor, authorPart, bylinePart, textBylines, authorLinks].map(authored);
+
 /** How a byline joins its names: `A, B and C`, `A & B`, `A; B`, `A und B`. */
 const JOIN = new RegExp(String.raw`\s*[;,&]\s*|\s+${AND}\s+`, 'i');
 /** A byline's name: one to five words, the first a capital or a figure (`7 News WSVN`), no label's colon. */

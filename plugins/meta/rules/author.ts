@@ -99,14 +99,11 @@ export function citationAuthors(doc: Doc): string | undefined {
 }
 
 /** Bylines read whole, as the page shows them, with every name on them (also read by author-several.ts). */
-const itempropAuthor = ownText('[itemprop*="author" i]');
-const authorPart = strict(ownText(`${BOX}[class*="author" i]`));
-const bylinePart = strict(bylineNotDate);
+export const itempropAuthor = ownText('[itemprop*="author" i]');
+export const authorPart = strict(ownText(`${BOX}[class*="author" i]`));
+export const bylinePart = strict(bylineNotDate);
 // Every byline in the text, in order: the first that names an author, not the site, is taken.
-const textBylines: Rule = (doc: Doc) => [...bylinesInText(doc)];
-
-/** The rules that read a byline whole, with every name on it (author-several.ts). */
-export const wholeBylines: Rule[] = [itempropAuthor, authorPart, bylinePart, textBylines].map(authored);
+export const textBylines: Rule = (doc: Doc) => [...bylinesInText(doc)];
 
 /** Ordered rules for the author (docs/metadata.md): structured data and meta, then bylines (authored.ts: where any). */
 export const author: Rule[] = [
