@@ -876,6 +876,12 @@ field(
       '2017-05-01T00:00:00.000Z',
     ],
     [
+      'beyond: the headline is the first <h1> read: one in navigation (not read) does not hide the one after it',
+      '',
+      '<nav><h1>Menü</h1><a href="/a">Angebote</a></nav><div class="teaser">Heute, 01.02.2021</div><h1>Bericht</h1><p>05.03.2020</p>',
+      '2020-03-05T00:00:00.000Z',
+    ],
+    [
       "beyond: a date in navigation or comments is not the page's",
       '',
       '<nav>Archiv 03.06.2008</nav><h1>Artikel</h1><p>Text ohne Datum.</p><div class="comments">am 01.02.2019</div>',

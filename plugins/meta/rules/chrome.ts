@@ -92,12 +92,14 @@ export function* ownPlaces($: CheerioAPI, selector: string): Generator<Element> 
  * that is nothing but a link to the site's home: `<h1><a href="/" class="logo">Deutschlandfunk</a></h1>`).
  */
 export function headlineOf($: CheerioAPI): Element | undefined {
-  return select($, 'h1').find((h1) => {
-    const text = $(h1).text().trim();
-    if (!text) return false;
-    const links = $(h1).find('a');
-    return !(links.length === 1 && HOME.test(links.attr('href') ?? '') && links.text().trim() === text);
-  });
+  return select($, 'h1').find((h1) => isHeadline($, h1));
+}
+/** Whether an `<h1>` says something of the page, not the site's logo (above). */
+export function isHeadline($: CheerioAPI, h1: Element): boolean {
+  const text = $(h1).text().trim();
+  if (!text) return false;
+  const links = $(h1).find('a');
+  return !(links.length === 1 && HOME.test(links.attr('href') ?? '') && links.text().trim() === text);
 }
 /** A link to a site's home page: its root, or its root's index. */
 const HOME = /^(?:(?:https?:)?\/\/[^/]+)?\/?(?:index\.\w+)?$/i;

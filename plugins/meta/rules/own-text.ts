@@ -3,7 +3,7 @@
 // (chrome.ts), nor a customer review's or a comment's microdata; and where its headline starts in it.
 import type { AnyNode, Element } from 'domhandler';
 import type { Doc } from '../../shared/page/helpers.ts';
-import { aroundHeadline, CHROME_TAGS, chromeName, headlineOf, isReview } from './chrome.ts';
+import { aroundHeadline, CHROME_TAGS, chromeName, headlineOf, isHeadline, isReview } from './chrome.ts';
 
 /** The most text read from a page at all: a long story's closing byline (`Text: …` after 50,000 characters) with it. */
 const MAX_TEXT = 60_000;
@@ -18,8 +18,7 @@ function walkText(doc: Doc): { parts: string[]; headline: number } {
   let headline = -1;
   const headings: { at: number; el: Element }[] = [];
   // The layout around the headline is never chrome, whatever its class says (`zen-one-sidebar-second` is a layout).
-  const h1 = headlineOf(doc.$);
-  const around = aroundHeadline(h1);
+  const around = aroundHeadline(headlineOf(doc.$));
   const walk = (node: AnyNode) => {
     if (length > MAX_TEXT) return;
     if (node.type === 'text') {
@@ -37,7 +36,8 @@ function walkText(doc: Doc): { parts: string[]; headline: number } {
       if (!around.has(el) && chromeName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
       // A review or comment of the item the page shows (microdata): its date and author are its own.
       if (isReview(el.attribs.itemprop)) return;
-      if (el === h1) headline = parts.length;
+      // The first headline read (not one in the parts not read), not a logo set in an <h1>.
+      if (el.name === 'h1' && headline < 0 && isHeadline(doc.$, el)) headline = parts.length;
       else if (headline < 0 && SUBHEADING.test(el.name)) headings.push({ at: parts.length, el });
       parts.push(EDGE);
       length++;
