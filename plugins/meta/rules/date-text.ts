@@ -57,16 +57,27 @@ const LABEL_REACH = 48;
 /** How much text after a labelled date is read with it, for its time. */
 const TIME_REACH = 30;
 
+/**
+ * The written date within LABEL_REACH after a label that ends at `end`, with what follows it (the time and zone
+ * written after the date, `12 Jan, 2016, 10.34PM IST`, are read too), and the text between the label and the date.
+ */
+function dateAfter(text: string, end: number): { between: string; date: string } | undefined {
+  const after = text.slice(end, end + LABEL_REACH + 40);
+  const date = FIRST_WRITTEN.exec(after);
+  if (!date || date.index > LABEL_REACH) return undefined;
+  return {
+    between: after.slice(0, date.index),
+    date: after.slice(date.index, date.index + date[0].length + TIME_REACH),
+  };
+}
+
 /** The written dates the page's own text labels as its publication's (`Veröffentlicht am 16.08.2019`), in order. */
 export function labelledDates(doc: Doc): string[] {
   const { text } = readText(doc);
   const found: { at: number; date: string }[] = [];
   for (const label of text.matchAll(PUBLISHED)) {
-    const after = text.slice(label.index + label[0].length, label.index + label[0].length + LABEL_REACH + 40);
-    const date = FIRST_WRITTEN.exec(after);
-    if (!date || date.index > LABEL_REACH || CHANGED.test(after.slice(0, date.index))) continue;
-    // With what follows it: the time and zone written after the date (`12 Jan, 2016, 10.34PM IST`) are read too.
-    found.push({ at: label.index, date: after.slice(date.index, date.index + date[0].length + TIME_REACH) });
+    const labelled = dateAfter(text, label.index + label[0].length);
+    if (labelled && !CHANGED.test(labelled.between)) found.push({ at: label.index, date: labelled.date });
   }
   // German says it after the date: `Dieser Beitrag wurde am Samstag, 3. Dezember 2011 um 14:48 Uhr veröffentlicht`.
   for (const m of text.matchAll(PASSIVE)) {
@@ -82,9 +93,8 @@ export function labelledDates(doc: Doc): string[] {
 export function changedDates(doc: Doc): string[] {
   const { text } = readText(doc);
   for (const label of text.matchAll(CHANGE_LABEL)) {
-    const after = text.slice(label.index + label[0].length, label.index + label[0].length + LABEL_REACH + 40);
-    const date = FIRST_WRITTEN.exec(after);
-    if (date && date.index <= LABEL_REACH) return [after.slice(date.index, date.index + date[0].length + TIME_REACH)];
+    const labelled = dateAfter(text, label.index + label[0].length);
+    if (labelled) return [labelled.date];
   }
   return [];
 }

@@ -21,7 +21,10 @@ import { dayInAddress } from './date-url.ts';
 const byText = (selector: string): Rule => textOf(selector, REVIEW);
 const byAttr = (selector: string, attr: string): Rule => attrOf(selector, attr, REVIEW);
 
-/** The rules that name a date as the page's publication (docs/metadata.md, "date"), first. */
+/**
+ * The rules for the date in their order (docs/metadata.md, "date"): those that name the page's publication, then
+ * generic ones in markup, then in the text of named elements; "modified" comes last (below). First the publication's.
+ */
 const published: Rule[] = [
   byJsonLd('datePublished'),
   byJsonLd('dateCreated'),
@@ -65,8 +68,6 @@ const named: Rule[] = [
   byText('[class*="post-meta" i]'),
   byText('[class*="time" i]'),
 ];
-/** Ordered rules for the date (docs/metadata.md): "published", then generic rules; "modified" comes last (below). */
-export const date: Rule[] = [...published, ...markup, ...named];
 /** Dates of the last change: a page's date only when it shows no other. */
 const modified: Rule[] = [
   byJsonLd('dateModified'),
@@ -96,10 +97,15 @@ const zonedTimes: Rule = ({ $ }: Doc) =>
  * the same moment.
  */
 export function pageDate(doc: Doc, lang?: string): string | undefined {
-  const first = firstOf(doc, date, (raw) => {
-    const found = toDate(raw, lang);
-    return found ? { raw, found } : undefined;
-  });
+  // The rules' groups in their order, each read once: which group answered says whether only the markup dates the page.
+  const pick = (rules: Rule[]) =>
+    firstOf(doc, rules, (raw) => {
+      const found = toDate(raw, lang);
+      return found ? { raw, found } : undefined;
+    });
+  const fromPublished = pick(published);
+  const fromMarkup = fromPublished ? undefined : pick(markup);
+  const first = fromPublished ?? fromMarkup ?? pick(named);
   const stated = dayInAddress(doc);
   // A date the page shows only in its text, else the date of its last change.
   if (!first)
@@ -109,8 +115,7 @@ export function pageDate(doc: Doc, lang?: string): string | undefined {
       firstOf(doc, modified, (v) => toDate(v, lang))
     );
   if (stated && overruled(first.found, first.raw, stated)) return atNoon(stated);
-  const read = (raw: unknown) => toDate(raw, lang);
-  const under = markupOnly(doc, read) ? shownInstead(doc, first.found, read) : undefined;
+  const under = fromMarkup && shownInstead(doc, first.found, (raw) => toDate(raw, lang));
   if (under) return under;
   const { raw, found } = first;
   if (typeof raw === 'string' && !ZONED.test(raw.trim())) {
@@ -124,10 +129,6 @@ export function pageDate(doc: Doc, lang?: string): string | undefined {
   }
   return localStatement(doc, raw, found, toDate) ?? found;
 }
-
-/** Whether the first date found is a generic one the markup states (no "published" rule found one). */
-const markupOnly = (doc: Doc, read: (raw: unknown) => string | undefined) =>
-  !firstOf(doc, published, read) && firstOf(doc, markup, read) !== undefined;
 
 /** A day without its time as a written date is read: at noon UTC, the same day from UTC-11 to UTC+11. */
 const atNoon = (day: string) => toDate(`${day}T12:00:00Z`);

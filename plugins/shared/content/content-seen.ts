@@ -40,6 +40,8 @@ export function dropUnseen(document: Document): void {
  */
 const HIDING = String.raw`(^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*(?=;|$)`;
 const HIDES = new RegExp(HIDING, 'i');
+/** Every such declaration of a style, to take off (`replace` starts a global pattern over each time). */
+const HIDINGS = new RegExp(HIDING, 'gi');
 /** Whether an element is hidden by its `style` attribute (the one test of it for every reader of the content). */
 export const hiddenByStyle = (el: Element): boolean => HIDES.test(el.getAttribute('style') ?? '');
 
@@ -77,7 +79,7 @@ export function showPanels(document: Document): void {
   for (const el of panels) {
     el.removeAttribute('hidden');
     if (el.getAttribute('aria-hidden') === 'true') el.removeAttribute('aria-hidden');
-    if (hiddenByStyle(el)) el.setAttribute('style', el.getAttribute('style')!.replace(new RegExp(HIDING, 'gi'), '$1'));
+    if (hiddenByStyle(el)) el.setAttribute('style', el.getAttribute('style')!.replace(HIDINGS, '$1'));
   }
 }
 
