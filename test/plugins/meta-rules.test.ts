@@ -329,6 +329,12 @@ field('author', [
     null,
   ],
   [
+    "beyond: the site's own team named as the writer is an author (`The Investopedia Team`, `auto-motor.at Redaktion`)",
+    `<meta property="og:site_name" content="Investopedia">${ld({ '@type': 'Article', author: { '@type': 'Person', name: 'The Investopedia Team' } })}`,
+    '<p>By The Investopedia Team</p>',
+    'The Investopedia Team',
+  ],
+  [
     "beyond: a person's name inside the site's name stays (a blog named after its writer)",
     '<meta property="og:site_name" content="Daniel Lemire\'s blog"><meta name="author" content="Daniel Lemire">',
     '<p>Daniel Lemire</p>',

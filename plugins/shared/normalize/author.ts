@@ -7,6 +7,8 @@ import { cleanByline } from './byline.ts';
 import { isSiteName, siteNames } from './site.ts';
 import { fullName } from './full-name.ts';
 
+/** A site's own team named as the writer (`The Investopedia Team`, `Podium Staff`, `auto-motor.at Redaktion`). */
+const TEAM = /\s(?:Team|Staff|Redaktion|Newsroom|Editors|Editorial)$|^(?:Redaktion)\s/i;
 const URLISH = /^(https?:)?\/\/|^www\.|\.(com|net|org)\/?$/i;
 
 /**
@@ -24,6 +26,7 @@ export function toAuthor(value: unknown, doc?: Doc, opts: { site?: boolean } = {
   // `finanzcheck_de`), its address too. A name is compared with the site's given names as a whole (a person's own
   // site may carry the person's name: `Daniel Lemire` is not the site `Daniel Lemire's blog`); a handle loosely.
   const handle = !/\s/.test(text) && /[._@\d]/.test(text);
-  if (doc && opts.site !== false && isSiteName(text, siteNames(doc, handle), !handle)) return undefined;
+  if (doc && opts.site !== false && !TEAM.test(text) && isSiteName(text, siteNames(doc, handle), !handle))
+    return undefined;
   return typographic(doc ? fullName(doc, text) : text);
 }
