@@ -209,6 +209,12 @@ field('author', [
   ['a[class*=author], one word refused', '', '<a class="author-link" href="/a">Staff</a>', null],
   ['[class*=author] a', '', '<div class="post-author"><a href="/a">Nested Author</a></div>', 'Nested Author'],
   ['a[href*=/author/]', '', '<a href="/author/jd">Href Author</a>', 'Href Author'],
+  [
+    'a[href*=/authors/]',
+    '',
+    '<span>by </span><a href="/articles/authors/shannon-grilli">Shannon Grilli</a>',
+    'Shannon Grilli',
+  ],
   ['a[class*=screenname], one word allowed', '', '<a class="screenname">handle</a>', 'handle'],
   ['[class*=author], two words', '', '<span class="author">Span Author</span>', 'Span Author'],
   ['[class*=byline] that is not a date', '', '<div class="byline">By Byline Writer</div>', 'Byline Writer'],

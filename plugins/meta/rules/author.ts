@@ -135,6 +135,7 @@ export const author: Rule[] = [
     ownText('a[href*="/author/" i]'),
     ownText('a[href*="/autor/" i]'),
     ownText('a[href*="/autoren/" i]'),
+    ownText('a[href*="/authors/" i]'),
     ownText('a[class*="screenname" i]'),
     authorPart,
     bylinePart,
