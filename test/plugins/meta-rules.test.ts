@@ -387,6 +387,19 @@ field('author', [
   ],
   ['beyond: a byline word in running text is none', '', '<h1>Title</h1><p>By contrast, the Other Side won.</p>', null],
   [
+    'beyond: a page with no headline found is read further for its byline (its menus first)',
+    '',
+    `<div>${'<p>Strompreise Gaspreise Heizöl</p>'.repeat(60)}</div><h4>Energiepreiskrise</h4><p>Von Leonora Holling (21. November 2022) Text.</p>`,
+    'Leonora Holling',
+  ],
+  [
+    "beyond: a 'By' after a participle names a maker, not an author",
+    '',
+    '<h1>Title</h1><p>Developed By: <span>CAPCOM Co., Ltd.</span></p><p>Published By: <span>Mega Crit Games</span></p>',
+    null,
+  ],
+
+  [
     "beyond: a labelled byline at the article's end",
     '',
     `<h1>Title</h1><p>${'Text. '.repeat(400)}</p><p>Autor: <a href="/p/1">Klausmartin Friedrich</a> Tags: x</p>`,

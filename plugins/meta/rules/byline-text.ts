@@ -7,10 +7,15 @@ import { readText } from './own-text.ts';
 /** How much text is read around the headline (characters). */
 const AFTER_HEADLINE = 1500;
 const BEFORE_HEADLINE = 300;
+/** How much is read from the start of a page with no headline found: its navigation's leftovers come first. */
+const WITHOUT_HEADLINE = 3000;
 
-/** Words that introduce an author, as bylines write them (capitalised: in running text they start no byline). */
+/**
+ * Words that introduce an author, as bylines write them (capitalised: in running text they start no byline); a `By`
+ * after a participle names someone else (`Published By:`, `Developed By:`, `Powered by`: a shop's or a game's maker).
+ */
 const INTRO =
-  '(?:Autor(?:in)?|Author|Written by|Posted by|Started by|Reported by|Words by|Story by|Geschrieben von|Verfasst von|Redaktion|Text|Von|VON|By|BY|Par|Por|Door)';
+  '(?:Autor(?:in)?|Author|Written by|Posted by|Started by|Reported by|Words by|Story by|Geschrieben von|Verfasst von|Redaktion|Text|Von|VON|(?<!\\p{L}ed:?[\\s\\0]+)(?:By|BY)|Par|Por|Door)';
 /** A name: two to four capitalised words, with the particles names carry (`Jan van Dijk`, `Eva-Maria de la Cruz`). */
 const NAME = String.raw`\p{Lu}[\p{L}'’.-]+(?:\s+(?:(?:von|van|de|der|den|da|di|du|del|la|le|zu|y)\s+)*\p{Lu}[\p{L}'’.-]*){1,3}`;
 /** Where an element starts in the text read (readText's boundary): a name ends there, or at a separator. */
@@ -61,7 +66,7 @@ const LABELLED = new RegExp(
 export function* bylinesInText(doc: Doc): Generator<string> {
   const { text, headline } = readText(doc, MARK);
   const from = Math.max(0, headline - BEFORE_HEADLINE);
-  const window = headline >= 0 ? text.slice(from, headline + AFTER_HEADLINE) : text.slice(0, AFTER_HEADLINE);
+  const window = headline >= 0 ? text.slice(from, headline + AFTER_HEADLINE) : text.slice(0, WITHOUT_HEADLINE);
   for (const m of window.matchAll(BYLINE)) yield (m[1] ?? m[2] ?? m[3] ?? m[4])!;
   for (const m of window.matchAll(CJK_BYLINE)) yield m[1]!;
   for (const m of text.matchAll(LABELLED)) yield (m[1] ?? m[2] ?? m[3] ?? m[4])!;
