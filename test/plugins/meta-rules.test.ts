@@ -530,6 +530,12 @@ field('author', [
     '<h1>Top 100</h1><p class="headline_meta">by <span class="author vcard fn">oz</span></p>',
     'oz',
   ],
+  [
+    "beyond: Drupal's submitted line, the user's name one word",
+    '',
+    '<h1>FairCoin hackathon</h1><div class="submitted">Gespeichert von <span class="username">rasos</span> am 24. Juli 2017</div>',
+    'rasos',
+  ],
   ['beyond: a label for authors is no author', '', '<h1>Title</h1><a href="/autoren/">Autoren</a>', null],
   [
     'beyond: a job title after the name, capitalised up to a comma, is cut off',

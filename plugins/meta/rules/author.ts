@@ -130,6 +130,8 @@ export const author: Rule[] = [
     ownText('[rel="author"]'),
     // hCard, the microformat blogs mark their author with: a name (`fn`) in or on an `author` element.
     ownText('.author .fn, .author.fn'),
+    // Drupal's line under a node's title (`<div class="submitted">Submitted by <span class="username">rasos</span> on …`).
+    ownText('.submitted .username'),
     strict(ownText('a[class*="author" i]')),
     strict(ownText(`${BOX}[class*="author" i] a`)),
     ownText('a[href*="/author/" i]'),
