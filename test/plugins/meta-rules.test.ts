@@ -523,6 +523,12 @@ field('author', [
     '<h1>Interning</h1><span class="category">Posted by Konstantin</span><p>Text.</p>',
     'Konstantin',
   ],
+  [
+    "beyond: a byline's name ends before the words that say where or when it was posted",
+    '',
+    '<h1>Antipoden</h1><p>Posted by Nesselsetzer under <a href="/c/fun">Just For Fun</a></p>',
+    'Nesselsetzer',
+  ],
   ['beyond: "By" and a first name alone is none', '', '<h1>Title</h1><p>By Tuesday</p>', null],
   [
     "beyond: hCard's name in an author element, one word",

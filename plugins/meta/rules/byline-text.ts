@@ -20,8 +20,8 @@ const INTRO =
 const NAME = String.raw`\p{Lu}[\p{L}'’.-]+(?:\s+(?:(?:von|van|de|der|den|da|di|du|del|la|le|zu|y)\s+)*\p{Lu}[\p{L}'’.-]*){1,3}`;
 /** Where an element starts in the text read (readText's boundary): a name ends there, or at a separator. */
 const MARK = '\u0000';
-/** Where a name ends: where its element does, or at a separator. */
-const END = String.raw`(?=\s*(?:\0|$|[|•·,–—(/-]))`;
+/** Where a name ends: where its element does, at a separator, or before where or when it was posted (`Posted by X under …`). */
+const END = String.raw`(?=\s*(?:\0|$|[|•·,–—(/-])|\s+(?:on|at|in|under|am|um)\s)`;
 /** A date as bylines write it before the name (`25.10.2022 - Reiner Nagel`). */
 const DOTTED = String.raw`\d{1,2}\.\d{1,2}\.\d{4}`;
 const BYLINE = new RegExp(
