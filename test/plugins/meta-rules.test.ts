@@ -529,6 +529,12 @@ field('author', [
     '<h1>Antipoden</h1><p>Posted by Nesselsetzer under <a href="/c/fun">Just For Fun</a></p>',
     'Nesselsetzer',
   ],
+  [
+    'beyond: a login set as an element of its own between the byline word and the day',
+    '',
+    '<h1>Tomaten richtig schneiden</h1><p>von <a href="/user/1">Marianne1</a> am 20.09.2020</p>',
+    'Marianne1',
+  ],
   ['beyond: "By" and a first name alone is none', '', '<h1>Title</h1><p>By Tuesday</p>', null],
   [
     "beyond: hCard's name in an author element, one word",
@@ -863,6 +869,12 @@ field(
       '',
       `<h1>Bericht</h1><p>Montag, 3. Februar 2020</p><p>${'Text. '.repeat(800)}</p><p>Last updated: March 3, 2021</p>`,
       '2020-02-03T12:00:00.000Z',
+    ],
+    [
+      'beyond: a word with a figure is no date (`Marianne1` is not 1 March 2001), a date that writes its year is',
+      '<meta name="date" content="Marianne1">',
+      '<h1>Tomaten</h1><p class="date">Tue, 15 Nov 2022 08:12:31 GMT</p>',
+      '2022-11-15T08:12:31.000Z',
     ],
     [
       'beyond: a malformed machine time is not read as its bare day (`23:15:0Z`): the shown date stands',

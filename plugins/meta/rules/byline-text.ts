@@ -33,6 +33,8 @@ const BYLINE = new RegExp(
     String.raw`\0\s*${DOTTED}\s*[-–|]\s*(${NAME})${END}`,
     // A first name alone, where the words can introduce nothing else (`Posted by Konstantin`).
     String.raw`(?<![\p{L}\p{N}])(?:Posted by|Written by|Geschrieben von|Verfasst von)[\s\0]+(\p{Lu}[\p{L}'’-]+)${END}`,
+    // A login set as an element of its own between the byline word and the day (`von <a>Marianne1</a> am 20.09.2020`).
+    String.raw`(?<![\p{L}\p{N}])(?:von|by|Von|By)[\s\0]*\0([\p{L}\p{N}_.-]{3,30})\0[\s\0]*(?:am|on)\s+\d`,
   ].join('|'),
   'gu',
 );
@@ -67,7 +69,7 @@ export function* bylinesInText(doc: Doc): Generator<string> {
   const { text, headline } = readText(doc, MARK);
   const from = Math.max(0, headline - BEFORE_HEADLINE);
   const window = headline >= 0 ? text.slice(from, headline + AFTER_HEADLINE) : text.slice(0, WITHOUT_HEADLINE);
-  for (const m of window.matchAll(BYLINE)) yield (m[1] ?? m[2] ?? m[3] ?? m[4])!;
+  for (const m of window.matchAll(BYLINE)) yield (m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5])!;
   for (const m of window.matchAll(CJK_BYLINE)) yield m[1]!;
   for (const m of text.matchAll(LABELLED)) yield (m[1] ?? m[2] ?? m[3] ?? m[4])!;
 }

@@ -81,6 +81,9 @@ function fromText(text: string, lang?: string): Read | undefined {
   return dotted ? { ms: dotted.ms } : undefined;
 }
 
+/** A year as dates write it. */
+const YEAR = /(?<!\d)(?:19|20)\d\d(?!\d)/;
+
 /** Parses a date strictly and returns ISO 8601, or undefined when the text is not a plausible date. */
 export function toDate(value: unknown, lang?: string): string | undefined {
   let text: string | undefined;
@@ -104,7 +107,9 @@ export function toDate(value: unknown, lang?: string): string | undefined {
   } else {
     const read = fromText(text, lang);
     if (read?.offset !== undefined) return plausible(read.ms) ? atOffset(read.ms, read.offset) : undefined;
-    ms = read?.ms ?? Date.parse(text.replace(/\s+at\s+/i, ' '));
+    // The engine's own reading last, only of a text that writes a year: it reads a word with a figure as a day of
+    // 2001 (`Marianne1`, a login, is 1 March 2001).
+    ms = read?.ms ?? (YEAR.test(text) ? Date.parse(text.replace(/\s+at\s+/i, ' ')) : Number.NaN);
   }
   if (!plausible(ms)) return undefined;
   return inOwnZone(ms, text);
