@@ -350,6 +350,17 @@ field('author', [
   ['beyond: a placeholder is no author', '<meta name="author" content="Super User">', '', null],
   ['beyond: a company is no author', '<meta name="author" content="Perform Media Deutschland GmbH">', '', null],
   [
+    "beyond: a byline its style hides is never shown (a theme's hidden microformat login), nor is JSON-LD's person it names",
+    `${ld({
+      '@graph': [
+        { '@type': 'Article', author: { '@id': '#p1' } },
+        { '@type': 'Person', '@id': '#p1', name: 'fhaacker' },
+      ],
+    })}`,
+    '<h1>Vogelgrippe</h1><div class="td-author-name vcard author" style="display: none"><span class="fn"><a href="/author/fhaacker/">fhaacker</a></span></div><p>Text.</p>',
+    null,
+  ],
+  [
     "beyond: a meta author the page never shows is none (a CMS names the site's owner on every page)",
     '<meta name="author" content="Deutsches Rotes Kreuz">',
     '<p>Text.</p>',

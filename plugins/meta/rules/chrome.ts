@@ -3,6 +3,7 @@
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
 import { select } from '../../shared/page/select.ts';
+import { hides } from '../../shared/page/shown.ts';
 
 /** Elements that are never the page's own content. */
 export const CHROME_TAGS = new Set([
@@ -76,6 +77,8 @@ export function amongOthers(el: Element, wrappers: ReadonlySet<Element>): boolea
     node = node.parent as Element | null
   ) {
     if (node.name === 'nav' || node.name === 'aside' || node.name === 'blockquote') return true;
+    // Nor is a part its style hides shown at all (a theme's hidden microformat byline).
+    if (hides(node.attribs.style)) return true;
     if (namesWord(`${node.attribs.class ?? ''} ${node.attribs.id ?? ''}`, OTHERS_WORDS)) return true;
   }
   return false;

@@ -1,5 +1,6 @@
 // What a reader of the page sees: what stays unseen until asked (a dialog, a popover, Bootstrap's `d-none`, the
 // page's messages) goes, and what a tab or a disclosure shows once chosen is shown.
+import { HIDING, hides } from '../page/shown.ts';
 import { words } from './content-text.ts';
 
 /**
@@ -34,16 +35,10 @@ export function dropUnseen(document: Document): void {
   }
 }
 
-/**
- * A declaration in an element's `style` that hides it (`display: none`, `visibility: hidden`), read only where a
- * declaration starts: `--menu-display: none` or `font-display: none` hide nothing.
- */
-const HIDING = String.raw`(^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*(?=;|$)`;
-const HIDES = new RegExp(HIDING, 'i');
 /** Every such declaration of a style, to take off (`replace` starts a global pattern over each time). */
 const HIDINGS = new RegExp(HIDING, 'gi');
 /** Whether an element is hidden by its `style` attribute (the one test of it for every reader of the content). */
-export const hiddenByStyle = (el: Element): boolean => HIDES.test(el.getAttribute('style') ?? '');
+export const hiddenByStyle = (el: Element): boolean => hides(el.getAttribute('style'));
 
 /** The slides of the carousels most sites use (Slick, Swiper, Splide, Glide, Owl, Bootstrap), and what finds them. */
 const SLIDE = /(^|\s)(slick-slide|swiper-slide|splide__slide|glide__slide|owl-item|carousel-item)(\s|$)/;

@@ -13,7 +13,16 @@ export function comparable(text: string): string {
     .replace(/\s+/g, ' ');
 }
 
-/** Elements whose text a reader never sees. */
+/**
+ * A declaration in an element's `style` that hides it (`display: none`, `visibility: hidden`), read only where a
+ * declaration starts: `--menu-display: none` or `font-display: none` hide nothing.
+ */
+export const HIDING = String.raw`(^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*(?=;|$)`;
+const HIDES = new RegExp(HIDING, 'i');
+/** Whether a `style` attribute hides its element (the content's readers and the metadata's alike). */
+export const hides = (style: string | null | undefined): boolean => !!style && HIDES.test(style);
+
+/** Elements whose text a reader never sees (nor one its `style` hides: a theme's hidden microformat byline). */
 const UNSEEN = new Set(['script', 'style', 'noscript', 'template', 'head']);
 /** The most text read of a page's body (characters). */
 const MAX_SHOWN = 500_000;
@@ -32,7 +41,7 @@ export function walkShown(node: AnyNode, visit: (text: string) => unknown): void
       return;
     }
     if (n.type !== 'tag' && n.type !== 'root') return;
-    if (n.type === 'tag' && UNSEEN.has((n as Element).name)) return;
+    if (n.type === 'tag' && (UNSEEN.has((n as Element).name) || hides((n as Element).attribs.style))) return;
     if (visit(' ') === false) stopped = true;
     for (const child of (n as Element).children) walk(child);
     if (!stopped && visit(' ') === false) stopped = true;
