@@ -396,6 +396,12 @@ field('author', [
     '<h1>Title</h1><p>yas! | By Cara Stiles | April 13, 2020</p>',
     'Cara Stiles',
   ],
+  [
+    'beyond: a byline written as text that its style hides is not read',
+    '',
+    '<h1>Pflegefinanzierung</h1><div style="display:none"><p>Redaktion: Multimedia Redaktion</p></div><p>Text.</p>',
+    null,
+  ],
   ['beyond: a byline word in running text is none', '', '<h1>Title</h1><p>By contrast, the Other Side won.</p>', null],
   [
     'beyond: a page with no headline found is read further for its byline (its menus first)',

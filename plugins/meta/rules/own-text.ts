@@ -3,6 +3,7 @@
 // (chrome.ts), nor a customer review's or a comment's microdata; and where its headline starts in it.
 import type { AnyNode, Element } from 'domhandler';
 import type { Doc } from '../../shared/page/helpers.ts';
+import { hides } from '../../shared/page/shown.ts';
 import { aroundHeadline, CHROME_TAGS, chromeName, headlineOf, isHeadline, isReview } from './chrome.ts';
 
 /** The most text read from a page at all: a long story's closing byline (`Text: …` after 50,000 characters) with it. */
@@ -34,6 +35,8 @@ function walkText(doc: Doc): { parts: string[]; headline: number } {
       // A page inside one form (ASP.NET's WebForms wrap the whole body in one) is the page, not a form of its.
       if (CHROME_TAGS.has(el.name) && !(el.name === 'form' && around.has(el))) return;
       if (!around.has(el) && chromeName(`${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`)) return;
+      // What its style hides, the reader never reads.
+      if (hides(el.attribs.style)) return;
       // A review or comment of the item the page shows (microdata): its date and author are its own.
       if (isReview(el.attribs.itemprop)) return;
       // The first headline read (not one in the parts not read), not a logo set in an <h1>.
