@@ -346,6 +346,12 @@ field('author', [
     '<p>Daniel Lemire</p>',
     'Daniel Lemire',
   ],
+  [
+    "beyond: a reviewer's line is no author",
+    '',
+    '<h1>Innere Zufriedenheit</h1><div class="author-box">Geprüft von Dr. med. Stefan Frädrich</div>',
+    null,
+  ],
   ['beyond: a commenter is no author', '<div class="author">Harm Otten sagt: 12. März 2020</div>', '', null],
   ['beyond: a placeholder is no author', '<meta name="author" content="Super User">', '', null],
   ['beyond: a company is no author', '<meta name="author" content="Perform Media Deutschland GmbH">', '', null],

@@ -90,6 +90,10 @@ const TRAILING = [
 /** A byline's label with nobody after it (`Jun 2 Written By` where the name's link is empty; `Geschrieben von`). */
 const LABEL_ONLY = /(?:^|\s)(?:by|von|par|por)$/i;
 
+/** A reviewer's line (`Geprüft von Dr. med. …`, `Medically reviewed by …`): who checked the page, not who wrote it. */
+const REVIEWER =
+  /^\s*(?:(?:medically|fact[- ]?)?\s*(?:reviewed|checked)\s+by|(?:medizinisch\s+)?(?:geprüft|überprüft)\s+von)\s/i;
+
 /** What only a commenter's line ends with. */
 const COMMENTER = /\s(?:sagt|says|dit|dice|schreibt|meint|wrote)\s*:?(?:\s|$)/i;
 
@@ -123,7 +127,7 @@ const AROUND: [RegExp, string][] = [
 
 /** A byline's name(s), or undefined when what is there names nobody. */
 export function cleanByline(text: string): string | undefined {
-  if (COMMENTER.test(text) || LABEL_ONLY.test(text.trim())) return undefined;
+  if (COMMENTER.test(text) || LABEL_ONLY.test(text.trim()) || REVIEWER.test(text)) return undefined;
   let name = text.trim();
   for (const [pattern, by] of AROUND) name = name.replace(pattern, by).replace(/\s+/g, ' ').trim();
   for (let before = ''; before !== name; ) {
