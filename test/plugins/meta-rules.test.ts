@@ -41,6 +41,12 @@ field('title', [
   ['JSON-LD headline', ld({ '@type': 'Article', headline: 'H' }), '<h1>Heading</h1>', 'H'],
   ['.post-title', '', '<div class="post-title">Post</div><h1>Heading</h1>', 'Post'],
   ['.entry-title', '', '<div class="entry-title">Entry</div><h1>Heading</h1>', 'Entry'],
+  [
+    "beyond: a blog's post permalink heading is the title where the page declares only the blog's name",
+    '<title>DimidoBlog</title><meta property="og:site_name" content="DimidoBlog">',
+    '<h1>DimidoBlog</h1><h2><a href="/2008/07/29/viral/" rel="bookmark">Was ist Virales Marketing?</a></h2><p>Text.</p>',
+    'Was ist Virales Marketing?',
+  ],
   ['h1[class*=title] a', '', '<h1 class="page-title">x <a href="/">Linked</a></h1>', 'Linked'],
   ['h1[class*=title]', '', '<h1 class="big-title">Titled</h1>', 'Titled'],
   ['beyond: the first h1', '', '<h1>Heading</h1>', 'Heading'],

@@ -83,6 +83,8 @@ const headlineRules: Rule[] = [
   byText(
     'h1[class*="entry-title" i], h2[class*="entry-title" i], h1[class*="post-title" i], h2[class*="post-title" i], h2[class*="post_title" i]',
   ),
+  // A blog's post title as a permalink (`<h2><a href="…" rel="bookmark">…</a></h2>`, WordPress's classic themes).
+  byText('h1 a[rel~="bookmark" i], h2 a[rel~="bookmark" i]'),
 ];
 /** Titles of the page, most trusted first. */
 const titleTags: Rule[] = [byMeta('og:title'), byMeta('twitter:title'), byText('title')];
