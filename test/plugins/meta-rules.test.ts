@@ -1531,6 +1531,20 @@ for (const [what, url, head, body, expected] of [
     null,
   ],
   ["a product page's reviewer (its address)", 'https://shop.example/products/wool-hat', '', REVIEW, null],
+  [
+    "a list of reviews declared as an ItemList alone: the first card's byline",
+    'https://news.example.com/wirecutter/electronics/',
+    ld({ '@type': 'ItemList', itemListElement: [{ '@type': 'ListItem', position: 1, url: '/s/1' }] }),
+    '<div><h3><a href="/s/1">The Best Monitor Arms</a></h3><p>by <!-- -->Arriana Vasquez</p></div>',
+    null,
+  ],
+  [
+    'a listicle declaring an Article beside its ItemList: its byline',
+    'https://news.example.com/best-monitor-arms',
+    ld({ '@type': 'Article', headline: 'Best arms' }) + ld({ '@type': 'ItemList', itemListElement: [] }),
+    '<h1>Best arms</h1><p class="byline">By Maya Stone</p>',
+    'Maya Stone',
+  ],
   ["a home page's first story's byline", 'https://news.example.com/', '', TEASER, null],
   ["a topic page's first story's byline", 'https://news.example.com/topic/birds', '', TEASER, null],
   [

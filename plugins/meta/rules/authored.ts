@@ -13,7 +13,7 @@ import { typesOf } from '../../shared/page/jsonld.ts';
 
 /** Types of a page's subject that nobody in particular writes (a business, LocalBusiness, is the site's owner, declared on its blog too). */
 const UNAUTHORED_TYPES =
-  /^(Product|ProductGroup|IndividualProduct|ProductModel|Offer|AggregateOffer|OfferCatalog|CollectionPage|SearchResultsPage|Service|SoftwareApplication|WebApplication|MobileApplication|Course|Event|JobPosting)$/;
+  /^(Product|ProductGroup|IndividualProduct|ProductModel|Offer|AggregateOffer|OfferCatalog|CollectionPage|SearchResultsPage|ItemList|Service|SoftwareApplication|WebApplication|MobileApplication|Course|Event|JobPosting)$/;
 /** Types of a page's subject that someone writes: declared beside the others, they win (a Review is not among them: a product's reviews are declared beside it). */
 const AUTHORED_TYPES =
   /^(Article|NewsArticle|BlogPosting|Blog|Report|ScholarlyArticle|TechArticle|AnalysisNewsArticle|OpinionNewsArticle|ReviewNewsArticle|Recipe|HowTo|DiscussionForumPosting|QAPage|Question|SocialMediaPosting|Book|Chapter|Thesis|CreativeWork|MedicalWebPage|APIReference|LiveBlogPosting|VideoObject|PodcastEpisode)$/;
