@@ -31,8 +31,11 @@ const SCORER = path.join(ROOT, '../shared/corpus/labelled/score.mjs');
  * nothing but the site's name). The author's 77.5% since 2026-12-07 (a byline naming several people answered whole,
  * as the page writes it). The dates' since 2026-12-07: htmldate's F 95.8, trafilatura's 89.4 (a page inside one form, a
  * labelled last change, Arabic script, the date shown under the headline over a markup date shown nowhere).
+ * Later on 2026-12-07: trafilatura's dates F 89.7 (a word with a figure is no date), the author's 79.8% (a site's team
+ * as the writer, Drupal's submitted line, hidden bylines, a login between `von` and the day), the title's 78.8% (a
+ * post's permalink heading where the page declares only the blog's name).
  */
-const FLOOR = { htmldateF: 95.3, trafilaturaF: 88.9, title: 77.5, author: 77.0, description: 75.0 };
+const FLOOR = { htmldateF: 95.3, trafilaturaF: 89.2, title: 78.3, author: 79.3, description: 75.0 };
 
 test('dates, titles, authors and descriptions agree with people at least as often as they did', async () => {
   assert.ok(existsSync(SCORER), `the labelled corpus is in the checkout: ${SCORER}`);

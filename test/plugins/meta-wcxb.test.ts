@@ -22,10 +22,11 @@ const SCORER = path.resolve(ROOT, '../shared/corpus/wcxb/score.mjs');
  * page never shows giving way, and a login the page never shows being no author (83.3% on all pages); 83.0% since
  * the names of customers quoted (testimonials, quotes, carousels) are no byline (83.9% on all pages); 83.6% since
  * 2026-12-06 (bylines read further and in author boxes: 84.4% on all pages); 83.8% since 2026-12-07 (a page
- * builder's widgets, a forum's web components, og:type article on a thread, `Started by`: 85.6% on all pages); the
- * floors are half a point under.
+ * builder's widgets, a forum's web components, og:type article on a thread, `Started by`: 85.6% on all pages); 84.6%
+ * since 2026-12-07, later (a site's team as the writer, `/authors/` links, hidden bylines, an ItemList alone: 86.2% on all
+ * pages; dates 0.854); the floors are half a point under.
  */
-const FLOOR = { title: 75.1, author: 83.3, date: 0.846 };
+const FLOOR = { title: 75.1, author: 84.1, date: 0.849 };
 
 test('titles and authors agree with WCXB labels at least as often as they did; dates watched', async () => {
   assert.ok(existsSync(SCORER), `the WCXB corpus is read from ${SCORER} (../shared beside the checkout)`);
