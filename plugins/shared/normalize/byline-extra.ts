@@ -69,3 +69,15 @@ export function prose(name: string): boolean {
   const words = name.split(/[\s,;]+/).filter(Boolean);
   return words.length >= 4 && words.some((w) => /^\p{Ll}/u.test(w) && !/[\d.@]/.test(w) && !IN_NAMES.has(w));
 }
+
+/** A reviewer's line (`Geprüft von Dr. med. …`, `Medically reviewed by …`): who checked the page, not who wrote it. */
+const REVIEWER =
+  /^\s*(?:(?:medically|fact[- ]?)?\s*(?:reviewed|checked)\s+by|(?:medizinisch\s+)?(?:geprüft|überprüft)\s+von)\s/i;
+
+/** What only a commenter's line ends with. */
+const COMMENTER = /\s(?:sagt|says|dit|dice|schreibt|meint|wrote)\s*:?(?:\s|$)/i;
+
+/** Whether a byline's text is someone else's line: a commenter's (`Harm Otten sagt:`) or a reviewer's. */
+export function othersLine(text: string): boolean {
+  return COMMENTER.test(text) || REVIEWER.test(text);
+}

@@ -1,7 +1,7 @@
 // A byline as a person reads it: the name(s) alone, without the words around them in any of the corpus's languages
 // ("By", "Von", "Zeige alle Beiträge von", "Posted by", "par", "Interview:"), without a date or a title after the
 // name, and no name at all where the page shows a placeholder, a commenter or the site itself (docs/metadata.md).
-import { interfaceText, prose, withoutExtras } from './byline-extra.ts';
+import { othersLine, interfaceText, prose, withoutExtras } from './byline-extra.ts';
 
 /** Words before a name, in the languages of the web: removed from the start, as often as they repeat. */
 const LEADING = new RegExp(
@@ -90,13 +90,6 @@ const TRAILING = [
 /** A byline's label with nobody after it (`Jun 2 Written By` where the name's link is empty; `Geschrieben von`). */
 const LABEL_ONLY = /(?:^|\s)(?:by|von|par|por)$/i;
 
-/** A reviewer's line (`Geprüft von Dr. med. …`, `Medically reviewed by …`): who checked the page, not who wrote it. */
-const REVIEWER =
-  /^\s*(?:(?:medically|fact[- ]?)?\s*(?:reviewed|checked)\s+by|(?:medizinisch\s+)?(?:geprüft|überprüft)\s+von)\s/i;
-
-/** What only a commenter's line ends with. */
-const COMMENTER = /\s(?:sagt|says|dit|dice|schreibt|meint|wrote)\s*:?(?:\s|$)/i;
-
 /** A company's legal form: an organisation that owns the site, named where a byline would be, is no author. */
 const LEGAL_FORM = /\b(?:GmbH|AG|eG|e\.\s?V\.|KG|Inc\.?|LLC|Ltd\.?|S\.A\.|SAS|S\.r\.l\.|B\.V\.)(?:\s|,|$)/;
 
@@ -127,7 +120,7 @@ const AROUND: [RegExp, string][] = [
 
 /** A byline's name(s), or undefined when what is there names nobody. */
 export function cleanByline(text: string): string | undefined {
-  if (COMMENTER.test(text) || LABEL_ONLY.test(text.trim()) || REVIEWER.test(text)) return undefined;
+  if (othersLine(text) || LABEL_ONLY.test(text.trim())) return undefined;
   let name = text.trim();
   for (const [pattern, by] of AROUND) name = name.replace(pattern, by).replace(/\s+/g, ' ').trim();
   for (let before = ''; before !== name; ) {
