@@ -1617,6 +1617,11 @@ for (const [what, body, expected] of [
     'rowan_fixes',
   ],
   [
+    "vBulletin 3's first post, known by its message's id, names its poster in a bigusername link",
+    `<h1>Wrong refresh rate</h1><table id="post1"><tr><td><a class="bigusername" href="member.php?u=1">microfast</a><div>Registered User</div></td><td><div id="post_message_1">My card.</div></td></tr></table><table id="post2"><tr><td><a class="bigusername" href="member.php?u=2">helper7</a></td><td><div id="post_message_2">Update.</div></td></tr></table>`,
+    'microfast',
+  ],
+  [
     'an article whose comments name their writers (no forum markup) is not a thread',
     `<h1>Rain</h1><p>It rained.</p><div class="comments"><span class="username">rowan_fixes</span><p>Wet.</p></div>`,
     null,

@@ -8,11 +8,12 @@ import { elementText } from '../../shared/page/shown.ts';
 import { typesOf } from '../../shared/page/jsonld.ts';
 import { FORUM_POST_CLASSES, FORUM_POST_TAGS } from '../../shared/page/forum.ts';
 
-/** A post as forum software marks it (plugins/shared/page/forum.ts). */
-const POSTS = [...FORUM_POST_TAGS, ...FORUM_POST_CLASSES.map((name) => `.${name}`)].join(', ');
+/** A post as forum software marks it (plugins/shared/page/forum.ts), and vBulletin 3 by its id (`post_message_2017066`). */
+const POSTS = [...FORUM_POST_TAGS, ...FORUM_POST_CLASSES.map((name) => `.${name}`), '[id^="post_message_"]'].join(', ');
 /** Where forum software names a post's author, most specific first: a user's name, then a post's author line. */
 const POSTER = [
   '.username',
+  '.bigusername',
   '.PostUser-name',
   '.user-name',
   '.post-author',
