@@ -900,6 +900,12 @@ field(
       '2020-02-03T12:00:00.000Z',
     ],
     [
+      'beyond: a span of time from now (`within 2 days`, `in 7 days`) is no date; the day written after it is',
+      '',
+      '<h1>Resumes</h1><p class="date">An interview within 2 days! Reviewed in 7 days, on 12 January 2020</p>',
+      '2020-01-12T12:00:00.000Z',
+    ],
+    [
       'beyond: a word with a figure is no date (`Marianne1` is not 1 March 2001), a date that writes its year is',
       '<meta name="date" content="Marianne1">',
       '<h1>Tomaten</h1><p class="date">Tue, 15 Nov 2022 08:12:31 GMT</p>',

@@ -64,7 +64,10 @@ function fromText(text: string, lang?: string): Read | undefined {
   }
   const order = lang && PARSERS[lang] ? [lang, ...FALLBACK.filter((l) => l !== lang)] : FALLBACK;
   for (const code of order) {
-    const written = PARSERS[code]!.parse(dotted ? head.slice(0, dotted.index) : head)[0];
+    // A span of time from now (`within 2 days`, `in 7 days`: chrono's relative dates) is never the page's date.
+    const written = PARSERS[code]!.parse(dotted ? head.slice(0, dotted.index) : head).find(
+      (r) => !r.tags().has('result/relativeDate'),
+    );
     if (!written) continue;
     const { start } = written;
     if (!start.isCertain('day') || !start.isCertain('month') || !start.isCertain('year')) continue;
