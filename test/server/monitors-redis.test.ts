@@ -128,7 +128,11 @@ test('one read a tick across two processes; a SIGKILL of one leaves the schedule
   const gaps = minute.slice(1).map((t, i) => t - minute[i]!);
   // Where ticks went missing, when some did: the gaps, and when the SIGKILL came (ms after the first read).
   const when = `gaps ${gaps.join(', ')}; SIGKILL at ${killedAt - minute[0]!} ms`;
-  assert.ok(Math.abs(minute.length - ticks) <= 1, `${minute.length} reads in ${ticks} ticks: ${when}`);
+  // The killed process's read of its tick is lost, and on a loaded machine the sweep's reschedule (TAKEN_MS after the
+  // tick, then the next sweep) may land after the following tick too: at most two ticks around the SIGKILL (the CI run
+  // of 19b59a2: one gap of 5090 ms right at it, 30 reads in 32 ticks). Two processes each reading would make about
+  // thirty reads more in the minute; a schedule lost until BullMQ's stalled check, fifteen or more fewer.
+  assert.ok(Math.abs(minute.length - ticks) <= 2, `${minute.length} reads in ${ticks} ticks: ${when}`);
   assert.ok(
     gaps.every((g) => g > EVERY_MS / 4),
     `reads ${EVERY_MS} ms apart, never twice a tick: ${gaps.join(', ')}`,
