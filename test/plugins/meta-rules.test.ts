@@ -50,6 +50,12 @@ field('title', [
   ['h1[class*=title] a', '', '<h1 class="page-title">x <a href="/">Linked</a></h1>', 'Linked'],
   ['h1[class*=title]', '', '<h1 class="big-title">Titled</h1>', 'Titled'],
   ['beyond: the first h1', '', '<h1>Heading</h1>', 'Heading'],
+  [
+    "beyond: a heading's words without the CSS that CSS-in-JS writes inside it",
+    '',
+    '<h1><style>.css-umyvef{font-size:16px;display:block;}</style>Impfen und Boostern</h1>',
+    'Impfen und Boostern',
+  ],
   ['whitespace condensed', '<title>  A \n  title  </title>', '', 'A title'],
   ['straight quotes made typographic', '<title>The "best" page isn\'t here</title>', '', 'The “best” page isn’t here'],
   ['over 2,000 characters refused', `<title>${'a'.repeat(2001)}</title>`, '', null],

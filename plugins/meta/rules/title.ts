@@ -6,6 +6,7 @@ import {
   byJsonLd,
   byMeta,
   byText,
+  byWords,
   candidatesOf,
   clean,
   firstOf,
@@ -19,13 +20,13 @@ import { toText } from '../../shared/normalize/text.ts';
 const titleRules: Rule[] = [
   byMeta('og:title'),
   byMeta('twitter:title'),
-  byText('title'),
+  byWords('title'),
   byJsonLd('headline'),
-  byText('.post-title'),
-  byText('.entry-title'),
-  byText('h1[class*="title" i] a'),
-  byText('h1[class*="title" i]'),
-  byText('h1'),
+  byWords('.post-title'),
+  byWords('.entry-title'),
+  byWords('h1[class*="title" i] a'),
+  byWords('h1[class*="title" i]'),
+  byWords('h1'),
 ];
 
 /** Separators between a headline and the site's name: a bar, dash, guillemet, arrow, dot or slashes set apart by spaces. */
@@ -79,12 +80,12 @@ function within(inner: string, outer: string): boolean {
  */
 const headlineRules: Rule[] = [
   byJsonLd('headline'),
-  byText('h1'),
-  byText(
+  byWords('h1'),
+  byWords(
     'h1[class*="entry-title" i], h2[class*="entry-title" i], h1[class*="post-title" i], h2[class*="post-title" i], h2[class*="post_title" i]',
   ),
   // A blog's post title as a permalink (`<h2><a href="…" rel="bookmark">…</a></h2>`, WordPress's classic themes).
-  byText('h1 a[rel~="bookmark" i], h2 a[rel~="bookmark" i]'),
+  byWords('h1 a[rel~="bookmark" i], h2 a[rel~="bookmark" i]'),
 ];
 /** Titles of the page, most trusted first. */
 const titleTags: Rule[] = [byMeta('og:title'), byMeta('twitter:title'), byText('title')];

@@ -1,7 +1,7 @@
 // The rules' kit: a rule reads one candidate from the document (doc.ts); these make rules of meta tags, texts and
 // attributes, and try them in turn (firstOf, candidatesOf).
 import type { CheerioAPI } from 'cheerio';
-import type { Element } from 'domhandler';
+import type { AnyNode, Element, Text } from 'domhandler';
 import { select } from './select.ts';
 import { clean, type Doc } from './doc.ts';
 export { byJsonLd } from './jsonld.ts';
@@ -43,6 +43,19 @@ function firstMatch(selector: string, read: ($: CheerioAPI, el: Element) => unkn
 /** A rule that takes the text of the first element matching a selector (not inside `outside`, when given). */
 export const byText = (selector: string, outside?: string): Rule =>
   firstMatch(selector, ($, el) => $(el).text(), outside);
+
+/** Elements whose text is code, never words of the page (CSS-in-JS writes a `<style>` inside a heading). */
+const CODE = new Set(['script', 'style', 'noscript', 'template']);
+
+/** An element's text as `text()` joins it, without what its code elements hold. */
+function wordsOf(node: AnyNode): string {
+  if (node.type === 'text') return (node as Text).data;
+  if (node.type !== 'tag' || CODE.has((node as Element).name)) return '';
+  return (node as Element).children.map(wordsOf).join('');
+}
+
+/** As `byText`, without the code an element holds: a heading's words, never its CSS (`.css-umyvef{…}Headline`). */
+export const byWords = (selector: string): Rule => firstMatch(selector, (_, el) => wordsOf(el));
 
 /** A rule that takes an attribute of the first element matching a selector that has it (not inside `outside`). */
 export const byAttr = (selector: string, attr: string, outside?: string): Rule =>
