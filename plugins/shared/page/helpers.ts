@@ -3,6 +3,7 @@
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, Text } from 'domhandler';
 import { select } from './select.ts';
+import { UNSEEN } from './shown.ts';
 import { clean, type Doc } from './doc.ts';
 export { byJsonLd } from './jsonld.ts';
 export { clean, createDoc, lazyDoc, indexMeta, type Doc, type MetaIndex } from './doc.ts';
@@ -44,13 +45,13 @@ function firstMatch(selector: string, read: ($: CheerioAPI, el: Element) => unkn
 export const byText = (selector: string, outside?: string): Rule =>
   firstMatch(selector, ($, el) => $(el).text(), outside);
 
-/** Elements whose text is code, never words of the page (CSS-in-JS writes a `<style>` inside a heading). */
-const CODE = new Set(['script', 'style', 'noscript', 'template']);
-
-/** An element's text as `text()` joins it, without what its code elements hold. */
+/**
+ * An element's text as `text()` joins it, without the elements a reader never sees (shown.ts's UNSEEN: code, such as
+ * the `<style>` CSS-in-JS writes inside a heading).
+ */
 function wordsOf(node: AnyNode): string {
   if (node.type === 'text') return (node as Text).data;
-  if (node.type !== 'tag' || CODE.has((node as Element).name)) return '';
+  if (node.type !== 'tag' || UNSEEN.has((node as Element).name)) return '';
   return (node as Element).children.map(wordsOf).join('');
 }
 

@@ -23,7 +23,7 @@ const HIDES = new RegExp(HIDING, 'i');
 export const hides = (style: string | null | undefined): boolean => !!style && HIDES.test(style);
 
 /** Elements whose text a reader never sees (nor one its `style` hides: a theme's hidden microformat byline). */
-const UNSEEN = new Set(['script', 'style', 'noscript', 'template', 'head']);
+export const UNSEEN: ReadonlySet<string> = new Set(['script', 'style', 'noscript', 'template', 'head']);
 /** The most text read of a page's body (characters). */
 const MAX_SHOWN = 500_000;
 
